@@ -1,0 +1,102 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+
+/** A JSON log line of one of the system's processes (pino's shape). */
+export type LogLine = Record<string, unknown> & { msg?: string; level?: string };
+
+export interface ManagedProcess {
+  readonly name: string;
+  readonly child: ChildProcess;
+  /** Resolves with the first log line whose `msg` is one of `messages`; rejects if it exits. */
+  waitFor(messages: readonly string[], timeoutMs: number): Promise<LogLine>;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code (or signal). */
+  stop(graceMs: number): Promise<number | string>;
+  readonly exited: Promise<number | string>;
+}
+
+export type LineSink = (name: string, line: LogLine | string) => void;
+
+/**
+ * Spawns one process of the system (a TypeScript entry point run through tsx, or compiled JS) and
+ * reads its stdout as JSON lines.
+ */
+export function startProcess(options: {
+  name: string;
+  entry: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  sink: LineSink;
+  args?: readonly string[];
+}): ManagedProcess {
+  const nodeArgs = options.entry.endsWith(".ts") ? ["--import", "tsx"] : [];
+  const child = spawn(process.execPath, [...nodeArgs, options.entry, ...(options.args ?? [])], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const waiters = new Set<{ messages: readonly string[]; resolve: (line: LogLine) => void }>();
+  const exited = new Promise<number | string>((resolve) => {
+    child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown"));
+  });
+
+  const onLine = (text: string) => {
+    let line: LogLine | string = text;
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (parsed && typeof parsed === "object") line = parsed as LogLine;
+    } catch {
+      // Not a JSON log line (a stack trace, a warning from node): shown as is.
+    }
+    options.sink(options.name, line);
+    if (typeof line === "object") {
+      for (const waiter of waiters) {
+        if (waiter.messages.includes(String(line.msg))) waiter.resolve(line);
+      }
+    }
+  };
+  if (child.stdout) createInterface({ input: child.stdout }).on("line", onLine);
+  if (child.stderr) createInterface({ input: child.stderr }).on("line", onLine);
+
+  return {
+    name: options.name,
+    child,
+    exited,
+    waitFor(messages, timeoutMs) {
+      return new Promise((resolve, reject) => {
+        const waiter = {
+          messages,
+          resolve: (line: LogLine) => {
+            cleanup();
+            resolve(line);
+          },
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(
+            new Error(`${options.name} did not log ${messages.join("/")} within ${timeoutMs} ms`),
+          );
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          waiters.delete(waiter);
+        };
+        waiters.add(waiter);
+        exited.then((code) => {
+          if (!waiters.has(waiter)) return;
+          cleanup();
+          reject(
+            new Error(`${options.name} exited (${code}) before logging ${messages.join("/")}`),
+          );
+        });
+      });
+    },
+    async stop(graceMs) {
+      if (child.exitCode !== null || child.signalCode !== null) return exited;
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}

@@ -1,0 +1,206 @@
+import { existsSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type LineSink, type ManagedProcess, startProcess } from "./child-process.js";
+
+export const SERVICE_NAMES = ["auth", "catalogue", "authoring", "detection"] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+/** Fixed ports of `npm start`; the test harness uses ephemeral ones (0) instead. */
+export const DEFAULT_PORTS = {
+  gateway: 8080,
+  gatewayAdmin: 9100,
+  embeddedMongo: 27117,
+  auth: { grpc: 50051, admin: 9101 },
+  catalogue: { grpc: 50052, admin: 9102 },
+  authoring: { grpc: 50053, admin: 9103 },
+  detection: { grpc: 50054, admin: 9104 },
+} as const;
+
+export interface StackOptions {
+  /** A real MongoDB; when absent the embedded store is started on `dataDir`. */
+  readonly mongodbUri?: string;
+  readonly dataDir?: string;
+  /** `fixed` for npm start, `ephemeral` (port 0 everywhere) for tests. */
+  readonly ports: "fixed" | "ephemeral";
+  /** Extra environment for every process (short timeouts in tests, LOG_LEVEL, ...). */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly serviceEnv?: Partial<Readonly<Record<ServiceName | "gateway", Record<string, string>>>>;
+  readonly detectionReplicas?: number;
+  readonly sink: LineSink;
+  readonly startTimeoutMs?: number;
+}
+
+export interface ServiceEndpoint {
+  readonly name: string;
+  readonly grpcUrl: string;
+  readonly grpcPort: number;
+  readonly adminUrl: string;
+  readonly process: ManagedProcess;
+}
+
+export interface Stack {
+  readonly gatewayUrl: string;
+  readonly gatewayAdminUrl: string;
+  readonly mongodbUri: string;
+  readonly services: Readonly<Record<ServiceName, ServiceEndpoint>>;
+  readonly detectionReplicas: readonly ServiceEndpoint[];
+  readonly processes: readonly ManagedProcess[];
+  /** Gateway first, then the services, then the store: nothing is lost on the way down. */
+  stop(): Promise<void>;
+}
+
+const STOP_GRACE_MS = 8000;
+
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const started: ManagedProcess[] = [];
+  const timeout = options.startTimeoutMs ?? 30_000;
+  const base: NodeJS.ProcessEnv = {
+    ...process.env,
+    SUPERVISED: "1",
+    ...options.env,
+  };
+  delete base.MONGODB_URI;
+  const stopAll = async () => {
+    const gateway = started.filter((p) => p.name === "gateway");
+    const store = started.filter((p) => p.name === "embedded-mongo");
+    const services = started.filter((p) => !gateway.includes(p) && !store.includes(p));
+    await Promise.all(gateway.map((p) => p.stop(STOP_GRACE_MS)));
+    await Promise.all(services.map((p) => p.stop(STOP_GRACE_MS)));
+    await Promise.all(store.map((p) => p.stop(STOP_GRACE_MS)));
+  };
+
+  try {
+    let mongodbUri = options.mongodbUri;
+    if (!mongodbUri) {
+      const entry = join(REPO_ROOT, "services/embedded-mongo/main.ts");
+      if (!existsSync(entry)) throw new Error(`embedded store missing: ${entry}`);
+      const dataDir = options.dataDir ?? join(REPO_ROOT, ".data/mongo");
+      const port = options.ports === "fixed" ? DEFAULT_PORTS.embeddedMongo : 0;
+      const store = startProcess({
+        name: "embedded-mongo",
+        entry,
+        cwd: REPO_ROOT,
+        env: base,
+        sink: options.sink,
+        args: ["--port", String(port), "--dbpath", dataDir],
+      });
+      started.push(store);
+      const ready = await store.waitFor(["ready"], timeout);
+      mongodbUri = String(ready.uri);
+    }
+
+    const replicas = Math.max(1, options.detectionReplicas ?? 1);
+    const ports = await planPorts(options.ports, replicas);
+    const url = (port: number) => `http://127.0.0.1:${port}`;
+    // Every process knows every service's address: services call each other too.
+    const addresses: NodeJS.ProcessEnv = {
+      AUTH_SERVICE_URL: url(ports.auth[0].grpc),
+      CATALOGUE_SERVICE_URL: url(ports.catalogue[0].grpc),
+      AUTHORING_SERVICE_URL: url(ports.authoring[0].grpc),
+      DETECTION_SERVICE_URLS: ports.detection.map((p) => url(p.grpc)).join(","),
+    };
+    const serviceEnv = (name: ServiceName, index = 0): NodeJS.ProcessEnv => ({
+      ...base,
+      ...addresses,
+      MONGODB_URI: mongodbUri,
+      GRPC_PORT: String(ports[name][index].grpc),
+      ADMIN_PORT: String(ports[name][index].admin),
+      ...options.serviceEnv?.[name],
+    });
+    const launch = async (name: ServiceName, index = 0): Promise<ServiceEndpoint> => {
+      const processName = index === 0 ? name : `${name}-${index + 1}`;
+      const child = startProcess({
+        name: processName,
+        entry: join(REPO_ROOT, `services/${name}/main.ts`),
+        cwd: REPO_ROOT,
+        env: serviceEnv(name, index),
+        sink: options.sink,
+      });
+      started.push(child);
+      const line = await child.waitFor(["serving"], timeout);
+      const grpcPort = Number(line.grpc_port);
+      if (grpcPort !== ports[name][index].grpc) throw new Error(`${processName} bound ${grpcPort}`);
+      return {
+        name: processName,
+        grpcPort,
+        grpcUrl: `http://127.0.0.1:${grpcPort}`,
+        adminUrl: `http://127.0.0.1:${Number(line.admin_port)}`,
+        process: child,
+      };
+    };
+
+    const [auth, catalogue, authoring, ...detection] = await Promise.all([
+      launch("auth"),
+      launch("catalogue"),
+      launch("authoring"),
+      ...Array.from({ length: replicas }, (_, index) => launch("detection", index)),
+    ]);
+    const services = { auth, catalogue, authoring, detection: detection[0] };
+
+    const gateway = startProcess({
+      name: "gateway",
+      entry: join(REPO_ROOT, "gateway/main.ts"),
+      cwd: REPO_ROOT,
+      env: {
+        ...base,
+        ...addresses,
+        PORT: options.ports === "fixed" ? String(DEFAULT_PORTS.gateway) : "0",
+        ADMIN_PORT: options.ports === "fixed" ? String(DEFAULT_PORTS.gatewayAdmin) : "0",
+        ...options.serviceEnv?.gateway,
+      },
+      sink: options.sink,
+    });
+    started.push(gateway);
+    const line = await gateway.waitFor(["serving"], timeout);
+    return {
+      gatewayUrl: `http://127.0.0.1:${Number(line.port)}`,
+      gatewayAdminUrl: `http://127.0.0.1:${Number(line.admin_port)}`,
+      mongodbUri,
+      services,
+      detectionReplicas: detection,
+      processes: started,
+      stop: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+type PortPlan = Record<ServiceName, { grpc: number; admin: number }[]>;
+
+/**
+ * Ports are chosen before anything starts because services call each other. Ephemeral ports are
+ * found by binding port 0 and releasing it: a tiny race that only tests accept.
+ */
+async function planPorts(mode: StackOptions["ports"], replicas: number): Promise<PortPlan> {
+  const plan = {} as PortPlan;
+  for (const name of SERVICE_NAMES) {
+    const count = name === "detection" ? replicas : 1;
+    plan[name] = [];
+    for (let index = 0; index < count; index += 1) {
+      const fixed = DEFAULT_PORTS[name];
+      plan[name].push(
+        mode === "fixed"
+          ? { grpc: fixed.grpc + index * 10, admin: fixed.admin + index * 10 }
+          : { grpc: await freePort(), admin: await freePort() },
+      );
+    }
+  }
+  return plan;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolvePort(port));
+    });
+  });
+}

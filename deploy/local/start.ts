@@ -1,0 +1,49 @@
+/**
+ * `npm start`: the whole system on this machine. The embedded store (unless MONGODB_URI is set),
+ * the four services and the gateway, each its own process on its own port, logs prefixed by name.
+ * Ctrl-C or SIGTERM stops everything in order (gateway, services, store).
+ */
+import { createPrettyPrinter } from "./pretty-log.js";
+import { type Stack, startStack } from "./stack.js";
+
+const print = createPrettyPrinter(process.stdout.isTTY === true);
+let stack: Stack | undefined;
+let stopping = false;
+
+const stop = async (reason: string) => {
+  if (stopping) return;
+  stopping = true;
+  process.stdout.write(`\nstopping (${reason})...\n`);
+  await stack?.stop();
+  process.stdout.write("stopped.\n");
+  process.exit(0);
+};
+process.on("SIGINT", () => void stop("SIGINT"));
+process.on("SIGTERM", () => void stop("SIGTERM"));
+
+try {
+  stack = await startStack({
+    mongodbUri: process.env.MONGODB_URI || undefined,
+    dataDir: process.env.EMBEDDED_MONGO_DATA_DIR || undefined,
+    ports: "fixed",
+    sink: (name, line) => {
+      if (!stopping || typeof line !== "string") process.stdout.write(`${print(name, line)}\n`);
+    },
+  });
+  if (stopping) await stack.stop();
+  process.stdout.write(
+    [
+      "",
+      `  Gateway ready: ${stack.gatewayUrl}`,
+      `  Try:           curl ${stack.gatewayUrl}/api/health`,
+      `  Store:         ${stack.mongodbUri}`,
+      "  Stop:          Ctrl-C",
+      "",
+      "",
+    ].join("\n"),
+  );
+} catch (error) {
+  process.stderr.write(`start failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  await stack?.stop();
+  process.exit(1);
+}

@@ -1,0 +1,50 @@
+import cors from "@koa/cors";
+import Koa from "koa";
+import { authenticate } from "./auth/authenticate.js";
+import { accessLog, type HttpMetrics } from "./middleware/access-log.js";
+import { errorEnvelope } from "./middleware/error-envelope.js";
+import { jsonBody } from "./middleware/json-body.js";
+import { requestId } from "./middleware/request-id.js";
+import { routeFallback } from "./middleware/route-fallback.js";
+import { publicRoutes } from "./routes/index.js";
+import type { RouteDeps } from "./routes/route-deps.js";
+import type { GatewayState } from "./state.js";
+
+const EXPOSED_HEADERS = ["X-Request-Id", "ETag", "Retry-After", "Allow"];
+const ALLOWED_HEADERS = [
+  "Authorization",
+  "Content-Type",
+  "If-Match",
+  "Idempotency-Key",
+  "X-Request-Id",
+];
+
+/** The public JSON API as a Koa app (it does not listen: see server.ts). */
+export function createGatewayApp(deps: RouteDeps, metrics: HttpMetrics): Koa<GatewayState> {
+  const app = new Koa<GatewayState>();
+  app.proxy = false;
+  // Errors are answered by errorEnvelope; Koa's default handler would print them again.
+  app.silent = true;
+  const router = publicRoutes(deps);
+  const allowedOrigins = new Set(deps.config.corsAllowedOrigins);
+
+  app
+    .use(requestId())
+    .use(accessLog(deps.logger, metrics))
+    .use(
+      cors({
+        origin: (ctx) =>
+          allowedOrigins.has("*") || allowedOrigins.has(ctx.get("origin")) ? ctx.get("origin") : "",
+        exposeHeaders: EXPOSED_HEADERS,
+        allowHeaders: ALLOWED_HEADERS,
+        allowMethods: ["GET", "HEAD", "PUT", "POST", "DELETE", "OPTIONS"],
+        maxAge: 600,
+      }),
+    )
+    .use(errorEnvelope(deps.logger))
+    .use(routeFallback(router))
+    .use(jsonBody(deps.config.bodyLimitBytes))
+    .use(authenticate())
+    .use(router.routes());
+  return app;
+}

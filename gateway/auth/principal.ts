@@ -1,0 +1,47 @@
+import { create } from "@bufbuild/protobuf";
+import { type Caller, CallerSchema } from "../../proto/gen/common/v1/caller_pb.js";
+import { ApiError } from "../errors/api-error.js";
+import type { GatewayContext } from "../state.js";
+import type { Scope } from "./scopes.js";
+
+/** Who a verified access token speaks for. */
+export interface Principal {
+  readonly organizationId: string;
+  readonly projectId: string;
+  readonly scopes: ReadonlySet<Scope>;
+  readonly credentialId: string;
+  readonly tokenId: string;
+}
+
+/** The principal of this request, if it carried a valid access token (set by `authenticate`). */
+export function optionalPrincipal(ctx: GatewayContext): Principal | undefined {
+  return ctx.state.principal as Principal | undefined;
+}
+
+/** The principal, which must exist and hold `scope`: else 401 TOKEN_MISSING or 403 SCOPE_MISSING. */
+export function requireScope(ctx: GatewayContext, scope: Scope): Principal {
+  const principal = optionalPrincipal(ctx);
+  if (!principal) {
+    throw new ApiError(
+      "unauthenticated",
+      "TOKEN_MISSING",
+      "this route needs a bearer access token",
+    );
+  }
+  if (!principal.scopes.has(scope)) {
+    throw new ApiError("permission_denied", "SCOPE_MISSING", `the token lacks the ${scope} scope`, {
+      required_scope: scope,
+    });
+  }
+  return principal;
+}
+
+/** The caller as internal services see it; anonymous when there is no principal. */
+export function callerOf(principal: Principal | undefined): Caller {
+  return create(CallerSchema, {
+    organizationId: principal?.organizationId ?? "",
+    projectId: principal?.projectId ?? "",
+    scopes: principal ? [...principal.scopes] : [],
+    credentialId: principal?.credentialId ?? "",
+  });
+}

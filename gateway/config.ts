@@ -1,0 +1,54 @@
+import {
+  type Env,
+  envBool,
+  envEnum,
+  envInt,
+  envList,
+  envOptionalString,
+  envPort,
+  envString,
+} from "../services/shared/config/env.js";
+import { LOG_LEVELS, type LogLevel } from "../services/shared/config/service-config.js";
+
+/** Everything the gateway reads from its environment, read once at start (see the README). */
+export interface GatewayConfig {
+  readonly environment: string;
+  readonly logLevel: LogLevel;
+  readonly host: string;
+  readonly port: number;
+  readonly adminPort: number;
+  /** Base of the URLs handed to clients (stream_url); defaults to http://localhost:<port>. */
+  readonly publicBaseUrl: string | undefined;
+  readonly bodyLimitBytes: number;
+  readonly corsAllowedOrigins: readonly string[];
+  readonly shutdownTimeoutMs: number;
+  readonly authServiceUrl: string;
+  readonly catalogueServiceUrl: string;
+  readonly authoringServiceUrl: string;
+  readonly detectionServiceUrls: readonly string[];
+  readonly rpcTimeoutMs: number;
+  readonly supervised: boolean;
+}
+
+export function loadGatewayConfig(env: Env): GatewayConfig {
+  return Object.freeze({
+    environment: envString(env, "ENVIRONMENT", "development"),
+    logLevel: envEnum(env, "LOG_LEVEL", LOG_LEVELS, "info"),
+    host: envString(env, "HOST", "0.0.0.0"),
+    port: envPort(env, "PORT", 8080),
+    adminPort: envPort(env, "ADMIN_PORT", 9100),
+    publicBaseUrl: envOptionalString(env, "PUBLIC_BASE_URL"),
+    bodyLimitBytes: envInt(env, "BODY_LIMIT_BYTES", 1024 * 1024, {
+      min: 1024,
+      max: 64 * 1024 * 1024,
+    }),
+    corsAllowedOrigins: envList(env, "CORS_ALLOWED_ORIGINS", ["*"]),
+    shutdownTimeoutMs: envInt(env, "SHUTDOWN_TIMEOUT_MS", 5000, { min: 0, max: 600_000 }),
+    authServiceUrl: envString(env, "AUTH_SERVICE_URL", "http://127.0.0.1:50051"),
+    catalogueServiceUrl: envString(env, "CATALOGUE_SERVICE_URL", "http://127.0.0.1:50052"),
+    authoringServiceUrl: envString(env, "AUTHORING_SERVICE_URL", "http://127.0.0.1:50053"),
+    detectionServiceUrls: envList(env, "DETECTION_SERVICE_URLS", ["http://127.0.0.1:50054"]),
+    rpcTimeoutMs: envInt(env, "RPC_TIMEOUT_MS", 10_000, { min: 100, max: 600_000 }),
+    supervised: envBool(env, "SUPERVISED", false),
+  });
+}

@@ -1,0 +1,40 @@
+import type Router from "@koa/router";
+import type { Middleware } from "koa";
+import { ApiError } from "../errors/api-error.js";
+import type { GatewayState } from "../state.js";
+
+/**
+ * Runs before the body is read: a path no route knows is 404 ROUTE_NOT_FOUND, a known path with
+ * another method is 405 with `Allow` listing what the path accepts, and OPTIONS lists them.
+ */
+export function routeFallback(router: Router<GatewayState>): Middleware<GatewayState> {
+  return async (ctx, next) => {
+    if (router.match(ctx.path, ctx.method).route) return next();
+    const allowed = allowedMethods(router, ctx.path);
+    if (allowed.length === 0) {
+      throw new ApiError("not_found", "ROUTE_NOT_FOUND", `no route for ${ctx.method} ${ctx.path}`);
+    }
+    const allow = allowed.join(", ");
+    if (ctx.method === "OPTIONS") {
+      ctx.set("Allow", allow);
+      ctx.status = 204;
+      return;
+    }
+    throw new ApiError(
+      "method_not_allowed",
+      "METHOD_NOT_ALLOWED",
+      `${ctx.method} is not allowed on ${ctx.path}`,
+      { allowed },
+      { allow },
+    );
+  };
+}
+
+function allowedMethods(router: Router<GatewayState>, path: string): string[] {
+  const methods = new Set<string>();
+  for (const layer of router.match(path, "GET").path) {
+    for (const method of layer.methods) methods.add(method);
+  }
+  if (methods.size > 0) methods.add("OPTIONS");
+  return [...methods];
+}

@@ -1,0 +1,15 @@
+import Router from "@koa/router";
+import type { GatewayState } from "../state.js";
+
+/** GET /api/health and GET /healthz: anonymous, and only about the gateway itself. */
+export function healthRoutes(environment: string): Router<GatewayState> {
+  const router = new Router<GatewayState>();
+  const health = { status: "ok", environment, role: "gateway" };
+  router.get("/api/health", (ctx) => {
+    ctx.body = health;
+  });
+  router.get("/healthz", (ctx) => {
+    ctx.body = health;
+  });
+  return router;
+}

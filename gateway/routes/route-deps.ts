@@ -1,0 +1,10 @@
+import type { Logger } from "../../services/shared/logging/logger.js";
+import type { ServiceClients } from "../clients.js";
+import type { GatewayConfig } from "../config.js";
+
+/** What every route module is built from. */
+export interface RouteDeps {
+  readonly config: GatewayConfig;
+  readonly clients: ServiceClients;
+  readonly logger: Logger;
+}

@@ -1,0 +1,90 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { createLogger, type Logger } from "../services/shared/logging/logger.js";
+import { createAdminServer } from "../services/shared/runtime/admin-server.js";
+import { createGatewayApp } from "./app.js";
+import { createServiceClients } from "./clients.js";
+import type { GatewayConfig } from "./config.js";
+
+export interface RunningGateway {
+  readonly port: number;
+  readonly adminPort: number;
+  readonly url: string;
+  readonly logger: Logger;
+  stop(): Promise<void>;
+}
+
+/** Starts the gateway: the public HTTP listener (and its websocket upgrades) plus the admin port. */
+export async function startGateway(config: GatewayConfig): Promise<RunningGateway> {
+  const logger = createLogger({ service: "gateway", level: config.logLevel });
+  const registry = new Registry();
+  registry.setDefaultLabels({ app: "gateway" });
+  collectDefaultMetrics({ register: registry });
+  const metrics = {
+    requests: new Counter({
+      name: "http_requests_total",
+      help: "HTTP requests answered, by route template and status.",
+      labelNames: ["method", "route", "status"] as const,
+      registers: [registry],
+    }),
+    seconds: new Histogram({
+      name: "http_request_duration_seconds",
+      help: "Time to answer HTTP requests.",
+      labelNames: ["method", "route"] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+  };
+  const clients = createServiceClients(config);
+  const app = createGatewayApp({ config, clients, logger }, metrics);
+
+  let accepting = true;
+  const server: Server = createServer(app.callback());
+  server.keepAliveTimeout = 5000;
+  const sockets = new Set<Socket>();
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+  const port = await listen(server, config.port, config.host);
+  const admin = createAdminServer(registry, () => accepting);
+  const adminPort = await admin.listen(config.adminPort, config.host);
+  const url = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${port}`;
+  logger.info({ port, admin_port: adminPort, url }, "serving");
+
+  let stopping: Promise<void> | undefined;
+  return {
+    port,
+    adminPort,
+    url,
+    logger,
+    stop() {
+      stopping ??= (async () => {
+        accepting = false;
+        logger.info({ open_sockets: sockets.size }, "shutting down");
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const deadline = setTimeout(() => {
+          for (const socket of sockets) socket.destroy();
+        }, config.shutdownTimeoutMs);
+        deadline.unref();
+        await closed;
+        clearTimeout(deadline);
+        await admin.close();
+        logger.info("stopped");
+      })();
+      return stopping;
+    },
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}

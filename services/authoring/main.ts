@@ -1,0 +1,6 @@
+import { runServiceProcess } from "../shared/runtime/service-runner.js";
+import { loadAuthoringConfig } from "./config.js";
+import { authoringService } from "./service.js";
+
+const config = loadAuthoringConfig(process.env);
+await runServiceProcess(authoringService, config, config.supervised);

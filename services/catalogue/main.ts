@@ -1,0 +1,6 @@
+import { runServiceProcess } from "../shared/runtime/service-runner.js";
+import { loadCatalogueConfig } from "./config.js";
+import { catalogueService } from "./service.js";
+
+const config = loadCatalogueConfig(process.env);
+await runServiceProcess(catalogueService, config, config.supervised);

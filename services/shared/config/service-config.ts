@@ -1,0 +1,41 @@
+import { type Env, envBool, envEnum, envInt, envPort, envString } from "./env.js";
+
+/** Settings every internal service reads the same way (see the README's configuration table). */
+export interface ServiceConfig {
+  readonly environment: string;
+  readonly logLevel: LogLevel;
+  readonly grpcHost: string;
+  readonly grpcPort: number;
+  readonly adminPort: number;
+  readonly mongodbUri: string;
+  readonly mongodbDatabase: string;
+  readonly shutdownTimeoutMs: number;
+  /** Started by the local launcher, which orders shutdown itself. */
+  readonly supervised: boolean;
+}
+
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** The embedded store's default address, so a service started alone finds `npm start`'s store. */
+export const DEFAULT_MONGODB_URI = "mongodb://127.0.0.1:27117/?directConnection=true";
+
+export interface ServiceDefaults {
+  readonly name: string;
+  readonly grpcPort: number;
+  readonly adminPort: number;
+}
+
+export function readServiceConfig(env: Env, defaults: ServiceDefaults): ServiceConfig {
+  return Object.freeze({
+    environment: envString(env, "ENVIRONMENT", "development"),
+    logLevel: envEnum(env, "LOG_LEVEL", LOG_LEVELS, "info"),
+    grpcHost: envString(env, "GRPC_HOST", "0.0.0.0"),
+    grpcPort: envPort(env, "GRPC_PORT", defaults.grpcPort),
+    adminPort: envPort(env, "ADMIN_PORT", defaults.adminPort),
+    mongodbUri: envString(env, "MONGODB_URI", DEFAULT_MONGODB_URI),
+    mongodbDatabase: envString(env, "MONGODB_DATABASE", `mds_${defaults.name}`),
+    shutdownTimeoutMs: envInt(env, "SHUTDOWN_TIMEOUT_MS", 5000, { min: 0, max: 600_000 }),
+    supervised: envBool(env, "SUPERVISED", false),
+  });
+}

@@ -1,0 +1,22 @@
+import { type Logger, pino } from "pino";
+import type { LogLevel } from "../config/service-config.js";
+import { currentRequestContext } from "./request-context.js";
+
+export type { Logger };
+
+/**
+ * JSON lines on stdout. The request id of the request being served (if any) is added to every
+ * line, so one grep follows a request through the gateway and every service it touched.
+ */
+export function createLogger(options: { service: string; level: LogLevel }): Logger {
+  return pino({
+    level: options.level,
+    base: { service: options.service },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    mixin() {
+      const context = currentRequestContext();
+      return context ? { request_id: context.requestId } : {};
+    },
+  });
+}

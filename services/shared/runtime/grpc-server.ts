@@ -1,0 +1,104 @@
+import http2 from "node:http2";
+import type { AddressInfo } from "node:net";
+import type { DescService } from "@bufbuild/protobuf";
+import {
+  Code,
+  type ConnectError,
+  type ConnectRouter,
+  type Interceptor,
+  type ServiceImpl,
+} from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { Reason } from "../errors/reasons.js";
+import { serviceError } from "../errors/service-error.js";
+
+type RequestHandler = (
+  request: http2.Http2ServerRequest,
+  response: http2.Http2ServerResponse,
+) => void;
+
+/**
+ * An HTTP/2 (h2c) server speaking gRPC, gRPC-web and Connect, whose routes can be swapped once the
+ * service is ready: until then every RPC but health answers UNAVAILABLE.
+ */
+export interface GrpcServer {
+  listen(port: number, host: string): Promise<number>;
+  serve(routes: (router: ConnectRouter) => void): void;
+  /** Stops accepting, lets open calls finish until the deadline, then cuts what is left. */
+  close(deadlineMs: number): Promise<void>;
+}
+
+export interface GrpcServerOptions {
+  readonly interceptors: Interceptor[];
+  readonly shutdownSignal: AbortSignal;
+  /** Health and anything else that must answer before the database does. */
+  readonly alwaysOn: (router: ConnectRouter) => void;
+  /** The service's own APIs, answered UNAVAILABLE until `serve` is called. */
+  readonly services: readonly DescService[];
+}
+
+export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
+  const adapter = (routes: (router: ConnectRouter) => void): RequestHandler =>
+    connectNodeAdapter({
+      routes: (router) => {
+        options.alwaysOn(router);
+        routes(router);
+      },
+      interceptors: options.interceptors,
+      shutdownSignal: options.shutdownSignal,
+    }) as RequestHandler;
+
+  let handler = adapter((router) => {
+    for (const service of options.services) router.service(service, notReady(service));
+  });
+  const server = http2.createServer((request, response) => handler(request, response));
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on("session", (session) => {
+    sessions.add(session);
+    session.once("close", () => sessions.delete(session));
+  });
+
+  return {
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, host, () => {
+          server.off("error", reject);
+          resolve((server.address() as AddressInfo).port);
+        });
+      });
+    },
+    serve(routes) {
+      handler = adapter(routes);
+    },
+    async close(deadlineMs) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // GOAWAY: clients stop opening streams here; open streams run to completion.
+      for (const session of sessions) session.close();
+      const deadline = setTimeout(() => {
+        for (const session of sessions) session.destroy();
+      }, deadlineMs);
+      deadline.unref();
+      await closed;
+      clearTimeout(deadline);
+    },
+  };
+}
+
+function notReady(service: DescService): ServiceImpl<DescService> {
+  const unavailable = (): ConnectError =>
+    serviceError(Code.Unavailable, Reason.notReady, `${service.typeName} is starting`);
+  const impl: Record<string, unknown> = {};
+  for (const method of service.methods) {
+    impl[method.localName] =
+      method.methodKind === "unary" || method.methodKind === "client_streaming"
+        ? async () => {
+            throw unavailable();
+          }
+        : // biome-ignore lint/correctness/useYield: a stream that fails before its first message
+          async function* () {
+            throw unavailable();
+          };
+  }
+  return impl as ServiceImpl<DescService>;
+}

@@ -1,0 +1,76 @@
+import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
+import {
+  type Health,
+  HealthCheckResponse_ServingStatus as ServingStatus,
+} from "../../../proto/gen/grpc/health/v1/health_pb.js";
+
+export { ServingStatus };
+
+type Listener = (status: ServingStatus) => void;
+
+/**
+ * The standard grpc.health.v1 state of one process: "" (the whole server) plus one entry per
+ * served gRPC service, all switched together since a service is only as ready as its database.
+ */
+export class HealthState {
+  private status = ServingStatus.NOT_SERVING;
+  private readonly listeners = new Set<Listener>();
+
+  constructor(private readonly serviceNames: readonly string[]) {}
+
+  knows(service: string): boolean {
+    return service === "" || this.serviceNames.includes(service);
+  }
+
+  get current(): ServingStatus {
+    return this.status;
+  }
+
+  set(status: ServingStatus): void {
+    if (status === this.status) return;
+    this.status = status;
+    for (const listener of this.listeners) listener(status);
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
+export function createHealthService(state: HealthState): ServiceImpl<typeof Health> {
+  return {
+    check(request) {
+      if (!state.knows(request.service)) {
+        throw new ConnectError(`unknown service "${request.service}"`, Code.NotFound);
+      }
+      return { status: state.current };
+    },
+    async *watch(request, context) {
+      if (!state.knows(request.service)) {
+        yield { status: ServingStatus.SERVICE_UNKNOWN };
+        return;
+      }
+      const pending: ServingStatus[] = [state.current];
+      let wake: (() => void) | undefined;
+      const unsubscribe = state.subscribe((status) => {
+        pending.push(status);
+        wake?.();
+      });
+      const stopped = new Promise<void>((resolve) => {
+        context.signal.addEventListener("abort", () => resolve(), { once: true });
+      });
+      try {
+        while (!context.signal.aborted) {
+          while (pending.length > 0) {
+            const status = pending.shift() as ServingStatus;
+            yield { status };
+          }
+          await Promise.race([new Promise<void>((resolve) => (wake = resolve)), stopped]);
+        }
+      } finally {
+        unsubscribe();
+      }
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import { type Db, MongoClient } from "mongodb";
+import type { Logger } from "../logging/logger.js";
+
+export interface MongoConnection {
+  readonly client: MongoClient;
+  readonly db: Db;
+}
+
+/**
+ * Connects with retries until MongoDB answers a ping or `signal` aborts: a service starts before
+ * its database is reachable and simply stays NOT_SERVING meanwhile.
+ */
+export async function connectMongo(
+  options: { uri: string; database: string; appName: string; logger: Logger },
+  signal: AbortSignal,
+): Promise<MongoConnection | undefined> {
+  let delayMs = 100;
+  while (!signal.aborted) {
+    const client = new MongoClient(options.uri, {
+      appName: options.appName,
+      serverSelectionTimeoutMS: 2000,
+      connectTimeoutMS: 2000,
+    });
+    try {
+      await client.connect();
+      const db = client.db(options.database);
+      await db.command({ ping: 1 });
+      return { client, db };
+    } catch (error) {
+      await client.close(true).catch(() => undefined);
+      options.logger.warn(
+        { err: error instanceof Error ? error.message : String(error), retryInMs: delayMs },
+        "MongoDB not answering yet",
+      );
+      await sleep(delayMs, signal);
+      delayMs = Math.min(delayMs * 2, 2000);
+    }
+  }
+  return undefined;
+}
+
+/** Resolves true while MongoDB answers a ping within the timeout. */
+export async function pingMongo(db: Db, timeoutMs: number): Promise<boolean> {
+  try {
+    await db.command({ ping: 1 }, { timeoutMS: timeoutMs });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}

@@ -1,0 +1,166 @@
+import type { DescService } from "@bufbuild/protobuf";
+import type { ConnectRouter } from "@connectrpc/connect";
+import type { Db, MongoClient } from "mongodb";
+import { Health } from "../../../proto/gen/grpc/health/v1/health_pb.js";
+import type { ServiceConfig } from "../config/service-config.js";
+import { createLogger, type Logger } from "../logging/logger.js";
+import { createAdminServer } from "./admin-server.js";
+import { createGrpcServer } from "./grpc-server.js";
+import { createHealthService, HealthState, ServingStatus } from "./health.js";
+import { type InFlight, observeInterceptor, requestContextInterceptor } from "./interceptors.js";
+import { createServiceMetrics, type ServiceMetrics } from "./metrics.js";
+import { connectMongo, pingMongo } from "./mongo.js";
+import { onShutdownRequest } from "./supervision.js";
+
+/** What a service hands the runtime: its gRPC services and how to start them on a database. */
+export interface ServiceDefinition<C extends ServiceConfig> {
+  readonly name: string;
+  readonly services: readonly DescService[];
+  start(context: ServiceContext<C>): Promise<StartedService>;
+}
+
+export interface ServiceContext<C extends ServiceConfig> {
+  readonly config: C;
+  readonly db: Db;
+  readonly mongo: MongoClient;
+  readonly logger: Logger;
+  readonly metrics: ServiceMetrics;
+  /** Aborts when the process begins shutting down: long-running work should wind down. */
+  readonly shutdownSignal: AbortSignal;
+}
+
+export interface StartedService {
+  register(router: ConnectRouter): void;
+  /** Runs after in-flight calls ended and before the database closes. */
+  stop?(): Promise<void>;
+}
+
+export interface RunningService {
+  readonly grpcPort: number;
+  readonly adminPort: number;
+  readonly logger: Logger;
+  /** Resolves once the database answered and the service serves (NOT_SERVING until then). */
+  readonly serving: Promise<void>;
+  stop(): Promise<void>;
+}
+
+const READINESS_INTERVAL_MS = 5000;
+
+export async function runService<C extends ServiceConfig>(
+  definition: ServiceDefinition<C>,
+  config: C,
+): Promise<RunningService> {
+  const logger = createLogger({ service: definition.name, level: config.logLevel });
+  const metrics = createServiceMetrics(definition.name);
+  const shutdown = new AbortController();
+  const inFlight: InFlight = { count: 0, idle: new Set() };
+  const health = new HealthState(definition.services.map((service) => service.typeName));
+
+  const grpc = createGrpcServer({
+    interceptors: [requestContextInterceptor(), observeInterceptor(logger, metrics, inFlight)],
+    shutdownSignal: shutdown.signal,
+    alwaysOn: (router) => router.service(Health, createHealthService(health)),
+    services: definition.services,
+  });
+  const admin = createAdminServer(metrics.registry, () => health.current === ServingStatus.SERVING);
+  const grpcPort = await grpc.listen(config.grpcPort, config.grpcHost);
+  const adminPort = await admin.listen(config.adminPort, config.grpcHost);
+  logger.info({ grpc_port: grpcPort, admin_port: adminPort }, "listening");
+
+  let started: StartedService | undefined;
+  let mongo: MongoClient | undefined;
+  let readinessTimer: NodeJS.Timeout | undefined;
+
+  const serving = (async () => {
+    const connection = await connectMongo(
+      {
+        uri: config.mongodbUri,
+        database: config.mongodbDatabase,
+        appName: definition.name,
+        logger,
+      },
+      shutdown.signal,
+    );
+    if (!connection) return;
+    mongo = connection.client;
+    started = await definition.start({
+      config,
+      db: connection.db,
+      mongo: connection.client,
+      logger,
+      metrics,
+      shutdownSignal: shutdown.signal,
+    });
+    grpc.serve((router) => started?.register(router));
+    health.set(ServingStatus.SERVING);
+    logger.info({ grpc_port: grpcPort, admin_port: adminPort }, "serving");
+    readinessTimer = setInterval(async () => {
+      const up = await pingMongo(connection.db, 2000);
+      if (shutdown.signal.aborted) return;
+      health.set(up ? ServingStatus.SERVING : ServingStatus.NOT_SERVING);
+    }, READINESS_INTERVAL_MS);
+    readinessTimer.unref();
+  })();
+  serving.catch((error) => logger.fatal({ err: error }, "service failed to start"));
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      logger.info({ in_flight: inFlight.count }, "shutting down");
+      health.set(ServingStatus.NOT_SERVING);
+      clearInterval(readinessTimer);
+      shutdown.abort();
+      await Promise.all([
+        grpc.close(config.shutdownTimeoutMs),
+        waitIdle(inFlight, config.shutdownTimeoutMs),
+      ]);
+      await serving.catch(() => undefined);
+      await started?.stop?.();
+      await mongo?.close();
+      await admin.close();
+      logger.info("stopped");
+    })();
+    return stopping;
+  };
+
+  return { grpcPort, adminPort, logger, serving, stop };
+}
+
+function waitIdle(inFlight: InFlight, deadlineMs: number): Promise<void> {
+  if (inFlight.count === 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      inFlight.idle.delete(done);
+      resolve();
+    };
+    const timer = setTimeout(done, deadlineMs);
+    inFlight.idle.add(done);
+  });
+}
+
+/**
+ * Process entry point shared by every service's main.ts: run, then stop cleanly when asked
+ * (exit 0), or exit 1 if the service cannot start.
+ */
+export async function runServiceProcess<C extends ServiceConfig>(
+  definition: ServiceDefinition<C>,
+  config: C,
+  supervised = false,
+): Promise<void> {
+  const running = await runService(definition, config);
+  running.serving.catch(async () => {
+    await running.stop().catch(() => undefined);
+    process.exit(1);
+  });
+  onShutdownRequest(supervised, (reason) => {
+    running.logger.info({ reason }, "stop requested");
+    running.stop().then(
+      () => process.exit(0),
+      (error) => {
+        running.logger.fatal({ err: error }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  });
+}
