@@ -6,6 +6,7 @@ import { createAdminServer } from "../services/shared/runtime/admin-server.js";
 import { createGatewayApp } from "./app.js";
 import { createServiceClients } from "./clients.js";
 import type { GatewayConfig } from "./config.js";
+import { createUpgradeHandler } from "./realtime/upgrade.js";
 
 export interface RunningGateway {
   readonly port: number;
@@ -37,7 +38,8 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     }),
   };
   const clients = createServiceClients(config);
-  const app = createGatewayApp({ config, clients, logger }, metrics);
+  const deps = { config, clients, logger };
+  const app = createGatewayApp(deps, metrics);
 
   let accepting = true;
   const server: Server = createServer(app.callback());
@@ -47,6 +49,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
   });
+  server.on("upgrade", createUpgradeHandler(deps));
   const port = await listen(server, config.port, config.host);
   const admin = createAdminServer(registry, () => accepting);
   const adminPort = await admin.listen(config.adminPort, config.host);

@@ -1,13 +1,22 @@
 import Router from "@koa/router";
 import type { GatewayState } from "../state.js";
+import { authRoutes } from "./auth.js";
 import { healthRoutes } from "./health.js";
+import { movespecRoutes } from "./movespecs.js";
+import { projectRoutes } from "./projects.js";
 import type { RouteDeps } from "./route-deps.js";
+import { sessionRoutes } from "./sessions.js";
 
 /** Every public route, one module per area of the spec. */
 export function publicRoutes(deps: RouteDeps): Router<GatewayState> {
   const router = new Router<GatewayState>();
-  for (const area of [healthRoutes(deps.config.environment)]) {
-    router.use(area.routes());
-  }
+  const areas = [
+    healthRoutes(deps.config.environment),
+    authRoutes(deps),
+    projectRoutes(deps),
+    movespecRoutes(deps),
+    sessionRoutes(deps),
+  ];
+  for (const area of areas) router.use(area.routes());
   return router;
 }
