@@ -2,22 +2,1107 @@
 // @generated from file auth/v1/auth.proto (package auth.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Caller } from "../../common/v1/caller_pb.js";
+import { file_common_v1_caller } from "../../common/v1/caller_pb.js";
+import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file auth/v1/auth.proto.
  */
 export const file_auth_v1_auth: GenFile = /*@__PURE__*/
-  fileDesc("ChJhdXRoL3YxL2F1dGgucHJvdG8SB2F1dGgudjEyDQoLQXV0aFNlcnZpY2ViBnByb3RvMw");
+  fileDesc("ChJhdXRoL3YxL2F1dGgucHJvdG8SB2F1dGgudjEiSQoMT3JnYW5pemF0aW9uEhcKD29yZ2FuaXphdGlvbl9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEhIKCmNyZWF0ZWRfYXQYAyABKAkikAEKB1Byb2plY3QSEgoKcHJvamVjdF9pZBgBIAEoCRIXCg9vcmdhbml6YXRpb25faWQYAiABKAkSDAoEbmFtZRgDIAEoCRIMCgRzbHVnGAQgASgJEhIKCmNyZWF0ZWRfYXQYBSABKAkSGAoLYXJjaGl2ZWRfYXQYBiABKAlIAIgBAUIOCgxfYXJjaGl2ZWRfYXQi5gEKCkNyZWRlbnRpYWwSFQoNY3JlZGVudGlhbF9pZBgBIAEoCRIlCgR0eXBlGAIgASgOMhcuYXV0aC52MS5DcmVkZW50aWFsVHlwZRIXCg9vcmdhbml6YXRpb25faWQYAyABKAkSEgoKcHJvamVjdF9pZBgEIAEoCRIMCgRuYW1lGAUgASgJEg4KBnNjb3BlcxgGIAMoCRITCgtzZWNyZXRfaGludBgHIAEoCRISCgpjcmVhdGVkX2F0GAggASgJEhcKCnJldm9rZWRfYXQYCSABKAlIAIgBAUINCgtfcmV2b2tlZF9hdCLFAQoKU2lnbmluZ0tleRILCgNraWQYASABKAkSCwoDYWxnGAIgASgJEhIKCmNyZWF0ZWRfYXQYAyABKAkSFAoMYWN0aXZhdGVzX2F0GAQgASgJEhcKCnJldGlyZWRfYXQYBSABKAlIAIgBARIZCgx2ZXJpZnlfdW50aWwYBiABKAlIAYgBARIPCgdzaWduaW5nGAcgASgIEg4KBnNvdXJjZRgIIAEoCUINCgtfcmV0aXJlZF9hdEIPCg1fdmVyaWZ5X3VudGlsIqcDChZNaW50QWNjZXNzVG9rZW5SZXF1ZXN0EhQKB2FwaV9rZXkYASABKAlIAIgBARIXCgphcGlfa2V5X2lkGAIgASgJSAGIAQESGwoOYXBpX2tleV9zZWNyZXQYAyABKAlIAogBARIfChJzZXJ2aWNlX2FjY291bnRfaWQYBCABKAlIA4gBARIjChZzZXJ2aWNlX2FjY291bnRfc2VjcmV0GAUgASgJSASIAQESFwoKcHJvamVjdF9pZBgGIAEoCUgFiAEBEjEKEHJlcXVlc3RlZF9zY29wZXMYByABKAsyEi5hdXRoLnYxLlNjb3BlTGlzdEgGiAEBEhYKDmNsaWVudF9hZGRyZXNzGAggASgJEhMKC3R0bF9zZWNvbmRzGAkgASgNQgoKCF9hcGlfa2V5Qg0KC19hcGlfa2V5X2lkQhEKD19hcGlfa2V5X3NlY3JldEIVChNfc2VydmljZV9hY2NvdW50X2lkQhkKF19zZXJ2aWNlX2FjY291bnRfc2VjcmV0Qg0KC19wcm9qZWN0X2lkQhMKEV9yZXF1ZXN0ZWRfc2NvcGVzIhsKCVNjb3BlTGlzdBIOCgZzY29wZXMYASADKAkiswEKF01pbnRBY2Nlc3NUb2tlblJlc3BvbnNlEhQKDGFjY2Vzc190b2tlbhgBIAEoCRISCgp0b2tlbl90eXBlGAIgASgJEhoKEmV4cGlyZXNfaW5fc2Vjb25kcxgDIAEoDRIXCg9vcmdhbml6YXRpb25faWQYBCABKAkSEgoKcHJvamVjdF9pZBgFIAEoCRIOCgZzY29wZXMYBiADKAkSFQoNY3JlZGVudGlhbF9pZBgHIAEoCSIQCg5HZXRKd2tzUmVxdWVzdCIkCg9HZXRKd2tzUmVzcG9uc2USEQoJandrc19qc29uGAEgASgJIm8KF01pbnRSdW50aW1lVG9rZW5SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSFwoPb3JnYW5pemF0aW9uX2lkGAIgASgJEhIKCnByb2plY3RfaWQYAyABKAkSEwoLdHRsX3NlY29uZHMYBCABKA0iRQoYTWludFJ1bnRpbWVUb2tlblJlc3BvbnNlEhUKDXJ1bnRpbWVfdG9rZW4YASABKAkSEgoKZXhwaXJlc19hdBgCIAEoCSJKChFHZXRQcm9qZWN0UmVxdWVzdBIhCgZjYWxsZXIYASABKAsyES5jb21tb24udjEuQ2FsbGVyEhIKCnByb2plY3RfaWQYAiABKAkiNwoSR2V0UHJvamVjdFJlc3BvbnNlEiEKB3Byb2plY3QYASABKAsyEC5hdXRoLnYxLlByb2plY3QiKQoZQ3JlYXRlT3JnYW5pemF0aW9uUmVxdWVzdBIMCgRuYW1lGAEgASgJIkkKGkNyZWF0ZU9yZ2FuaXphdGlvblJlc3BvbnNlEisKDG9yZ2FuaXphdGlvbhgBIAEoCzIVLmF1dGgudjEuT3JnYW5pemF0aW9uIhoKGExpc3RPcmdhbml6YXRpb25zUmVxdWVzdCJJChlMaXN0T3JnYW5pemF0aW9uc1Jlc3BvbnNlEiwKDW9yZ2FuaXphdGlvbnMYASADKAsyFS5hdXRoLnYxLk9yZ2FuaXphdGlvbiJLChRDcmVhdGVQcm9qZWN0UmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAkSDAoEbmFtZRgCIAEoCRIMCgRzbHVnGAMgASgJIjoKFUNyZWF0ZVByb2plY3RSZXNwb25zZRIhCgdwcm9qZWN0GAEgASgLMhAuYXV0aC52MS5Qcm9qZWN0Ii4KE0xpc3RQcm9qZWN0c1JlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJIjoKFExpc3RQcm9qZWN0c1Jlc3BvbnNlEiIKCHByb2plY3RzGAEgAygLMhAuYXV0aC52MS5Qcm9qZWN0IisKFUFyY2hpdmVQcm9qZWN0UmVxdWVzdBISCgpwcm9qZWN0X2lkGAEgASgJIjsKFkFyY2hpdmVQcm9qZWN0UmVzcG9uc2USIQoHcHJvamVjdBgBIAEoCzIQLmF1dGgudjEuUHJvamVjdCJHChNDcmVhdGVBcGlLZXlSZXF1ZXN0EhIKCnByb2plY3RfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIOCgZzY29wZXMYAyADKAkiTAoUQ3JlYXRlQXBpS2V5UmVzcG9uc2USJAoHYXBpX2tleRgBIAEoCzITLmF1dGgudjEuQ3JlZGVudGlhbBIOCgZzZWNyZXQYAiABKAkiKAoSTGlzdEFwaUtleXNSZXF1ZXN0EhIKCnByb2plY3RfaWQYASABKAkiPAoTTGlzdEFwaUtleXNSZXNwb25zZRIlCghhcGlfa2V5cxgBIAMoCzITLmF1dGgudjEuQ3JlZGVudGlhbCJPChtDcmVhdGVTZXJ2aWNlQWNjb3VudFJlcXVlc3QSEgoKcHJvamVjdF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnNjb3BlcxgDIAMoCSJcChxDcmVhdGVTZXJ2aWNlQWNjb3VudFJlc3BvbnNlEiwKD3NlcnZpY2VfYWNjb3VudBgBIAEoCzITLmF1dGgudjEuQ3JlZGVudGlhbBIOCgZzZWNyZXQYAiABKAkiMAoaTGlzdFNlcnZpY2VBY2NvdW50c1JlcXVlc3QSEgoKcHJvamVjdF9pZBgBIAEoCSJMChtMaXN0U2VydmljZUFjY291bnRzUmVzcG9uc2USLQoQc2VydmljZV9hY2NvdW50cxgBIAMoCzITLmF1dGgudjEuQ3JlZGVudGlhbCIwChdSZXZva2VDcmVkZW50aWFsUmVxdWVzdBIVCg1jcmVkZW50aWFsX2lkGAEgASgJIkMKGFJldm9rZUNyZWRlbnRpYWxSZXNwb25zZRInCgpjcmVkZW50aWFsGAEgASgLMhMuYXV0aC52MS5DcmVkZW50aWFsIlkKF1JvdGF0ZVNpZ25pbmdLZXlSZXF1ZXN0EiMKFmFjdGl2YXRlX2FmdGVyX3NlY29uZHMYASABKA1IAIgBAUIZChdfYWN0aXZhdGVfYWZ0ZXJfc2Vjb25kcyJEChhSb3RhdGVTaWduaW5nS2V5UmVzcG9uc2USKAoLc2lnbmluZ19rZXkYASABKAsyEy5hdXRoLnYxLlNpZ25pbmdLZXkiGAoWTGlzdFNpZ25pbmdLZXlzUmVxdWVzdCJEChdMaXN0U2lnbmluZ0tleXNSZXNwb25zZRIpCgxzaWduaW5nX2tleXMYASADKAsyEy5hdXRoLnYxLlNpZ25pbmdLZXkqcwoOQ3JlZGVudGlhbFR5cGUSHwobQ1JFREVOVElBTF9UWVBFX1VOU1BFQ0lGSUVEEAASGwoXQ1JFREVOVElBTF9UWVBFX0FQSV9LRVkQARIjCh9DUkVERU5USUFMX1RZUEVfU0VSVklDRV9BQ0NPVU5UEAIy0goKC0F1dGhTZXJ2aWNlElQKD01pbnRBY2Nlc3NUb2tlbhIfLmF1dGgudjEuTWludEFjY2Vzc1Rva2VuUmVxdWVzdBogLmF1dGgudjEuTWludEFjY2Vzc1Rva2VuUmVzcG9uc2USPAoHR2V0SndrcxIXLmF1dGgudjEuR2V0Sndrc1JlcXVlc3QaGC5hdXRoLnYxLkdldEp3a3NSZXNwb25zZRJXChBNaW50UnVudGltZVRva2VuEiAuYXV0aC52MS5NaW50UnVudGltZVRva2VuUmVxdWVzdBohLmF1dGgudjEuTWludFJ1bnRpbWVUb2tlblJlc3BvbnNlEkUKCkdldFByb2plY3QSGi5hdXRoLnYxLkdldFByb2plY3RSZXF1ZXN0GhsuYXV0aC52MS5HZXRQcm9qZWN0UmVzcG9uc2USXQoSQ3JlYXRlT3JnYW5pemF0aW9uEiIuYXV0aC52MS5DcmVhdGVPcmdhbml6YXRpb25SZXF1ZXN0GiMuYXV0aC52MS5DcmVhdGVPcmdhbml6YXRpb25SZXNwb25zZRJaChFMaXN0T3JnYW5pemF0aW9ucxIhLmF1dGgudjEuTGlzdE9yZ2FuaXphdGlvbnNSZXF1ZXN0GiIuYXV0aC52MS5MaXN0T3JnYW5pemF0aW9uc1Jlc3BvbnNlEk4KDUNyZWF0ZVByb2plY3QSHS5hdXRoLnYxLkNyZWF0ZVByb2plY3RSZXF1ZXN0Gh4uYXV0aC52MS5DcmVhdGVQcm9qZWN0UmVzcG9uc2USSwoMTGlzdFByb2plY3RzEhwuYXV0aC52MS5MaXN0UHJvamVjdHNSZXF1ZXN0Gh0uYXV0aC52MS5MaXN0UHJvamVjdHNSZXNwb25zZRJRCg5BcmNoaXZlUHJvamVjdBIeLmF1dGgudjEuQXJjaGl2ZVByb2plY3RSZXF1ZXN0Gh8uYXV0aC52MS5BcmNoaXZlUHJvamVjdFJlc3BvbnNlEksKDENyZWF0ZUFwaUtleRIcLmF1dGgudjEuQ3JlYXRlQXBpS2V5UmVxdWVzdBodLmF1dGgudjEuQ3JlYXRlQXBpS2V5UmVzcG9uc2USSAoLTGlzdEFwaUtleXMSGy5hdXRoLnYxLkxpc3RBcGlLZXlzUmVxdWVzdBocLmF1dGgudjEuTGlzdEFwaUtleXNSZXNwb25zZRJjChRDcmVhdGVTZXJ2aWNlQWNjb3VudBIkLmF1dGgudjEuQ3JlYXRlU2VydmljZUFjY291bnRSZXF1ZXN0GiUuYXV0aC52MS5DcmVhdGVTZXJ2aWNlQWNjb3VudFJlc3BvbnNlEmAKE0xpc3RTZXJ2aWNlQWNjb3VudHMSIy5hdXRoLnYxLkxpc3RTZXJ2aWNlQWNjb3VudHNSZXF1ZXN0GiQuYXV0aC52MS5MaXN0U2VydmljZUFjY291bnRzUmVzcG9uc2USVwoQUmV2b2tlQ3JlZGVudGlhbBIgLmF1dGgudjEuUmV2b2tlQ3JlZGVudGlhbFJlcXVlc3QaIS5hdXRoLnYxLlJldm9rZUNyZWRlbnRpYWxSZXNwb25zZRJXChBSb3RhdGVTaWduaW5nS2V5EiAuYXV0aC52MS5Sb3RhdGVTaWduaW5nS2V5UmVxdWVzdBohLmF1dGgudjEuUm90YXRlU2lnbmluZ0tleVJlc3BvbnNlElQKD0xpc3RTaWduaW5nS2V5cxIfLmF1dGgudjEuTGlzdFNpZ25pbmdLZXlzUmVxdWVzdBogLmF1dGgudjEuTGlzdFNpZ25pbmdLZXlzUmVzcG9uc2ViBnByb3RvMw", [file_common_v1_caller]);
+
+/**
+ * @generated from message auth.v1.Organization
+ */
+export type Organization = Message<"auth.v1.Organization"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string created_at = 3;
+   */
+  createdAt: string;
+};
+
+/**
+ * Describes the message auth.v1.Organization.
+ * Use `create(OrganizationSchema)` to create a new message.
+ */
+export const OrganizationSchema: GenMessage<Organization> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 0);
+
+/**
+ * @generated from message auth.v1.Project
+ */
+export type Project = Message<"auth.v1.Project"> & {
+  /**
+   * @generated from field: string project_id = 1;
+   */
+  projectId: string;
+
+  /**
+   * @generated from field: string organization_id = 2;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string slug = 4;
+   */
+  slug: string;
+
+  /**
+   * @generated from field: string created_at = 5;
+   */
+  createdAt: string;
+
+  /**
+   * @generated from field: optional string archived_at = 6;
+   */
+  archivedAt?: string | undefined;
+};
+
+/**
+ * Describes the message auth.v1.Project.
+ * Use `create(ProjectSchema)` to create a new message.
+ */
+export const ProjectSchema: GenMessage<Project> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 1);
+
+/**
+ * An API key or a service account, without its secret.
+ *
+ * @generated from message auth.v1.Credential
+ */
+export type Credential = Message<"auth.v1.Credential"> & {
+  /**
+   * @generated from field: string credential_id = 1;
+   */
+  credentialId: string;
+
+  /**
+   * @generated from field: auth.v1.CredentialType type = 2;
+   */
+  type: CredentialType;
+
+  /**
+   * @generated from field: string organization_id = 3;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string project_id = 4;
+   */
+  projectId: string;
+
+  /**
+   * @generated from field: string name = 5;
+   */
+  name: string;
+
+  /**
+   * @generated from field: repeated string scopes = 6;
+   */
+  scopes: string[];
+
+  /**
+   * The first characters of the secret (e.g. `msk_AbC1`), to recognise a key without storing it.
+   *
+   * @generated from field: string secret_hint = 7;
+   */
+  secretHint: string;
+
+  /**
+   * @generated from field: string created_at = 8;
+   */
+  createdAt: string;
+
+  /**
+   * @generated from field: optional string revoked_at = 9;
+   */
+  revokedAt?: string | undefined;
+};
+
+/**
+ * Describes the message auth.v1.Credential.
+ * Use `create(CredentialSchema)` to create a new message.
+ */
+export const CredentialSchema: GenMessage<Credential> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 2);
+
+/**
+ * @generated from message auth.v1.SigningKey
+ */
+export type SigningKey = Message<"auth.v1.SigningKey"> & {
+  /**
+   * @generated from field: string kid = 1;
+   */
+  kid: string;
+
+  /**
+   * @generated from field: string alg = 2;
+   */
+  alg: string;
+
+  /**
+   * @generated from field: string created_at = 3;
+   */
+  createdAt: string;
+
+  /**
+   * When it starts (or started) signing.
+   *
+   * @generated from field: string activates_at = 4;
+   */
+  activatesAt: string;
+
+  /**
+   * When it stopped signing (a newer key took over).
+   *
+   * @generated from field: optional string retired_at = 5;
+   */
+  retiredAt?: string | undefined;
+
+  /**
+   * After this it is no longer published: every token it signed has expired.
+   *
+   * @generated from field: optional string verify_until = 6;
+   */
+  verifyUntil?: string | undefined;
+
+  /**
+   * True for the key that signs now.
+   *
+   * @generated from field: bool signing = 7;
+   */
+  signing: boolean;
+
+  /**
+   * `database` (embedded default, generated and rotated here) or `directory` (SIGNING_KEYS_DIR).
+   *
+   * @generated from field: string source = 8;
+   */
+  source: string;
+};
+
+/**
+ * Describes the message auth.v1.SigningKey.
+ * Use `create(SigningKeySchema)` to create a new message.
+ */
+export const SigningKeySchema: GenMessage<SigningKey> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 3);
+
+/**
+ * Exactly one credential form: `api_key`; or `api_key_id` + `api_key_secret`; or
+ * `service_account_id` + `service_account_secret`.
+ *
+ * @generated from message auth.v1.MintAccessTokenRequest
+ */
+export type MintAccessTokenRequest = Message<"auth.v1.MintAccessTokenRequest"> & {
+  /**
+   * @generated from field: optional string api_key = 1;
+   */
+  apiKey?: string | undefined;
+
+  /**
+   * @generated from field: optional string api_key_id = 2;
+   */
+  apiKeyId?: string | undefined;
+
+  /**
+   * @generated from field: optional string api_key_secret = 3;
+   */
+  apiKeySecret?: string | undefined;
+
+  /**
+   * @generated from field: optional string service_account_id = 4;
+   */
+  serviceAccountId?: string | undefined;
+
+  /**
+   * @generated from field: optional string service_account_secret = 5;
+   */
+  serviceAccountSecret?: string | undefined;
+
+  /**
+   * @generated from field: optional string project_id = 6;
+   */
+  projectId?: string | undefined;
+
+  /**
+   * Present when the client asked for specific scopes (absent: the credential's full scope).
+   *
+   * @generated from field: optional auth.v1.ScopeList requested_scopes = 7;
+   */
+  requestedScopes?: ScopeList | undefined;
+
+  /**
+   * The client's network address, for failure rate limiting.
+   *
+   * @generated from field: string client_address = 8;
+   */
+  clientAddress: string;
+
+  /**
+   * Internal callers only (tests, tools): a shorter lifetime than the configured one. 0 = default.
+   *
+   * @generated from field: uint32 ttl_seconds = 9;
+   */
+  ttlSeconds: number;
+};
+
+/**
+ * Describes the message auth.v1.MintAccessTokenRequest.
+ * Use `create(MintAccessTokenRequestSchema)` to create a new message.
+ */
+export const MintAccessTokenRequestSchema: GenMessage<MintAccessTokenRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 4);
+
+/**
+ * @generated from message auth.v1.ScopeList
+ */
+export type ScopeList = Message<"auth.v1.ScopeList"> & {
+  /**
+   * @generated from field: repeated string scopes = 1;
+   */
+  scopes: string[];
+};
+
+/**
+ * Describes the message auth.v1.ScopeList.
+ * Use `create(ScopeListSchema)` to create a new message.
+ */
+export const ScopeListSchema: GenMessage<ScopeList> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 5);
+
+/**
+ * @generated from message auth.v1.MintAccessTokenResponse
+ */
+export type MintAccessTokenResponse = Message<"auth.v1.MintAccessTokenResponse"> & {
+  /**
+   * @generated from field: string access_token = 1;
+   */
+  accessToken: string;
+
+  /**
+   * @generated from field: string token_type = 2;
+   */
+  tokenType: string;
+
+  /**
+   * @generated from field: uint32 expires_in_seconds = 3;
+   */
+  expiresInSeconds: number;
+
+  /**
+   * @generated from field: string organization_id = 4;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string project_id = 5;
+   */
+  projectId: string;
+
+  /**
+   * @generated from field: repeated string scopes = 6;
+   */
+  scopes: string[];
+
+  /**
+   * @generated from field: string credential_id = 7;
+   */
+  credentialId: string;
+};
+
+/**
+ * Describes the message auth.v1.MintAccessTokenResponse.
+ * Use `create(MintAccessTokenResponseSchema)` to create a new message.
+ */
+export const MintAccessTokenResponseSchema: GenMessage<MintAccessTokenResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 6);
+
+/**
+ * @generated from message auth.v1.GetJwksRequest
+ */
+export type GetJwksRequest = Message<"auth.v1.GetJwksRequest"> & {
+};
+
+/**
+ * Describes the message auth.v1.GetJwksRequest.
+ * Use `create(GetJwksRequestSchema)` to create a new message.
+ */
+export const GetJwksRequestSchema: GenMessage<GetJwksRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 7);
+
+/**
+ * @generated from message auth.v1.GetJwksResponse
+ */
+export type GetJwksResponse = Message<"auth.v1.GetJwksResponse"> & {
+  /**
+   * A JSON Web Key Set (RFC 7517) of public keys only.
+   *
+   * @generated from field: string jwks_json = 1;
+   */
+  jwksJson: string;
+};
+
+/**
+ * Describes the message auth.v1.GetJwksResponse.
+ * Use `create(GetJwksResponseSchema)` to create a new message.
+ */
+export const GetJwksResponseSchema: GenMessage<GetJwksResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 8);
+
+/**
+ * @generated from message auth.v1.MintRuntimeTokenRequest
+ */
+export type MintRuntimeTokenRequest = Message<"auth.v1.MintRuntimeTokenRequest"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: string organization_id = 2;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string project_id = 3;
+   */
+  projectId: string;
+
+  /**
+   * 0 = the configured default; at most RUNTIME_TOKEN_MAX_TTL_SECONDS.
+   *
+   * @generated from field: uint32 ttl_seconds = 4;
+   */
+  ttlSeconds: number;
+};
+
+/**
+ * Describes the message auth.v1.MintRuntimeTokenRequest.
+ * Use `create(MintRuntimeTokenRequestSchema)` to create a new message.
+ */
+export const MintRuntimeTokenRequestSchema: GenMessage<MintRuntimeTokenRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 9);
+
+/**
+ * @generated from message auth.v1.MintRuntimeTokenResponse
+ */
+export type MintRuntimeTokenResponse = Message<"auth.v1.MintRuntimeTokenResponse"> & {
+  /**
+   * @generated from field: string runtime_token = 1;
+   */
+  runtimeToken: string;
+
+  /**
+   * @generated from field: string expires_at = 2;
+   */
+  expiresAt: string;
+};
+
+/**
+ * Describes the message auth.v1.MintRuntimeTokenResponse.
+ * Use `create(MintRuntimeTokenResponseSchema)` to create a new message.
+ */
+export const MintRuntimeTokenResponseSchema: GenMessage<MintRuntimeTokenResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 10);
+
+/**
+ * @generated from message auth.v1.GetProjectRequest
+ */
+export type GetProjectRequest = Message<"auth.v1.GetProjectRequest"> & {
+  /**
+   * @generated from field: common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string project_id = 2;
+   */
+  projectId: string;
+};
+
+/**
+ * Describes the message auth.v1.GetProjectRequest.
+ * Use `create(GetProjectRequestSchema)` to create a new message.
+ */
+export const GetProjectRequestSchema: GenMessage<GetProjectRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 11);
+
+/**
+ * @generated from message auth.v1.GetProjectResponse
+ */
+export type GetProjectResponse = Message<"auth.v1.GetProjectResponse"> & {
+  /**
+   * @generated from field: auth.v1.Project project = 1;
+   */
+  project?: Project | undefined;
+};
+
+/**
+ * Describes the message auth.v1.GetProjectResponse.
+ * Use `create(GetProjectResponseSchema)` to create a new message.
+ */
+export const GetProjectResponseSchema: GenMessage<GetProjectResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 12);
+
+/**
+ * @generated from message auth.v1.CreateOrganizationRequest
+ */
+export type CreateOrganizationRequest = Message<"auth.v1.CreateOrganizationRequest"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message auth.v1.CreateOrganizationRequest.
+ * Use `create(CreateOrganizationRequestSchema)` to create a new message.
+ */
+export const CreateOrganizationRequestSchema: GenMessage<CreateOrganizationRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 13);
+
+/**
+ * @generated from message auth.v1.CreateOrganizationResponse
+ */
+export type CreateOrganizationResponse = Message<"auth.v1.CreateOrganizationResponse"> & {
+  /**
+   * @generated from field: auth.v1.Organization organization = 1;
+   */
+  organization?: Organization | undefined;
+};
+
+/**
+ * Describes the message auth.v1.CreateOrganizationResponse.
+ * Use `create(CreateOrganizationResponseSchema)` to create a new message.
+ */
+export const CreateOrganizationResponseSchema: GenMessage<CreateOrganizationResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 14);
+
+/**
+ * @generated from message auth.v1.ListOrganizationsRequest
+ */
+export type ListOrganizationsRequest = Message<"auth.v1.ListOrganizationsRequest"> & {
+};
+
+/**
+ * Describes the message auth.v1.ListOrganizationsRequest.
+ * Use `create(ListOrganizationsRequestSchema)` to create a new message.
+ */
+export const ListOrganizationsRequestSchema: GenMessage<ListOrganizationsRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 15);
+
+/**
+ * @generated from message auth.v1.ListOrganizationsResponse
+ */
+export type ListOrganizationsResponse = Message<"auth.v1.ListOrganizationsResponse"> & {
+  /**
+   * @generated from field: repeated auth.v1.Organization organizations = 1;
+   */
+  organizations: Organization[];
+};
+
+/**
+ * Describes the message auth.v1.ListOrganizationsResponse.
+ * Use `create(ListOrganizationsResponseSchema)` to create a new message.
+ */
+export const ListOrganizationsResponseSchema: GenMessage<ListOrganizationsResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 16);
+
+/**
+ * @generated from message auth.v1.CreateProjectRequest
+ */
+export type CreateProjectRequest = Message<"auth.v1.CreateProjectRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Derived from the name when empty; unique per organization; never changes.
+   *
+   * @generated from field: string slug = 3;
+   */
+  slug: string;
+};
+
+/**
+ * Describes the message auth.v1.CreateProjectRequest.
+ * Use `create(CreateProjectRequestSchema)` to create a new message.
+ */
+export const CreateProjectRequestSchema: GenMessage<CreateProjectRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 17);
+
+/**
+ * @generated from message auth.v1.CreateProjectResponse
+ */
+export type CreateProjectResponse = Message<"auth.v1.CreateProjectResponse"> & {
+  /**
+   * @generated from field: auth.v1.Project project = 1;
+   */
+  project?: Project | undefined;
+};
+
+/**
+ * Describes the message auth.v1.CreateProjectResponse.
+ * Use `create(CreateProjectResponseSchema)` to create a new message.
+ */
+export const CreateProjectResponseSchema: GenMessage<CreateProjectResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 18);
+
+/**
+ * @generated from message auth.v1.ListProjectsRequest
+ */
+export type ListProjectsRequest = Message<"auth.v1.ListProjectsRequest"> & {
+  /**
+   * Empty: every organization's projects.
+   *
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+};
+
+/**
+ * Describes the message auth.v1.ListProjectsRequest.
+ * Use `create(ListProjectsRequestSchema)` to create a new message.
+ */
+export const ListProjectsRequestSchema: GenMessage<ListProjectsRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 19);
+
+/**
+ * @generated from message auth.v1.ListProjectsResponse
+ */
+export type ListProjectsResponse = Message<"auth.v1.ListProjectsResponse"> & {
+  /**
+   * @generated from field: repeated auth.v1.Project projects = 1;
+   */
+  projects: Project[];
+};
+
+/**
+ * Describes the message auth.v1.ListProjectsResponse.
+ * Use `create(ListProjectsResponseSchema)` to create a new message.
+ */
+export const ListProjectsResponseSchema: GenMessage<ListProjectsResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 20);
+
+/**
+ * @generated from message auth.v1.ArchiveProjectRequest
+ */
+export type ArchiveProjectRequest = Message<"auth.v1.ArchiveProjectRequest"> & {
+  /**
+   * @generated from field: string project_id = 1;
+   */
+  projectId: string;
+};
+
+/**
+ * Describes the message auth.v1.ArchiveProjectRequest.
+ * Use `create(ArchiveProjectRequestSchema)` to create a new message.
+ */
+export const ArchiveProjectRequestSchema: GenMessage<ArchiveProjectRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 21);
+
+/**
+ * @generated from message auth.v1.ArchiveProjectResponse
+ */
+export type ArchiveProjectResponse = Message<"auth.v1.ArchiveProjectResponse"> & {
+  /**
+   * @generated from field: auth.v1.Project project = 1;
+   */
+  project?: Project | undefined;
+};
+
+/**
+ * Describes the message auth.v1.ArchiveProjectResponse.
+ * Use `create(ArchiveProjectResponseSchema)` to create a new message.
+ */
+export const ArchiveProjectResponseSchema: GenMessage<ArchiveProjectResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 22);
+
+/**
+ * @generated from message auth.v1.CreateApiKeyRequest
+ */
+export type CreateApiKeyRequest = Message<"auth.v1.CreateApiKeyRequest"> & {
+  /**
+   * @generated from field: string project_id = 1;
+   */
+  projectId: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Empty: every scope.
+   *
+   * @generated from field: repeated string scopes = 3;
+   */
+  scopes: string[];
+};
+
+/**
+ * Describes the message auth.v1.CreateApiKeyRequest.
+ * Use `create(CreateApiKeyRequestSchema)` to create a new message.
+ */
+export const CreateApiKeyRequestSchema: GenMessage<CreateApiKeyRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 23);
+
+/**
+ * @generated from message auth.v1.CreateApiKeyResponse
+ */
+export type CreateApiKeyResponse = Message<"auth.v1.CreateApiKeyResponse"> & {
+  /**
+   * @generated from field: auth.v1.Credential api_key = 1;
+   */
+  apiKey?: Credential | undefined;
+
+  /**
+   * `msk_...`: shown once, never stored.
+   *
+   * @generated from field: string secret = 2;
+   */
+  secret: string;
+};
+
+/**
+ * Describes the message auth.v1.CreateApiKeyResponse.
+ * Use `create(CreateApiKeyResponseSchema)` to create a new message.
+ */
+export const CreateApiKeyResponseSchema: GenMessage<CreateApiKeyResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 24);
+
+/**
+ * @generated from message auth.v1.ListApiKeysRequest
+ */
+export type ListApiKeysRequest = Message<"auth.v1.ListApiKeysRequest"> & {
+  /**
+   * @generated from field: string project_id = 1;
+   */
+  projectId: string;
+};
+
+/**
+ * Describes the message auth.v1.ListApiKeysRequest.
+ * Use `create(ListApiKeysRequestSchema)` to create a new message.
+ */
+export const ListApiKeysRequestSchema: GenMessage<ListApiKeysRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 25);
+
+/**
+ * @generated from message auth.v1.ListApiKeysResponse
+ */
+export type ListApiKeysResponse = Message<"auth.v1.ListApiKeysResponse"> & {
+  /**
+   * @generated from field: repeated auth.v1.Credential api_keys = 1;
+   */
+  apiKeys: Credential[];
+};
+
+/**
+ * Describes the message auth.v1.ListApiKeysResponse.
+ * Use `create(ListApiKeysResponseSchema)` to create a new message.
+ */
+export const ListApiKeysResponseSchema: GenMessage<ListApiKeysResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 26);
+
+/**
+ * @generated from message auth.v1.CreateServiceAccountRequest
+ */
+export type CreateServiceAccountRequest = Message<"auth.v1.CreateServiceAccountRequest"> & {
+  /**
+   * @generated from field: string project_id = 1;
+   */
+  projectId: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Empty: every scope.
+   *
+   * @generated from field: repeated string scopes = 3;
+   */
+  scopes: string[];
+};
+
+/**
+ * Describes the message auth.v1.CreateServiceAccountRequest.
+ * Use `create(CreateServiceAccountRequestSchema)` to create a new message.
+ */
+export const CreateServiceAccountRequestSchema: GenMessage<CreateServiceAccountRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 27);
+
+/**
+ * @generated from message auth.v1.CreateServiceAccountResponse
+ */
+export type CreateServiceAccountResponse = Message<"auth.v1.CreateServiceAccountResponse"> & {
+  /**
+   * @generated from field: auth.v1.Credential service_account = 1;
+   */
+  serviceAccount?: Credential | undefined;
+
+  /**
+   * `mss_...`: shown once, never stored.
+   *
+   * @generated from field: string secret = 2;
+   */
+  secret: string;
+};
+
+/**
+ * Describes the message auth.v1.CreateServiceAccountResponse.
+ * Use `create(CreateServiceAccountResponseSchema)` to create a new message.
+ */
+export const CreateServiceAccountResponseSchema: GenMessage<CreateServiceAccountResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 28);
+
+/**
+ * @generated from message auth.v1.ListServiceAccountsRequest
+ */
+export type ListServiceAccountsRequest = Message<"auth.v1.ListServiceAccountsRequest"> & {
+  /**
+   * @generated from field: string project_id = 1;
+   */
+  projectId: string;
+};
+
+/**
+ * Describes the message auth.v1.ListServiceAccountsRequest.
+ * Use `create(ListServiceAccountsRequestSchema)` to create a new message.
+ */
+export const ListServiceAccountsRequestSchema: GenMessage<ListServiceAccountsRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 29);
+
+/**
+ * @generated from message auth.v1.ListServiceAccountsResponse
+ */
+export type ListServiceAccountsResponse = Message<"auth.v1.ListServiceAccountsResponse"> & {
+  /**
+   * @generated from field: repeated auth.v1.Credential service_accounts = 1;
+   */
+  serviceAccounts: Credential[];
+};
+
+/**
+ * Describes the message auth.v1.ListServiceAccountsResponse.
+ * Use `create(ListServiceAccountsResponseSchema)` to create a new message.
+ */
+export const ListServiceAccountsResponseSchema: GenMessage<ListServiceAccountsResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 30);
+
+/**
+ * @generated from message auth.v1.RevokeCredentialRequest
+ */
+export type RevokeCredentialRequest = Message<"auth.v1.RevokeCredentialRequest"> & {
+  /**
+   * @generated from field: string credential_id = 1;
+   */
+  credentialId: string;
+};
+
+/**
+ * Describes the message auth.v1.RevokeCredentialRequest.
+ * Use `create(RevokeCredentialRequestSchema)` to create a new message.
+ */
+export const RevokeCredentialRequestSchema: GenMessage<RevokeCredentialRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 31);
+
+/**
+ * @generated from message auth.v1.RevokeCredentialResponse
+ */
+export type RevokeCredentialResponse = Message<"auth.v1.RevokeCredentialResponse"> & {
+  /**
+   * @generated from field: auth.v1.Credential credential = 1;
+   */
+  credential?: Credential | undefined;
+};
+
+/**
+ * Describes the message auth.v1.RevokeCredentialResponse.
+ * Use `create(RevokeCredentialResponseSchema)` to create a new message.
+ */
+export const RevokeCredentialResponseSchema: GenMessage<RevokeCredentialResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 32);
+
+/**
+ * @generated from message auth.v1.RotateSigningKeyRequest
+ */
+export type RotateSigningKeyRequest = Message<"auth.v1.RotateSigningKeyRequest"> & {
+  /**
+   * Delay between publishing the new key and signing with it, so that verifiers holding a cached
+   * key set learn it first. Absent: the configured SIGNING_KEY_ACTIVATION_DELAY_SECONDS.
+   *
+   * @generated from field: optional uint32 activate_after_seconds = 1;
+   */
+  activateAfterSeconds?: number | undefined;
+};
+
+/**
+ * Describes the message auth.v1.RotateSigningKeyRequest.
+ * Use `create(RotateSigningKeyRequestSchema)` to create a new message.
+ */
+export const RotateSigningKeyRequestSchema: GenMessage<RotateSigningKeyRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 33);
+
+/**
+ * @generated from message auth.v1.RotateSigningKeyResponse
+ */
+export type RotateSigningKeyResponse = Message<"auth.v1.RotateSigningKeyResponse"> & {
+  /**
+   * @generated from field: auth.v1.SigningKey signing_key = 1;
+   */
+  signingKey?: SigningKey | undefined;
+};
+
+/**
+ * Describes the message auth.v1.RotateSigningKeyResponse.
+ * Use `create(RotateSigningKeyResponseSchema)` to create a new message.
+ */
+export const RotateSigningKeyResponseSchema: GenMessage<RotateSigningKeyResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 34);
+
+/**
+ * @generated from message auth.v1.ListSigningKeysRequest
+ */
+export type ListSigningKeysRequest = Message<"auth.v1.ListSigningKeysRequest"> & {
+};
+
+/**
+ * Describes the message auth.v1.ListSigningKeysRequest.
+ * Use `create(ListSigningKeysRequestSchema)` to create a new message.
+ */
+export const ListSigningKeysRequestSchema: GenMessage<ListSigningKeysRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 35);
+
+/**
+ * @generated from message auth.v1.ListSigningKeysResponse
+ */
+export type ListSigningKeysResponse = Message<"auth.v1.ListSigningKeysResponse"> & {
+  /**
+   * @generated from field: repeated auth.v1.SigningKey signing_keys = 1;
+   */
+  signingKeys: SigningKey[];
+};
+
+/**
+ * Describes the message auth.v1.ListSigningKeysResponse.
+ * Use `create(ListSigningKeysResponseSchema)` to create a new message.
+ */
+export const ListSigningKeysResponseSchema: GenMessage<ListSigningKeysResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 36);
+
+/**
+ * @generated from enum auth.v1.CredentialType
+ */
+export enum CredentialType {
+  /**
+   * @generated from enum value: CREDENTIAL_TYPE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: CREDENTIAL_TYPE_API_KEY = 1;
+   */
+  API_KEY = 1,
+
+  /**
+   * @generated from enum value: CREDENTIAL_TYPE_SERVICE_ACCOUNT = 2;
+   */
+  SERVICE_ACCOUNT = 2,
+}
+
+/**
+ * Describes the enum auth.v1.CredentialType.
+ */
+export const CredentialTypeSchema: GenEnum<CredentialType> = /*@__PURE__*/
+  enumDesc(file_auth_v1_auth, 0);
 
 /**
  * AuthService is the internal gRPC API of the auth service. Only the gateway and internal tools
- * call it; the public JSON API is the gateway's.
+ * (the admin command-line tool) call it; the public JSON API is the gateway's.
+ *
+ * Timestamps are ISO 8601 UTC strings with milliseconds, like the public API.
+ *
+ * --- Token exchange and verification (the gateway, detection) ---
  *
  * @generated from service auth.v1.AuthService
  */
 export const AuthService: GenService<{
+  /**
+   * Exchanges a long-lived credential for a short-lived access token (POST /api/auth/access-tokens).
+   *
+   * @generated from rpc auth.v1.AuthService.MintAccessToken
+   */
+  mintAccessToken: {
+    methodKind: "unary";
+    input: typeof MintAccessTokenRequestSchema;
+    output: typeof MintAccessTokenResponseSchema;
+  },
+  /**
+   * The public keys that verify every token this service signs, including keys that no longer
+   * sign but still verify unexpired tokens. Verifiers cache it and call again on an unknown `kid`.
+   *
+   * @generated from rpc auth.v1.AuthService.GetJwks
+   */
+  getJwks: {
+    methodKind: "unary";
+    input: typeof GetJwksRequestSchema;
+    output: typeof GetJwksResponseSchema;
+  },
+  /**
+   * Mints the session-scoped runtime token that attaches to a detection session's stream.
+   *
+   * @generated from rpc auth.v1.AuthService.MintRuntimeToken
+   */
+  mintRuntimeToken: {
+    methodKind: "unary";
+    input: typeof MintRuntimeTokenRequestSchema;
+    output: typeof MintRuntimeTokenResponseSchema;
+  },
+  /**
+   * A project visible to the caller (GET /api/projects/{project_id}): NOT_FOUND for any project
+   * the caller's token is not bound to.
+   *
+   * @generated from rpc auth.v1.AuthService.GetProject
+   */
+  getProject: {
+    methodKind: "unary";
+    input: typeof GetProjectRequestSchema;
+    output: typeof GetProjectResponseSchema;
+  },
+  /**
+   * @generated from rpc auth.v1.AuthService.CreateOrganization
+   */
+  createOrganization: {
+    methodKind: "unary";
+    input: typeof CreateOrganizationRequestSchema;
+    output: typeof CreateOrganizationResponseSchema;
+  },
+  /**
+   * @generated from rpc auth.v1.AuthService.ListOrganizations
+   */
+  listOrganizations: {
+    methodKind: "unary";
+    input: typeof ListOrganizationsRequestSchema;
+    output: typeof ListOrganizationsResponseSchema;
+  },
+  /**
+   * @generated from rpc auth.v1.AuthService.CreateProject
+   */
+  createProject: {
+    methodKind: "unary";
+    input: typeof CreateProjectRequestSchema;
+    output: typeof CreateProjectResponseSchema;
+  },
+  /**
+   * @generated from rpc auth.v1.AuthService.ListProjects
+   */
+  listProjects: {
+    methodKind: "unary";
+    input: typeof ListProjectsRequestSchema;
+    output: typeof ListProjectsResponseSchema;
+  },
+  /**
+   * @generated from rpc auth.v1.AuthService.ArchiveProject
+   */
+  archiveProject: {
+    methodKind: "unary";
+    input: typeof ArchiveProjectRequestSchema;
+    output: typeof ArchiveProjectResponseSchema;
+  },
+  /**
+   * The secret is returned once, in this response; only its hash is stored.
+   *
+   * @generated from rpc auth.v1.AuthService.CreateApiKey
+   */
+  createApiKey: {
+    methodKind: "unary";
+    input: typeof CreateApiKeyRequestSchema;
+    output: typeof CreateApiKeyResponseSchema;
+  },
+  /**
+   * @generated from rpc auth.v1.AuthService.ListApiKeys
+   */
+  listApiKeys: {
+    methodKind: "unary";
+    input: typeof ListApiKeysRequestSchema;
+    output: typeof ListApiKeysResponseSchema;
+  },
+  /**
+   * The secret is returned once, in this response; only its hash is stored.
+   *
+   * @generated from rpc auth.v1.AuthService.CreateServiceAccount
+   */
+  createServiceAccount: {
+    methodKind: "unary";
+    input: typeof CreateServiceAccountRequestSchema;
+    output: typeof CreateServiceAccountResponseSchema;
+  },
+  /**
+   * @generated from rpc auth.v1.AuthService.ListServiceAccounts
+   */
+  listServiceAccounts: {
+    methodKind: "unary";
+    input: typeof ListServiceAccountsRequestSchema;
+    output: typeof ListServiceAccountsResponseSchema;
+  },
+  /**
+   * Revokes an API key or a service account by id: it can no longer mint. Tokens it already
+   * minted stay valid until they expire (they are short-lived).
+   *
+   * @generated from rpc auth.v1.AuthService.RevokeCredential
+   */
+  revokeCredential: {
+    methodKind: "unary";
+    input: typeof RevokeCredentialRequestSchema;
+    output: typeof RevokeCredentialResponseSchema;
+  },
+  /**
+   * Publishes a new signing key; it signs once `activate_after_seconds` passed. The key it
+   * replaces keeps verifying until every token it signed has expired.
+   *
+   * @generated from rpc auth.v1.AuthService.RotateSigningKey
+   */
+  rotateSigningKey: {
+    methodKind: "unary";
+    input: typeof RotateSigningKeyRequestSchema;
+    output: typeof RotateSigningKeyResponseSchema;
+  },
+  /**
+   * @generated from rpc auth.v1.AuthService.ListSigningKeys
+   */
+  listSigningKeys: {
+    methodKind: "unary";
+    input: typeof ListSigningKeysRequestSchema;
+    output: typeof ListSigningKeysResponseSchema;
+  },
 }> = /*@__PURE__*/
   serviceDesc(file_auth_v1_auth, 0);
 
