@@ -3,9 +3,11 @@
  * the four services and the gateway, each its own process on its own port, logs prefixed by name.
  * Ctrl-C or SIGTERM stops everything in order (gateway, services, store).
  */
+import { loadLauncherConfig } from "./config.js";
 import { createPrettyPrinter } from "./pretty-log.js";
 import { type Stack, startStack } from "./stack.js";
 
+const config = loadLauncherConfig(process.env);
 const print = createPrettyPrinter(process.stdout.isTTY === true);
 let stack: Stack | undefined;
 let stopping = false;
@@ -23,9 +25,9 @@ process.on("SIGTERM", () => void stop("SIGTERM"));
 
 try {
   stack = await startStack({
-    mongodbUri: process.env.MONGODB_URI || undefined,
-    dataDir: process.env.EMBEDDED_MONGO_DATA_DIR || undefined,
-    ports: "fixed",
+    mongodbUri: config.mongodbUri,
+    dataDir: config.dataDir,
+    ports: config.ports,
     sink: (name, line) => {
       if (!stopping || typeof line !== "string") process.stdout.write(`${print(name, line)}\n`);
     },

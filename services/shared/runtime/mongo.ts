@@ -21,12 +21,18 @@ export async function connectMongo(
       serverSelectionTimeoutMS: 2000,
       connectTimeoutMS: 2000,
     });
+    // Shutting down must not wait out a connection attempt's server-selection timeout.
+    const abandon = () => void client.close(true).catch(() => undefined);
+    signal.addEventListener("abort", abandon, { once: true });
     try {
       await client.connect();
       const db = client.db(options.database);
       await db.command({ ping: 1 });
+      signal.removeEventListener("abort", abandon);
       return { client, db };
     } catch (error) {
+      signal.removeEventListener("abort", abandon);
+      if (signal.aborted) break;
       await client.close(true).catch(() => undefined);
       options.logger.warn(
         { err: error instanceof Error ? error.message : String(error), retryInMs: delayMs },

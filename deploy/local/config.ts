@@ -1,0 +1,19 @@
+import { type Env, envEnum, envOptionalString } from "../../services/shared/config/env.js";
+
+/** What `npm start` reads from its environment (see the README's configuration table). */
+export interface LauncherConfig {
+  /** A real MongoDB for every service; unset: the embedded store is started. */
+  readonly mongodbUri: string | undefined;
+  /** Where the embedded store keeps its data (default .data/mongo). */
+  readonly dataDir: string | undefined;
+  /** `fixed` (the documented ports) or `ephemeral` (free ports, for tests and side-by-side runs). */
+  readonly ports: "fixed" | "ephemeral";
+}
+
+export function loadLauncherConfig(env: Env): LauncherConfig {
+  return Object.freeze({
+    mongodbUri: envOptionalString(env, "MONGODB_URI"),
+    dataDir: envOptionalString(env, "EMBEDDED_MONGO_DATA_DIR"),
+    ports: envEnum(env, "LAUNCHER_PORTS", ["fixed", "ephemeral"] as const, "fixed"),
+  });
+}

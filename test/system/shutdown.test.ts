@@ -1,0 +1,152 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { expect } from "chai";
+import { startProcess } from "../../deploy/local/child-process.js";
+import { grpcHealthClient } from "../support/grpc-health.js";
+import { startTestSystem, type TestSystem } from "../support/system.js";
+
+/** Every descendant pid of `pid` (children, grandchildren, ...). */
+function descendants(pid: number): number[] {
+  let out = "";
+  try {
+    out = execFileSync("ps", ["-e", "-o", "pid=,ppid="], { encoding: "utf8" });
+  } catch {
+    return [];
+  }
+  const children = new Map<number, number[]>();
+  for (const row of out.trim().split("\n")) {
+    const [child, parent] = row.trim().split(/\s+/).map(Number);
+    children.set(parent, [...(children.get(parent) ?? []), child]);
+  }
+  const found: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    for (const child of children.get(queue.shift() as number) ?? []) {
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function exitOf(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => child.once("exit", (code) => resolve(code)));
+}
+
+describe("graceful shutdown", function () {
+  this.timeout(60_000);
+
+  it("npm start prints the gateway URL, serves, and stops every process within 10 s of SIGTERM", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "mds-start-"));
+    const launcher = spawn(process.execPath, ["--import", "tsx", "deploy/local/start.ts"], {
+      cwd: join(import.meta.dirname, "../.."),
+      env: { ...process.env, LAUNCHER_PORTS: "ephemeral", EMBEDDED_MONGO_DATA_DIR: dataDir },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const exited = exitOf(launcher);
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error("no gateway URL within 30 s")), 30_000);
+        createInterface({ input: launcher.stdout }).on("line", (line) => {
+          const match = /Gateway ready: (http:\/\/\S+)/.exec(line);
+          if (match) {
+            clearTimeout(timer);
+            resolve(match[1]);
+          }
+        });
+        launcher.once("exit", (code) => reject(new Error(`launcher exited ${code}`)));
+      });
+      expect((await fetch(`${url}/api/health`)).status).to.equal(200);
+      const pids = descendants(launcher.pid as number);
+      expect(pids.length).to.be.at.least(6, "store, four services and the gateway");
+
+      const started = Date.now();
+      launcher.kill("SIGTERM");
+      expect(await exited).to.equal(0);
+      expect(Date.now() - started).to.be.below(10_000);
+      expect(pids.filter(alive), "orphans").to.deep.equal([]);
+    } finally {
+      if (launcher.exitCode === null) launcher.kill("SIGKILL");
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  describe("a service on SIGTERM", () => {
+    let system: TestSystem;
+
+    before(async () => {
+      system = await startTestSystem();
+    });
+
+    after(async () => {
+      await system?.stop();
+    });
+
+    it("reports NOT_SERVING to watchers, ends their streams and exits 0", async () => {
+      const auth = system.services.auth;
+      const client = grpcHealthClient(auth.grpcUrl);
+      const stream = client.watch({ service: "" });
+      const statuses: string[] = [];
+      const ended = new Promise<void>((resolve) => {
+        stream.on("data", (message: { status: string }) => statuses.push(message.status));
+        stream.on("error", () => resolve());
+        stream.on("end", () => resolve());
+      });
+      while (statuses.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(statuses[0]).to.equal("SERVING");
+
+      const started = Date.now();
+      auth.process.child.kill("SIGTERM");
+      expect(await auth.process.exited).to.equal(0);
+      await ended;
+      client.close();
+      expect(Date.now() - started).to.be.below(10_000);
+      expect(statuses).to.include("NOT_SERVING");
+      const lines = system.logsOf("auth").map((line) => line.msg);
+      expect(lines).to.include.members(["shutting down", "stopped"]);
+    });
+  });
+
+  it("a service started alone stays NOT_SERVING until MongoDB answers", async () => {
+    const service = startProcess({
+      name: "catalogue",
+      entry: "services/catalogue/main.ts",
+      cwd: join(import.meta.dirname, "../.."),
+      env: {
+        ...process.env,
+        GRPC_PORT: "0",
+        ADMIN_PORT: "0",
+        MONGODB_URI: "mongodb://127.0.0.1:9/?directConnection=true",
+      },
+      sink: () => undefined,
+    });
+    try {
+      const listening = await service.waitFor(["listening"], 15_000);
+      const admin = `http://127.0.0.1:${listening.admin_port}`;
+      const response = await fetch(`${admin}/readyz`);
+      expect(response.status).to.equal(503);
+      const client = grpcHealthClient(`http://127.0.0.1:${listening.grpc_port}`);
+      const status = await new Promise<string>((resolve, reject) =>
+        client.check({ service: "" }, (error, reply) =>
+          error ? reject(error) : resolve(String(reply?.status)),
+        ),
+      );
+      client.close();
+      expect(status).to.equal("NOT_SERVING");
+    } finally {
+      expect(await service.stop(8000)).to.equal(0);
+    }
+  });
+});

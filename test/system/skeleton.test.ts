@@ -1,0 +1,167 @@
+import { createClient } from "@connectrpc/connect";
+import { expect } from "chai";
+import WebSocket from "ws";
+import { SERVICE_NAMES } from "../../deploy/local/stack.js";
+import { grpcTransport } from "../../gateway/clients.js";
+import { Health } from "../../proto/gen/grpc/health/v1/health_pb.js";
+import { runWithRequestContext } from "../../services/shared/logging/request-context.js";
+import { bufCurlHealthCheck, grpcHealthClient, grpcJsHealthCheck } from "../support/grpc-health.js";
+import { startTestSystem, type TestSystem } from "../support/system.js";
+
+describe("walking skeleton (whole system)", function () {
+  this.timeout(60_000);
+  let system: TestSystem;
+
+  before(async () => {
+    system = await startTestSystem({ env: { ENVIRONMENT: "skeleton-test" } });
+  });
+
+  after(async () => {
+    await system?.stop();
+  });
+
+  describe("health routes", () => {
+    for (const path of ["/api/health", "/healthz"]) {
+      it(`GET ${path} answers 200 with the spec's body`, async () => {
+        const response = await fetch(`${system.gatewayUrl}${path}`);
+        expect(response.status).to.equal(200);
+        expect(response.headers.get("content-type")).to.match(/^application\/json/);
+        expect(await response.json()).to.deep.equal({
+          status: "ok",
+          environment: "skeleton-test",
+          role: "gateway",
+        });
+      });
+    }
+  });
+
+  describe("request ids", () => {
+    it("generates an X-Request-Id when the caller sends none", async () => {
+      const response = await fetch(`${system.gatewayUrl}/api/health`);
+      expect(response.headers.get("x-request-id")).to.match(/^[0-9a-f-]{36}$/);
+    });
+
+    it("passes a sane caller id through, into the error body too", async () => {
+      const response = await fetch(`${system.gatewayUrl}/no/such/route`, {
+        headers: { "x-request-id": "client-abc.123" },
+      });
+      expect(response.headers.get("x-request-id")).to.equal("client-abc.123");
+      const body = (await response.json()) as { error: { details: { request_id: string } } };
+      expect(body.error.details.request_id).to.equal("client-abc.123");
+    });
+
+    it("replaces an id that could pollute logs or headers", async () => {
+      const response = await fetch(`${system.gatewayUrl}/api/health`, {
+        headers: { "x-request-id": `${"a".repeat(200)}` },
+      });
+      const id = response.headers.get("x-request-id");
+      expect(id).to.match(/^[0-9a-f-]{36}$/);
+    });
+
+    it("forwards the request id to services in call metadata and their logs", async () => {
+      const client = createClient(Health, grpcTransport(system.services.auth.grpcUrl, 5000));
+      const id = `propagation-${Date.now()}`;
+      await runWithRequestContext({ requestId: id }, () => client.check({ service: "" }));
+      await waitFor(() =>
+        system.logsOf("auth").some((line) => line.request_id === id && line.msg === "rpc"),
+      );
+    });
+  });
+
+  describe("error envelope on the real gateway", () => {
+    it("answers unknown routes with 404 ROUTE_NOT_FOUND", async () => {
+      const response = await fetch(`${system.gatewayUrl}/api/nothing-here`);
+      expect(response.status).to.equal(404);
+      const body = (await response.json()) as { error: Record<string, unknown> };
+      expect(body.error).to.include({ code: "not_found", retryable: false });
+      expect(body.error.details).to.include({ reason: "ROUTE_NOT_FOUND" });
+    });
+
+    it("answers a wrong method with 405 and Allow", async () => {
+      const response = await fetch(`${system.gatewayUrl}/api/health`, { method: "DELETE" });
+      expect(response.status).to.equal(405);
+      expect(response.headers.get("allow")).to.equal("HEAD, GET, OPTIONS");
+      const body = (await response.json()) as { error: Record<string, unknown> };
+      expect(body.error).to.include({ code: "method_not_allowed" });
+    });
+
+    it("answers CORS preflights for browser clients", async () => {
+      const response = await fetch(`${system.gatewayUrl}/api/health`, {
+        method: "OPTIONS",
+        headers: {
+          origin: "https://app.example",
+          "access-control-request-method": "POST",
+          "access-control-request-headers": "authorization, content-type",
+        },
+      });
+      expect(response.status).to.equal(204);
+      expect(response.headers.get("access-control-allow-origin")).to.equal("https://app.example");
+      expect(response.headers.get("access-control-allow-headers")).to.contain("Authorization");
+    });
+
+    it("exposes the request id to browser scripts", async () => {
+      const response = await fetch(`${system.gatewayUrl}/api/health`, {
+        headers: { origin: "https://app.example" },
+      });
+      expect(response.headers.get("access-control-expose-headers")).to.contain("X-Request-Id");
+    });
+
+    it("refuses websocket upgrades on unknown paths with a 404 envelope", async () => {
+      const socket = new WebSocket(`${system.gatewayUrl.replace("http", "ws")}/api/nowhere`);
+      const status = await new Promise<number>((resolve, reject) => {
+        socket.once("unexpected-response", (_request, response) =>
+          resolve(response.statusCode ?? 0),
+        );
+        socket.once("open", () => reject(new Error("upgrade accepted")));
+        socket.once("error", reject);
+      });
+      expect(status).to.equal(404);
+    });
+  });
+
+  describe("grpc.health.v1 on every service", () => {
+    for (const name of SERVICE_NAMES) {
+      it(`${name}: SERVING to @grpc/grpc-js (grpc-health-check) and to buf curl`, async () => {
+        const url = system.services[name].grpcUrl;
+        expect(await grpcJsHealthCheck(url)).to.equal("SERVING");
+        expect(await bufCurlHealthCheck(url)).to.deep.equal({ status: "SERVING" });
+      });
+    }
+
+    it("names each service's own API as SERVING and unknown names as NOT_FOUND", async () => {
+      const url = system.services.authoring.grpcUrl;
+      expect(await grpcJsHealthCheck(url, "authoring.v1.AuthoringService")).to.equal("SERVING");
+      const error = await grpcJsHealthCheck(url, "no.such.Service").catch((e: unknown) => e);
+      expect(error).to.have.property("code", 5);
+    });
+
+    it("streams the status on Watch", async () => {
+      const client = grpcHealthClient(system.services.catalogue.grpcUrl);
+      const stream = client.watch({ service: "" });
+      const first = await new Promise<{ status: string }>((resolve, reject) => {
+        stream.once("data", resolve);
+        stream.once("error", reject);
+      });
+      expect(first.status).to.equal("SERVING");
+      stream.cancel();
+      client.close();
+    });
+
+    it("exports Prometheus metrics on each admin port", async () => {
+      const response = await fetch(`${system.gatewayAdminUrl}/metrics`);
+      expect(response.status).to.equal(200);
+      expect(await response.text()).to.contain("http_requests_total");
+      const auth = await fetch(`${system.services.auth.adminUrl}/metrics`);
+      expect(await auth.text()).to.contain("grpc_server_handled_total");
+      expect((await fetch(`${system.services.auth.adminUrl}/readyz`)).status).to.equal(200);
+    });
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
