@@ -1,0 +1,115 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import { expect } from "chai";
+import { ApiError } from "../../gateway/errors/api-error.js";
+import { API_ERROR_CODES } from "../../gateway/errors/error-codes.js";
+import { errorInfo, serviceError } from "../../services/shared/errors/service-error.js";
+import { acceptRequestId } from "../../services/shared/logging/request-context.js";
+
+describe("errors from services to the public envelope", () => {
+  it("carries reason and metadata through a ConnectError", () => {
+    const info = errorInfo(
+      serviceError(Code.NotFound, "MOVESPEC_NOT_FOUND", "no such movespec", { id: "x" }),
+    );
+    expect(info).to.deep.equal({
+      code: Code.NotFound,
+      reason: "MOVESPEC_NOT_FOUND",
+      message: "no such movespec",
+      metadata: { id: "x" },
+    });
+  });
+
+  const cases: [Code, string, string, number][] = [
+    [Code.InvalidArgument, "FIELD_INVALID", "invalid_argument", 400],
+    [Code.Unauthenticated, "CREDENTIAL_INVALID", "unauthenticated", 401],
+    [Code.PermissionDenied, "SCOPE_MISSING", "permission_denied", 403],
+    [Code.NotFound, "SESSION_NOT_FOUND", "not_found", 404],
+    [Code.AlreadyExists, "DUPLICATE", "already_exists", 409],
+    [Code.FailedPrecondition, "MOVESPEC_ARCHIVED", "failed_precondition", 409],
+    [Code.FailedPrecondition, "ETAG_MISMATCH", "precondition_failed", 412],
+    [Code.Aborted, "CONCURRENT_MODIFICATION", "aborted", 409],
+    [Code.InvalidArgument, "YAML_TOO_LARGE", "payload_too_large", 413],
+    [Code.ResourceExhausted, "SESSION_QUOTA_EXCEEDED", "resource_exhausted", 429],
+    [Code.Unavailable, "DEPENDENCY_UNAVAILABLE", "unavailable", 503],
+    [Code.DeadlineExceeded, "DEADLINE_EXCEEDED", "deadline_exceeded", 504],
+  ];
+  for (const [grpc, reason, code, status] of cases) {
+    it(`${Code[grpc]} ${reason} -> ${status} ${code}`, () => {
+      const error = ApiError.fromServiceError(serviceError(grpc, reason, "m"));
+      expect(error).to.include({
+        code,
+        reason,
+        status,
+        retryable: API_ERROR_CODES[error.code].retryable,
+      });
+    });
+  }
+
+  it("sets Retry-After from retry_after_seconds", () => {
+    const error = ApiError.fromServiceError(
+      serviceError(Code.ResourceExhausted, "RATE_LIMITED", "slow down", {
+        retry_after_seconds: 2.2,
+      }),
+    );
+    expect(error.headers).to.deep.equal({ "retry-after": "3" });
+    expect(error.retryable).to.equal(true);
+  });
+
+  it("never passes an internal error's message on", () => {
+    for (const code of [Code.Internal, Code.Unknown, Code.DataLoss, Code.Unimplemented]) {
+      const error = ApiError.fromServiceError(new ConnectError("db password is hunter2", code));
+      expect(error).to.include({ code: "internal", status: 500, message: "internal error" });
+    }
+  });
+
+  it("treats an unreachable service as 503 DEPENDENCY_UNAVAILABLE", () => {
+    const error = ApiError.fromServiceError(
+      new ConnectError("connect ECONNREFUSED", Code.Unavailable),
+    );
+    expect(error).to.include({
+      code: "unavailable",
+      reason: "DEPENDENCY_UNAVAILABLE",
+      status: 503,
+    });
+    expect(error.message).not.to.contain("ECONNREFUSED");
+  });
+
+  it("every canonical code maps to the contract's status", () => {
+    expect(
+      Object.fromEntries(Object.entries(API_ERROR_CODES).map(([k, v]) => [k, v.status])),
+    ).to.deep.equal({
+      invalid_argument: 400,
+      unauthenticated: 401,
+      permission_denied: 403,
+      not_found: 404,
+      method_not_allowed: 405,
+      already_exists: 409,
+      failed_precondition: 409,
+      precondition_failed: 412,
+      aborted: 409,
+      payload_too_large: 413,
+      unsupported_media_type: 415,
+      resource_exhausted: 429,
+      internal: 500,
+      unavailable: 503,
+      deadline_exceeded: 504,
+    });
+  });
+});
+
+describe("acceptRequestId", () => {
+  it("keeps sane ids up to 128 characters and replaces anything else", () => {
+    expect(acceptRequestId("abc-123_X.y:z")).to.equal("abc-123_X.y:z");
+    expect(acceptRequestId("a".repeat(128))).to.equal("a".repeat(128));
+    for (const bad of [
+      "a".repeat(129),
+      "has space",
+      "new\nline",
+      "<script>",
+      "",
+      null,
+      undefined,
+    ]) {
+      expect(acceptRequestId(bad)).to.match(/^[0-9a-f-]{36}$/);
+    }
+  });
+});

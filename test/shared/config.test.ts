@@ -1,0 +1,84 @@
+import { expect } from "chai";
+import { loadGatewayConfig } from "../../gateway/config.js";
+import {
+  ConfigError,
+  envBool,
+  envEnum,
+  envInt,
+  envList,
+  envPort,
+  envString,
+} from "../../services/shared/config/env.js";
+import { readServiceConfig } from "../../services/shared/config/service-config.js";
+
+describe("configuration from the environment", () => {
+  describe("envInt", () => {
+    it("uses the default when unset or blank", () => {
+      expect(envInt({}, "N", 7)).to.equal(7);
+      expect(envInt({ N: "  " }, "N", 7)).to.equal(7);
+    });
+
+    it("accepts the range's edges and refuses one past them, naming the variable", () => {
+      expect(envInt({ N: "1" }, "N", 5, { min: 1, max: 10 })).to.equal(1);
+      expect(envInt({ N: "10" }, "N", 5, { min: 1, max: 10 })).to.equal(10);
+      expect(() => envInt({ N: "0" }, "N", 5, { min: 1, max: 10 })).to.throw(
+        ConfigError,
+        /N must be >= 1/,
+      );
+      expect(() => envInt({ N: "11" }, "N", 5, { min: 1, max: 10 })).to.throw(
+        ConfigError,
+        /N must be <= 10/,
+      );
+    });
+
+    it("refuses non-integers", () => {
+      for (const value of ["1.5", "ten", "0x10", "1e3"]) {
+        expect(() => envInt({ N: value }, "N", 5), value).to.throw(
+          ConfigError,
+          /N must be an integer/,
+        );
+      }
+    });
+  });
+
+  it("envPort bounds ports to 0..65535", () => {
+    expect(envPort({ P: "65535" }, "P", 1)).to.equal(65535);
+    expect(() => envPort({ P: "65536" }, "P", 1)).to.throw(ConfigError, /P/);
+  });
+
+  it("envBool knows the usual spellings and refuses others", () => {
+    expect(envBool({ B: "true" }, "B", false)).to.equal(true);
+    expect(envBool({ B: "0" }, "B", true)).to.equal(false);
+    expect(() => envBool({ B: "maybe" }, "B", true)).to.throw(ConfigError, /B must be a boolean/);
+  });
+
+  it("envEnum allows only the listed values", () => {
+    expect(envEnum({ E: "b" }, "E", ["a", "b"] as const, "a")).to.equal("b");
+    expect(() => envEnum({ E: "c" }, "E", ["a", "b"] as const, "a")).to.throw(/one of a, b/);
+  });
+
+  it("envList splits on commas and drops blanks", () => {
+    expect(envList({ L: " a, b ,,c " }, "L", [])).to.deep.equal(["a", "b", "c"]);
+    expect(envString({}, "S", "fallback")).to.equal("fallback");
+  });
+
+  it("service configuration is frozen and documented defaults apply", () => {
+    const config = readServiceConfig({}, { name: "auth", grpcPort: 50051, adminPort: 9101 });
+    expect(config).to.include({
+      environment: "development",
+      logLevel: "info",
+      grpcPort: 50051,
+      adminPort: 9101,
+      mongodbDatabase: "mds_auth",
+      supervised: false,
+    });
+    expect(Object.isFrozen(config)).to.equal(true);
+  });
+
+  it("gateway configuration rejects a bad value with the variable's name", () => {
+    expect(() => loadGatewayConfig({ BODY_LIMIT_BYTES: "12" })).to.throw(/BODY_LIMIT_BYTES/);
+    expect(
+      loadGatewayConfig({ DETECTION_SERVICE_URLS: "http://a:1,http://b:2" }).detectionServiceUrls,
+    ).to.deep.equal(["http://a:1", "http://b:2"]);
+  });
+});

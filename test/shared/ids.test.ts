@@ -1,0 +1,29 @@
+import { expect } from "chai";
+import { isUuid, newId } from "../../services/shared/ids/uuid-v7.js";
+
+describe("newId (UUIDv7)", () => {
+  it("makes lowercase version-7, variant-1 UUIDs", () => {
+    const id = newId();
+    expect(isUuid(id)).to.equal(true);
+    expect(id[14]).to.equal("7");
+    expect(["8", "9", "a", "b"]).to.include(id[19]);
+  });
+
+  it("encodes the creation time in the first 48 bits", () => {
+    const now = Date.UTC(2026, 10, 22, 10, 15, 30, 123);
+    const id = newId(now + 10_000_000);
+    expect(Number.parseInt(id.replace(/-/g, "").slice(0, 12), 16)).to.equal(now + 10_000_000);
+  });
+
+  it("sorts in creation order, even within one millisecond", () => {
+    const ids = Array.from({ length: 5000 }, () => newId());
+    expect([...ids].sort()).to.deep.equal(ids);
+    expect(new Set(ids).size).to.equal(ids.length);
+  });
+
+  it("isUuid refuses anything but a lowercase UUID", () => {
+    for (const value of ["", "x", newId().toUpperCase(), `${newId()} `, 42, null, undefined]) {
+      expect(isUuid(value), String(value)).to.equal(false);
+    }
+  });
+});
