@@ -1,0 +1,157 @@
+/**
+ * The embedded MongoDB-compatible server as a factory: nothing happens until `start()`,
+ * which recovers the data directory, then listens. `stop()` stops accepting connections,
+ * lets in-flight commands finish, flushes the log and releases the data directory lock.
+ */
+import net from "node:net";
+import { type Logger, pino } from "pino";
+import type { ServerIdentity } from "./commands/command-context.js";
+import { createDispatcher } from "./commands/dispatcher.js";
+import type { EmbeddedMongoConfig } from "./config.js";
+import { CursorRegistry } from "./cursor-registry.js";
+import { SessionRegistry } from "./sessions/session-registry.js";
+import { StorageEngine } from "./storage/storage-engine.js";
+import { startTtlMonitor } from "./ttl-monitor.js";
+import { Connection } from "./wire/connection.js";
+
+export interface EmbeddedMongoServerOptions extends Partial<EmbeddedMongoConfig> {
+  dataDir: string;
+  logger?: Logger;
+}
+
+export interface EmbeddedMongoServer {
+  start(): Promise<{ port: number; uri: string }>;
+  stop(): Promise<void>;
+  /** Runs the TTL monitor once now (tests); resolves to the number of documents deleted. */
+  sweepExpired(): Promise<number>;
+}
+
+const STOP_GRACE_MS = 5_000;
+
+export function createEmbeddedMongoServer(
+  options: EmbeddedMongoServerOptions,
+): EmbeddedMongoServer {
+  const config = {
+    port: 0,
+    host: "127.0.0.1",
+    replicaSetName: "rs0",
+    fsync: "interval" as const,
+    fsyncIntervalMs: 100,
+    compactBytes: 64 * 1024 * 1024,
+    ttlIntervalMs: 60_000,
+    transactionLifetimeMs: 60_000,
+    ...options,
+  };
+  const logger = options.logger ?? pino({ level: options.logLevel ?? "silent" });
+  let engine: StorageEngine | undefined;
+  let sessions: SessionRegistry | undefined;
+  let cursors: CursorRegistry | undefined;
+  let ttl: ReturnType<typeof startTtlMonitor> | undefined;
+  let server: net.Server | undefined;
+  const connections = new Set<Connection>();
+  const idleWaiters = new Set<() => void>();
+  let stopping: Promise<void> | undefined;
+
+  async function start(): Promise<{ port: number; uri: string }> {
+    if (server) throw new Error("server already started");
+    engine = StorageEngine.open({
+      dataDir: config.dataDir,
+      fsync: config.fsync,
+      fsyncIntervalMs: config.fsyncIntervalMs,
+      compactBytes: config.compactBytes,
+      logger,
+    });
+    sessions = new SessionRegistry(engine, logger, {
+      transactionLifetimeMs: config.transactionLifetimeMs,
+      sessionTimeoutMs: 30 * 60 * 1000,
+    });
+    cursors = new CursorRegistry();
+    ttl = startTtlMonitor(engine, sessions.locks, config.ttlIntervalMs, logger);
+    const identity: ServerIdentity = {
+      address: "",
+      replicaSetName: config.replicaSetName,
+      startedAt: new Date(),
+    };
+    const dispatcher = createDispatcher({ engine, sessions, cursors, identity, logger });
+    let nextConnectionId = 1;
+    const srv = net.createServer((socket) => {
+      if (stopping) {
+        socket.destroy();
+        return;
+      }
+      const connection = new Connection(nextConnectionId++, socket, dispatcher, logger, {
+        onIdle: () => {
+          for (const resolve of idleWaiters) resolve();
+        },
+      });
+      connections.add(connection);
+      socket.on("close", () => connections.delete(connection));
+    });
+    server = srv;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        srv.once("error", reject);
+        srv.listen(config.port, config.host, () => {
+          srv.off("error", reject);
+          resolve();
+        });
+      });
+    } catch (error) {
+      server = undefined;
+      await shutdownState();
+      throw error;
+    }
+    const port = (srv.address() as net.AddressInfo).port;
+    const host =
+      config.advertisedHost ??
+      (config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host);
+    identity.address = `${host}:${port}`;
+    const uri = `mongodb://${host}:${port}/?replicaSet=${encodeURIComponent(config.replicaSetName)}`;
+    return { port, uri };
+  }
+
+  async function shutdownState(): Promise<void> {
+    ttl?.stop();
+    sessions?.close();
+    cursors?.close();
+    await engine?.close();
+    engine = undefined;
+  }
+
+  async function waitForIdle(): Promise<void> {
+    const deadline = Date.now() + STOP_GRACE_MS;
+    while ([...connections].some((c) => c.busy) && Date.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          idleWaiters.delete(done);
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(done, 50);
+        idleWaiters.add(done);
+      });
+    }
+  }
+
+  function stop(): Promise<void> {
+    if (!server) return Promise.resolve();
+    if (!stopping) {
+      const srv = server;
+      stopping = (async () => {
+        const closed = new Promise<void>((resolve) => srv.close(() => resolve()));
+        await waitForIdle();
+        for (const c of connections) c.close();
+        await closed;
+        await shutdownState();
+        server = undefined;
+      })();
+    }
+    return stopping;
+  }
+
+  return {
+    start,
+    stop,
+    sweepExpired: () => (ttl ? ttl.sweep() : Promise.resolve(0)),
+  };
+}

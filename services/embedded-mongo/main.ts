@@ -1,0 +1,59 @@
+/**
+ * Runs the embedded MongoDB-compatible server as a process:
+ *   node --import tsx services/embedded-mongo/main.ts [--port N] [--dbpath DIR] [--host H]
+ * Prints one JSON log line with "msg":"ready", the port and the connection string once it
+ * accepts connections; SIGTERM/SIGINT stop it cleanly (exit 0).
+ */
+import { pino } from "pino";
+import { loadConfig } from "./config.js";
+import { createEmbeddedMongoServer } from "./embedded-mongo-server.js";
+
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    process.stderr.write(`embedded-mongo: ${(error as Error).message}\n`);
+    process.exit(2);
+  }
+  const logger = pino({
+    level: config.logLevel,
+    base: { service: "embedded-mongo", pid: process.pid },
+  });
+  const server = createEmbeddedMongoServer({ ...config, logger });
+  let address: { port: number; uri: string };
+  try {
+    address = await server.start();
+  } catch (error) {
+    logger.fatal(
+      { err: error, dataDir: config.dataDir },
+      `failed to start: ${(error as Error).message}`,
+    );
+    process.exit(1);
+  }
+  logger.info(
+    { port: address.port, uri: address.uri, dataDir: config.dataDir, fsync: config.fsync },
+    "ready",
+  );
+
+  let stopping = false;
+  const shutdown = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "stopping");
+    server
+      .stop()
+      .then(() => {
+        logger.info("stopped");
+        process.exit(0);
+      })
+      .catch((error) => {
+        logger.error({ err: error }, "error while stopping");
+        process.exit(1);
+      });
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+}
+
+void main();

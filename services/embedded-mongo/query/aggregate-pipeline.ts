@@ -1,0 +1,102 @@
+/**
+ * Aggregation: the leading $match / $sort / $skip / $limit stages are pushed down to the
+ * find executor (so they use indexes); the rest of the pipeline runs in mingo. Stages that
+ * write, watch or need server internals are refused by name.
+ */
+import { Aggregator } from "mingo";
+import { cloneDoc, type Doc, isPlainObject } from "../bson-values.js";
+import { badValue, MongoCommandError } from "../errors.js";
+import {
+  type DocSource,
+  type FindOutcome,
+  type FindRequest,
+  findDocuments,
+} from "./find-executor.js";
+
+const UNSUPPORTED_STAGES = new Set([
+  "$out",
+  "$merge",
+  "$changeStream",
+  "$changeStreamSplitLargeEvent",
+  "$currentOp",
+  "$collStats",
+  "$indexStats",
+  "$listSessions",
+  "$listLocalSessions",
+  "$listSearchIndexes",
+  "$planCacheStats",
+  "$search",
+  "$searchMeta",
+  "$vectorSearch",
+  "$geoNear",
+  "$shardedDataDistribution",
+]);
+
+/** Stages that never modify their input documents (so the stored ones need no copy). */
+const READ_ONLY_STAGES = new Set([
+  "$match",
+  "$sort",
+  "$skip",
+  "$limit",
+  "$count",
+  "$group",
+  "$sortByCount",
+]);
+
+export interface PipelineResult {
+  docs: Doc[];
+  pushdown: FindOutcome;
+}
+
+export function runPipeline(
+  source: DocSource,
+  pipeline: unknown,
+  resolve: (collection: string) => Doc[],
+): PipelineResult {
+  if (!Array.isArray(pipeline)) throw badValue("'pipeline' option must be specified as an array");
+  const stages = pipeline as Doc[];
+  for (const stage of stages) {
+    if (!isPlainObject(stage) || Object.keys(stage).length !== 1) {
+      throw new MongoCommandError(
+        "Location40323",
+        "A pipeline stage specification object must contain exactly one field.",
+      );
+    }
+    const name = Object.keys(stage)[0];
+    if (UNSUPPORTED_STAGES.has(name)) {
+      throw new MongoCommandError(
+        "CommandNotSupported",
+        `aggregation stage ${name} is not supported by the embedded server`,
+      );
+    }
+  }
+  const request: FindRequest = {};
+  let i = 0;
+  if (stages[i]?.$match !== undefined) request.filter = stages[i++].$match as Doc;
+  if (stages[i]?.$sort !== undefined) request.sort = stages[i++].$sort as Doc;
+  if (stages[i]?.$skip !== undefined) request.skip = Number(stages[i++].$skip);
+  if (stages[i]?.$limit !== undefined) {
+    const limit = Number(stages[i++].$limit);
+    if (!(limit > 0)) throw badValue("the limit must be positive");
+    request.limit = limit;
+  }
+  const pushdown = findDocuments(source, request);
+  const rest = stages.slice(i);
+  if (rest.length === 0) return { docs: pushdown.docs, pushdown };
+  const readOnly = rest.every((s) => READ_ONLY_STAGES.has(Object.keys(s)[0]));
+  const input = readOnly ? pushdown.docs : pushdown.docs.map(cloneDoc);
+  try {
+    const aggregator = new Aggregator(rest, { collectionResolver: resolve });
+    return { docs: aggregator.run(input) as Doc[], pushdown };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const unknownStage = /unregistered pipeline operator (\$\w+)/.exec(message);
+    if (unknownStage) {
+      throw new MongoCommandError(
+        "Location40324",
+        `Unrecognized pipeline stage name: '${unknownStage[1]}' (not supported by the embedded server)`,
+      );
+    }
+    throw badValue(`aggregation failed: ${message}`);
+  }
+}

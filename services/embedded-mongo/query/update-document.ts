@@ -1,0 +1,197 @@
+/**
+ * Applying an update to one document: operator updates (through mingo, plus
+ * `$setOnInsert`, which mingo lacks), replacements and pipeline updates; and building the
+ * document an upsert inserts from the filter's equality conditions.
+ */
+import { ObjectId } from "bson";
+import { update as mingoUpdate, updateOne as mingoUpdateOne } from "mingo";
+import {
+  cloneDoc,
+  compareValues,
+  type Doc,
+  idKeyOf,
+  isOperatorObject,
+  isPlainObject,
+} from "../bson-values.js";
+import { MongoCommandError } from "../errors.js";
+import { idFirst } from "./matcher.js";
+
+const SUPPORTED_OPERATORS = new Set([
+  "$set",
+  "$unset",
+  "$inc",
+  "$mul",
+  "$max",
+  "$min",
+  "$push",
+  "$addToSet",
+  "$pull",
+  "$pullAll",
+  "$pop",
+  "$rename",
+  "$currentDate",
+  "$bit",
+  "$setOnInsert",
+]);
+
+export type UpdateSpec = Doc | Doc[];
+
+export function isReplacement(update: UpdateSpec): boolean {
+  return !Array.isArray(update) && !Object.keys(update).some((k) => k.startsWith("$"));
+}
+
+/** Rejects malformed updates before any document is touched. */
+export function validateUpdate(update: unknown): asserts update is UpdateSpec {
+  if (Array.isArray(update)) return;
+  if (!isPlainObject(update)) {
+    throw new MongoCommandError("FailedToParse", "update must be an object or a pipeline array");
+  }
+  const keys = Object.keys(update);
+  const operators = keys.filter((k) => k.startsWith("$"));
+  if (operators.length === 0) return;
+  if (operators.length !== keys.length) {
+    throw new MongoCommandError(
+      "FailedToParse",
+      "an update document mixes update operators and plain fields",
+    );
+  }
+  const paths: string[] = [];
+  for (const op of operators) {
+    if (!SUPPORTED_OPERATORS.has(op)) {
+      throw new MongoCommandError(
+        "FailedToParse",
+        `Unknown modifier: ${op}. Expected a valid update modifier or pipeline-style update specified as an array`,
+      );
+    }
+    const args = update[op];
+    if (!isPlainObject(args)) {
+      throw new MongoCommandError(
+        "FailedToParse",
+        `Modifiers operate on fields but we found type ${Array.isArray(args) ? "array" : typeof args} instead. For example: {$mod: {<field>: ...}} not {${op}: ${JSON.stringify(args)}}`,
+      );
+    }
+    for (const path of Object.keys(args)) {
+      if (op === "$rename") paths.push(String(args[path]));
+      paths.push(path);
+    }
+  }
+  const sorted = paths.map((p) => p.replace(/\.\$(\[[^\]]*\])?/g, "")).sort();
+  for (let i = 1; i < sorted.length; i++) {
+    if (sorted[i] === sorted[i - 1] || sorted[i].startsWith(`${sorted[i - 1]}.`)) {
+      throw new MongoCommandError(
+        "ConflictingUpdateOperators",
+        `Updating the path '${sorted[i]}' would create a conflict at '${sorted[i - 1]}'`,
+      );
+    }
+  }
+}
+
+export interface UpdateOutcome {
+  doc: Doc;
+  modified: boolean;
+}
+
+/** Returns the updated copy of `original`; the stored document is never mutated. */
+export function applyUpdate(
+  original: Doc,
+  update: UpdateSpec,
+  options: { filter?: Doc; arrayFilters?: Doc[]; inserting?: boolean } = {},
+): UpdateOutcome {
+  let next: Doc;
+  if (Array.isArray(update)) {
+    const docs = [cloneDoc(original)];
+    try {
+      mingoUpdateOne(docs, {}, update as never);
+    } catch (error) {
+      throw new MongoCommandError(
+        "BadValue",
+        `invalid pipeline update: ${(error as Error).message}`,
+      );
+    }
+    next = docs[0];
+  } else if (isReplacement(update)) {
+    next = { _id: original._id, ...cloneDoc(update) };
+    if (update._id !== undefined) next._id = update._id;
+  } else {
+    next = cloneDoc(original);
+    const modifier: Doc = { ...update };
+    const onInsert = modifier.$setOnInsert as Doc | undefined;
+    delete modifier.$setOnInsert;
+    if (options.inserting && onInsert) modifier.$set = { ...(modifier.$set as Doc), ...onInsert };
+    if (Object.keys(modifier).length > 0) {
+      try {
+        mingoUpdate(next, modifier as never, options.arrayFilters, options.filter ?? {});
+      } catch (error) {
+        throw toUpdateError(error);
+      }
+    }
+  }
+  if (original._id !== undefined && idKeyOf(next._id) !== idKeyOf(original._id)) {
+    throw new MongoCommandError(
+      "ImmutableField",
+      "Performing an update on the path '_id' would modify the immutable field '_id'",
+    );
+  }
+  next = idFirst(next);
+  return {
+    doc: next,
+    modified: compareValues(original, next) !== 0 || !sameKeyOrder(original, next),
+  };
+}
+
+function sameKeyOrder(a: Doc, b: Doc): boolean {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k, i) => k === kb[i]);
+}
+
+function toUpdateError(error: unknown): MongoCommandError {
+  const message = error instanceof Error ? error.message : String(error);
+  if (message.includes("immutable field")) return new MongoCommandError("ImmutableField", message);
+  return new MongoCommandError("BadValue", `update failed: ${message}`);
+}
+
+/** The document an upsert inserts: the filter's equality fields, then the update applied. */
+export function buildUpsertDocument(filter: Doc, update: UpdateSpec, arrayFilters?: Doc[]): Doc {
+  const seed: Doc = {};
+  collectEqualities(filter, seed);
+  let doc: Doc;
+  if (!Array.isArray(update) && isReplacement(update)) {
+    doc = cloneDoc(update);
+    if (doc._id === undefined && seed._id !== undefined) doc._id = seed._id;
+  } else {
+    doc = applyUpdate(seed, update, { filter, arrayFilters, inserting: true }).doc;
+  }
+  if (doc._id === undefined) doc._id = new ObjectId();
+  return idFirst(doc);
+}
+
+function collectEqualities(filter: Doc, into: Doc): void {
+  for (const [key, value] of Object.entries(filter)) {
+    if (key === "$and" && Array.isArray(value)) {
+      for (const clause of value) if (isPlainObject(clause)) collectEqualities(clause, into);
+      continue;
+    }
+    if (key.startsWith("$")) continue;
+    let literal: unknown;
+    if (isOperatorObject(value)) {
+      if (!("$eq" in value)) continue;
+      literal = value.$eq;
+    } else if (value instanceof RegExp) {
+      continue;
+    } else {
+      literal = value;
+    }
+    setPath(into, key.split("."), cloneDoc({ v: literal }).v);
+  }
+}
+
+function setPath(doc: Doc, path: string[], value: unknown): void {
+  let target = doc;
+  for (let i = 0; i < path.length - 1; i++) {
+    const next = target[path[i]];
+    if (!isPlainObject(next)) target[path[i]] = {};
+    target = target[path[i]] as Doc;
+  }
+  target[path[path.length - 1]] = value;
+}

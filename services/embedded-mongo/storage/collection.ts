@@ -1,0 +1,178 @@
+/**
+ * A collection's committed state: documents by canonical `_id` key plus its indexes. Every
+ * mutation checks all unique indexes before touching anything, so a write either applies
+ * to the document and every index, or not at all.
+ */
+import { type Binary, UUID } from "bson";
+import { compareValues, type Doc, idKeyOf } from "../bson-values.js";
+import { badValue, MongoCommandError } from "../errors.js";
+import {
+  CollectionIndex,
+  duplicateKeyError,
+  type IndexSpec,
+  sameIndexOptions,
+  sameKeyPattern,
+} from "./collection-index.js";
+
+export interface DocRecord {
+  doc: Doc;
+  /** Commit sequence number of the write that produced this version. */
+  version: number;
+}
+
+export const ID_INDEX_SPEC: IndexSpec = { v: 2, key: { _id: 1 }, name: "_id_" };
+
+export class Collection {
+  readonly docs = new Map<string, DocRecord>();
+  readonly indexes = new Map<string, CollectionIndex>();
+  readonly uuid: Binary;
+
+  constructor(
+    readonly db: string,
+    readonly name: string,
+    readonly options: Doc = {},
+    uuid?: Binary,
+  ) {
+    this.uuid = uuid ?? new UUID().toBinary();
+    this.indexes.set("_id_", new CollectionIndex(ID_INDEX_SPEC));
+  }
+
+  get ns(): string {
+    return `${this.db}.${this.name}`;
+  }
+
+  get(idKey: string): Doc | undefined {
+    return this.docs.get(idKey)?.doc;
+  }
+
+  /** Throws DuplicateKey if `doc` would collide with another document on a unique index. */
+  checkUnique(doc: Doc, idKey: string, ignore?: (otherId: string) => boolean): void {
+    for (const index of this.indexes.values()) {
+      if (!index.spec.unique || index.name === "_id_") continue;
+      const keys = index.keysFor(doc);
+      const other = index.findConflict(keys, idKey, ignore);
+      if (other !== undefined) {
+        const otherDoc = this.get(other);
+        const clash = keys.find(
+          (k) => otherDoc && index.keysFor(otherDoc).some((o) => sameKey(o, k)),
+        );
+        throw duplicateKeyError(this.ns, index, clash ?? keys[0]);
+      }
+    }
+  }
+
+  insert(doc: Doc, version: number): void {
+    const idKey = idKeyOf(doc._id);
+    if (this.docs.has(idKey)) throw duplicateKeyError(this.ns, this.idIndex, [doc._id]);
+    const keys = this.keysByIndex(doc);
+    this.checkUnique(doc, idKey);
+    this.docs.set(idKey, { doc, version });
+    for (const [index, k] of keys) {
+      index.add(k, idKey);
+      index.noteMultikey(doc);
+    }
+  }
+
+  replace(idKey: string, doc: Doc, version: number): void {
+    const record = this.docs.get(idKey);
+    if (!record) throw new MongoCommandError("InternalError", `no document ${idKey} to replace`);
+    const newKeys = this.keysByIndex(doc);
+    this.checkUnique(doc, idKey);
+    for (const [index, k] of newKeys) {
+      const old = index.keysFor(record.doc);
+      if (sameKeySets(old, k)) continue;
+      index.remove(old, idKey);
+      index.add(k, idKey);
+      index.noteMultikey(doc);
+    }
+    record.doc = doc;
+    record.version = version;
+  }
+
+  remove(idKey: string): Doc | undefined {
+    const record = this.docs.get(idKey);
+    if (!record) return undefined;
+    for (const index of this.indexes.values()) index.remove(index.keysFor(record.doc), idKey);
+    this.docs.delete(idKey);
+    return record.doc;
+  }
+
+  get idIndex(): CollectionIndex {
+    return this.indexes.get("_id_")!;
+  }
+
+  private keysByIndex(doc: Doc): Array<[CollectionIndex, unknown[][]]> {
+    return [...this.indexes.values()].map((index) => [index, index.keysFor(doc)]);
+  }
+
+  /** Returns false when an identical index already exists. */
+  createIndex(spec: IndexSpec): boolean {
+    for (const existing of this.indexes.values()) {
+      const samePattern = sameKeyPattern(existing.spec, spec);
+      if (existing.name === spec.name) {
+        if (samePattern && sameIndexOptions(existing.spec, spec)) return false;
+        if (samePattern) {
+          throw new MongoCommandError(
+            "IndexOptionsConflict",
+            `An existing index has the same name as the requested index but different options. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(existing.spec)}`,
+          );
+        }
+        throw new MongoCommandError(
+          "IndexKeySpecsConflict",
+          `An existing index has the same name as the requested index but a different key pattern. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(existing.spec)}`,
+        );
+      }
+      if (samePattern) {
+        if (sameIndexOptions(existing.spec, spec)) {
+          throw new MongoCommandError(
+            "IndexOptionsConflict",
+            `Index already exists with a different name: ${existing.name}`,
+          );
+        }
+        throw new MongoCommandError(
+          "IndexOptionsConflict",
+          `An equivalent index already exists with a different name and options: ${existing.name}`,
+        );
+      }
+    }
+    if (spec.name === "_id_" || Object.keys(spec.key).join() === "_id") {
+      if (spec.unique === false) throw badValue("The _id index cannot be non-unique");
+    }
+    const index = new CollectionIndex(spec);
+    for (const [idKey, record] of this.docs) {
+      const keys = index.keysFor(record.doc);
+      if (spec.unique) {
+        const other = index.findConflict(keys, idKey);
+        if (other !== undefined) {
+          const clash = keys.find((k) =>
+            index.keysFor(this.get(other)!).some((o) => sameKey(o, k)),
+          );
+          throw duplicateKeyError(this.ns, index, clash ?? keys[0]);
+        }
+      }
+      index.add(keys, idKey);
+      index.noteMultikey(record.doc);
+    }
+    this.indexes.set(spec.name, index);
+    return true;
+  }
+
+  dropIndex(name: string): void {
+    if (name === "_id_") throw new MongoCommandError("InvalidOptions", "cannot drop _id index");
+    if (!this.indexes.delete(name)) {
+      throw new MongoCommandError("IndexNotFound", `index not found with name [${name}]`);
+    }
+  }
+
+  secondaryIndexes(): CollectionIndex[] {
+    return [...this.indexes.values()].filter((i) => i.name !== "_id_");
+  }
+}
+
+function sameKey(a: unknown[], b: unknown[]): boolean {
+  return a.length === b.length && a.every((v, i) => compareValues(v, b[i]) === 0);
+}
+
+function sameKeySets(a: unknown[][], b: unknown[][]): boolean {
+  return a.length === b.length && a.every((k, i) => sameKey(k, b[i]));
+}

@@ -1,0 +1,129 @@
+/**
+ * One client connection: frames the byte stream into messages, runs them in order and
+ * writes replies. A malformed message closes the connection (as mongod does).
+ */
+import type net from "node:net";
+import type { Logger } from "pino";
+import type { Doc } from "../bson-values.js";
+import type { Dispatcher } from "../commands/dispatcher.js";
+import { MongoCommandError } from "../errors.js";
+import {
+  encodeOpMsg,
+  encodeOpReply,
+  type IncomingMessage,
+  MAX_MESSAGE_BYTES,
+  parseMessage,
+} from "./wire-messages.js";
+
+let nextRequestId = 1;
+
+export interface ConnectionHooks {
+  onIdle(): void;
+}
+
+export class Connection {
+  private buffered: Buffer[] = [];
+  private bufferedBytes = 0;
+  private chain: Promise<void> = Promise.resolve();
+  private inFlight = 0;
+  closed = false;
+
+  constructor(
+    readonly id: number,
+    private readonly socket: net.Socket,
+    private readonly dispatcher: Dispatcher,
+    private readonly logger: Logger,
+    private readonly hooks: ConnectionHooks,
+  ) {
+    socket.setNoDelay(true);
+    socket.on("data", (chunk: Buffer) => this.onData(chunk));
+    socket.on("error", () => {});
+    socket.on("close", () => {
+      this.closed = true;
+    });
+  }
+
+  get busy(): boolean {
+    return this.inFlight > 0;
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+
+  private onData(chunk: Buffer): void {
+    this.buffered.push(chunk);
+    this.bufferedBytes += chunk.length;
+    while (this.bufferedBytes >= 4) {
+      const head = this.buffered.length === 1 ? this.buffered[0] : Buffer.concat(this.buffered);
+      this.buffered = [head];
+      const length = head.readInt32LE(0);
+      if (length < 16 || length > MAX_MESSAGE_BYTES) {
+        this.logger.warn(
+          { connectionId: this.id, length },
+          "invalid message length, closing connection",
+        );
+        this.socket.destroy();
+        return;
+      }
+      if (head.length < length) return;
+      const message = head.subarray(0, length);
+      const rest = head.subarray(length);
+      this.buffered = rest.length ? [rest] : [];
+      this.bufferedBytes = rest.length;
+      this.enqueue(message);
+    }
+  }
+
+  private enqueue(raw: Buffer): void {
+    this.inFlight++;
+    this.chain = this.chain
+      .then(() => this.handle(raw))
+      .catch((error) => {
+        this.logger.warn(
+          { connectionId: this.id, err: error },
+          "closing connection after protocol error",
+        );
+        this.socket.destroy();
+      })
+      .finally(() => {
+        this.inFlight--;
+        if (this.inFlight === 0) this.hooks.onIdle();
+      });
+  }
+
+  private async handle(raw: Buffer): Promise<void> {
+    const message: IncomingMessage = parseMessage(raw);
+    const requestId = message.header.requestId;
+    if (message.kind === "msg") {
+      const db = typeof message.body.$db === "string" ? message.body.$db : "admin";
+      const reply = await this.dispatcher.dispatch(db, message.body, this.id);
+      if (!message.moreToCome) this.write(encodeOpMsg(nextRequestId++, requestId, reply));
+      return;
+    }
+    if (message.kind === "query") {
+      let reply: Doc;
+      if (!message.collection.endsWith(".$cmd")) {
+        reply = new MongoCommandError(
+          "CommandNotSupported",
+          "legacy OP_QUERY is only supported for commands (the initial handshake)",
+        ).toReply();
+      } else {
+        const db = message.collection.slice(0, -".$cmd".length);
+        const query = "$query" in message.query ? (message.query.$query as Doc) : message.query;
+        reply = await this.dispatcher.dispatch(db, query, this.id);
+      }
+      this.write(encodeOpReply(nextRequestId++, requestId, reply));
+      return;
+    }
+    this.logger.warn(
+      { connectionId: this.id, opCode: message.header.opCode },
+      "unsupported wire protocol opcode, closing connection",
+    );
+    this.socket.destroy();
+  }
+
+  private write(buf: Buffer): void {
+    if (!this.closed) this.socket.write(buf);
+  }
+}
