@@ -1,0 +1,144 @@
+/**
+ * Starts the embedded MongoDB-compatible server as a child process for tests:
+ *
+ *   const mongo = await startEmbeddedMongo();      // port 0, fresh temp data dir
+ *   const client = new MongoClient(mongo.uri);
+ *   ...
+ *   await mongo.stop();                             // SIGTERM, waits for exit
+ *
+ * When MONGODB_URI is set, no process is spawned: the URI is returned as is (so the same
+ * suites run against a real MongoDB), `stop()` does nothing and `kill()` rejects.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export interface EmbeddedMongoHandle {
+  uri: string;
+  port: number;
+  dataDir: string;
+  /** SIGTERM and wait for a clean exit; removes the data dir if it was created here. */
+  stop(): Promise<void>;
+  /** Send a signal (default SIGKILL) and wait for the process to exit; keeps the data dir. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const mainScript = path.join(repoRoot, "services/embedded-mongo/main.ts");
+const READY_TIMEOUT_MS = 20_000;
+
+export async function startEmbeddedMongo(
+  options: { dataDir?: string; port?: number } = {},
+): Promise<EmbeddedMongoHandle> {
+  const external = process.env.MONGODB_URI;
+  if (external) {
+    const port = Number(
+      /:(\d+)/.exec(external.replace(/^mongodb(\+srv)?:\/\/[^@]*@/, "mongodb://"))?.[1] ?? 27017,
+    );
+    return {
+      uri: external,
+      port,
+      dataDir: "",
+      stop: async () => {},
+      kill: async () => {
+        throw new Error("cannot kill an external MongoDB (MONGODB_URI is set)");
+      },
+    };
+  }
+  const ownsDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "embedded-mongo-"));
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", mainScript, "--port", String(options.port ?? 0), "--dbpath", dataDir],
+    {
+      cwd: repoRoot,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: {
+        ...process.env,
+        EMBEDDED_MONGO_LOG_LEVEL: process.env.EMBEDDED_MONGO_LOG_LEVEL ?? "info",
+      },
+    },
+  );
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => resolve(code)),
+  );
+  let ready: { port: number; uri: string };
+  try {
+    ready = await waitForReady(child, exited);
+  } catch (error) {
+    child.kill("SIGKILL");
+    await exited;
+    if (ownsDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  // Keep draining output so the child never blocks on a full pipe.
+  child.stdout?.resume();
+  child.stderr?.resume();
+  let stopped = false;
+  const terminate = async (signal: NodeJS.Signals): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited;
+  };
+  return {
+    uri: ready.uri,
+    port: ready.port,
+    dataDir,
+    async stop() {
+      await terminate("SIGTERM");
+      if (ownsDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+    kill: (signal: NodeJS.Signals = "SIGKILL") => terminate(signal),
+  };
+}
+
+function waitForReady(
+  child: ChildProcess,
+  exited: Promise<number | null>,
+): Promise<{ port: number; uri: string }> {
+  return new Promise((resolve, reject) => {
+    let pending = "";
+    const output: string[] = [];
+    const timer = setTimeout(() => {
+      reject(
+        new Error(
+          `embedded mongo did not become ready in ${READY_TIMEOUT_MS} ms:\n${output.join("")}`,
+        ),
+      );
+    }, READY_TIMEOUT_MS);
+    const onData = (chunk: Buffer): void => {
+      pending += chunk.toString("utf8");
+      let newline = pending.indexOf("\n");
+      while (newline >= 0) {
+        const line = pending.slice(0, newline);
+        pending = pending.slice(newline + 1);
+        output.push(`${line}\n`);
+        if (line.includes('"msg":"ready"')) {
+          try {
+            const parsed = JSON.parse(line) as { port: number; uri: string };
+            clearTimeout(timer);
+            child.stdout?.off("data", onData);
+            resolve({ port: parsed.port, uri: parsed.uri });
+            return;
+          } catch {
+            // not our line; keep reading
+          }
+        }
+        newline = pending.indexOf("\n");
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", (chunk: Buffer) => output.push(chunk.toString("utf8")));
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(
+        new Error(
+          `embedded mongo exited with code ${code} before it was ready:\n${output.join("")}`,
+        ),
+      );
+    });
+  });
+}
