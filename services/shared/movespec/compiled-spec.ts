@@ -1,0 +1,118 @@
+/**
+ * A loaded MoveSpec: plain, immutable data with every reference resolved. `load()` produces
+ * it; `createEngine()` turns it into closures for one topology.
+ */
+import type { Expr } from "./expression/ast.js";
+import type { TopologyName } from "./topology.js";
+
+export type SidesMode = "none" | "left" | "right" | "auto" | "both" | "together" | "either";
+export type CameraView = "front" | "side" | "any";
+export type FormSeverity = "info" | "warning" | "error";
+
+export type Smoothing =
+  | { kind: "none" }
+  | { kind: "one_euro"; minCutoff: number; beta: number; dCutoff: number }
+  | { kind: "ema"; timeConstant: number };
+
+export interface SignalDef {
+  readonly name: string;
+  readonly expr: Expr;
+  /** Source text of the expression, for messages and plots. */
+  readonly text: string;
+  readonly smoothing: Smoothing;
+  /** Depends on the side evaluated (uses `knee`, not `left_knee`). */
+  readonly sided: boolean;
+  /** Possible values, from the functions used ([-inf, inf] when unknown). */
+  readonly range: readonly [number, number];
+}
+
+export interface PhaseDef {
+  readonly name: string;
+  readonly enter: Expr;
+  /** The phase is kept while this holds (the negation of `exit`). */
+  readonly stay: Expr;
+  readonly minDwell: number;
+  /** Signals named by the conditions, reported in events. */
+  readonly signals: readonly string[];
+}
+
+export interface RepetitionDef {
+  /** Phase indices, first = the start/rest phase. */
+  readonly cycle: readonly number[];
+  readonly target: number;
+  readonly minDuration: number;
+  readonly maxDuration: number;
+  readonly start: { readonly phase: number; readonly for: number; readonly when?: Expr };
+  readonly partial: {
+    readonly enabled: boolean;
+    readonly minProgress: number;
+    /** How far a repetition got: the signal and the values meaning 0 and 1. */
+    readonly progress?: { readonly signal: string; readonly from: number; readonly to: number };
+  };
+}
+
+export interface HoldDef {
+  readonly phase: number;
+  readonly target: number;
+  readonly grace: number;
+  readonly progressEvery: number;
+}
+
+export interface FormRuleDef {
+  readonly id: string;
+  readonly when: Expr;
+  readonly during: {
+    readonly kind: "rep" | "always" | "phases";
+    readonly phases: readonly number[];
+  };
+  readonly severity: FormSeverity;
+  readonly message: string;
+  readonly for: number;
+  readonly cooldown: number;
+  readonly voidsRep: boolean;
+  readonly penalty: number;
+  readonly signals: readonly string[];
+}
+
+export interface TrackingDef {
+  /** Landmark names as written (`knee`, `left_hip`, `mid_shoulder`). */
+  readonly landmarks: readonly string[];
+  readonly minVisibility: number;
+  readonly lostAfter: number;
+  readonly onLost: "pause" | "reset";
+  readonly resetAfter: number;
+}
+
+export interface ReferenceRecording {
+  readonly recording: string;
+  readonly expectedCount?: number;
+  readonly topology?: TopologyName;
+}
+
+export interface CompiledSpec {
+  readonly movespec: 1;
+  readonly name: string;
+  readonly description: string;
+  readonly tags: readonly string[];
+  readonly camera: { readonly view: CameraView; readonly aspectRatio: number };
+  readonly topologies: readonly TopologyName[];
+  readonly sides: SidesMode;
+  readonly scale: "torso" | "shoulders" | "hips";
+  readonly tracking: TrackingDef;
+  /** In evaluation order: every signal comes after the signals it uses. */
+  readonly signals: readonly SignalDef[];
+  readonly phases: readonly PhaseDef[];
+  readonly repetition?: RepetitionDef;
+  readonly hold?: HoldDef;
+  readonly form: readonly FormRuleDef[];
+  readonly metrics: readonly string[];
+  readonly scoring: {
+    readonly depth?: {
+      readonly signal: string;
+      readonly from: number;
+      readonly to: number;
+      readonly weight: number;
+    };
+  };
+  readonly references: readonly ReferenceRecording[];
+}

@@ -1,0 +1,38 @@
+export type {
+  CameraView,
+  CompiledSpec,
+  FormRuleDef,
+  FormSeverity,
+  HoldDef,
+  PhaseDef,
+  RepetitionDef,
+  SidesMode,
+  SignalDef,
+  Smoothing,
+} from "./compiled-spec.js";
+export type {
+  Engine,
+  EngineOptions,
+  EngineSnapshot,
+  PushManyResult,
+  PushResult,
+} from "./engine/engine.js";
+export { createEngine, restoreEngine, supportsTopology } from "./engine/engine.js";
+export type {
+  DetectionEvent,
+  EventSide,
+  EventType,
+  HoldRecord,
+  RepMetrics,
+  RepRecord,
+  SessionSummary,
+  SignalStats,
+} from "./engine/events.js";
+export type { RejectReason } from "./engine/frame-input.js";
+export type { Issue, Severity } from "./issues.js";
+export { LOAD_LIMITS } from "./load/limits.js";
+export type { LoadResult } from "./load/load.js";
+export { load } from "./load/load.js";
+export { MOVESPEC_TEMPLATE } from "./template.js";
+export type { TopologyName } from "./topology.js";
+export { TOPOLOGY_NAMES } from "./topology.js";

@@ -1,0 +1,305 @@
+/**
+ * Checks parsed expressions against the MoveSpec's names: functions and their arguments,
+ * landmarks, signals; works out which signals an expression uses, whether it depends on the side
+ * evaluated, and the range of values it can take.
+ */
+import { type Expr, isBooleanExpr, type Span } from "../expression/ast.js";
+import { FUNCTIONS } from "../expression/functions.js";
+import { ExpressionSyntaxError, parseExpression } from "../expression/parser.js";
+import type { IssueList, Position } from "../issues.js";
+import { parseLandmarkName } from "../topology.js";
+import { suggestion } from "./reader.js";
+import type { YScalar } from "./yaml-tree.js";
+
+export type Range = readonly [number, number];
+const ANY: Range = [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY];
+
+/** Where an expression came from, to point issues at the exact character. */
+export interface ExprSource {
+  readonly node: YScalar;
+  readonly text: string;
+  readonly path: string;
+  readonly position: (offset: number) => Position;
+}
+
+export function spanPosition(src: ExprSource, span: Span): Position {
+  if (src.node.exact) return src.position(src.node.textStart + span.start);
+  return src.node.pos;
+}
+
+export function parseAt(src: ExprSource, issues: IssueList): Expr | undefined {
+  if (src.text.length > 2000) {
+    issues.error("EXPRESSION_SYNTAX", "an expression longer than 2000 characters", {
+      pos: src.node.pos,
+      path: src.path,
+    });
+    return undefined;
+  }
+  try {
+    return parseExpression(src.text);
+  } catch (err) {
+    if (!(err instanceof ExpressionSyntaxError)) throw err;
+    issues.error("EXPRESSION_SYNTAX", `in '${src.text}': ${err.message}`, {
+      pos: spanPosition(src, { start: err.offset, end: err.offset }),
+      path: src.path,
+    });
+    return undefined;
+  }
+}
+
+export interface ExprInfo {
+  /** Signal references as written: `knee` or `left.knee`. */
+  readonly signals: Set<string>;
+  /** Landmark names as written. */
+  readonly landmarks: Set<string>;
+  readonly usesScale: boolean;
+  /** Uses a side-relative landmark directly. */
+  readonly sidedLandmarks: boolean;
+  readonly boolean: boolean;
+}
+
+export interface CheckContext {
+  readonly issues: IssueList;
+  readonly signalNames: ReadonlySet<string>;
+  /** True in signal definitions; false in conditions (no geometry, no state there). */
+  readonly allowGeometry: boolean;
+}
+
+/** Checks an expression; reports issues and returns what it uses (undefined on error). */
+export function checkExpression(
+  e: Expr,
+  src: ExprSource,
+  ctx: CheckContext,
+  want: "value" | "condition",
+): ExprInfo | undefined {
+  const info = {
+    signals: new Set<string>(),
+    landmarks: new Set<string>(),
+    usesScale: false,
+    sidedLandmarks: false,
+    boolean: false,
+  };
+  const before = ctx.issues.errors.length;
+  const fail = (code: string, message: string, span: Span) =>
+    ctx.issues.error(code, message, { pos: spanPosition(src, span), path: src.path });
+
+  const value = (n: Expr): void => {
+    if (isBooleanExpr(n)) {
+      fail(
+        "EXPRESSION_TYPE",
+        `'${src.text.slice(n.span.start, n.span.end)}' is a condition where a number is expected`,
+        n.span,
+      );
+      return;
+    }
+    visit(n);
+  };
+  const condition = (n: Expr): void => {
+    if (!isBooleanExpr(n)) {
+      fail(
+        "EXPRESSION_TYPE",
+        `'${src.text.slice(n.span.start, n.span.end)}' is a number where a condition (such as knee < 90) is expected`,
+        n.span,
+      );
+      return;
+    }
+    visit(n);
+  };
+  const visit = (n: Expr): void => {
+    switch (n.kind) {
+      case "num":
+        return;
+      case "ref": {
+        if (!ctx.signalNames.has(n.name)) {
+          const asLandmark = parseLandmarkName(n.name)
+            ? ` ('${n.name}' is a landmark: use it inside a function such as angle())`
+            : "";
+          fail(
+            "UNKNOWN_SIGNAL",
+            `unknown signal '${n.name}'${asLandmark || suggestion(n.name, ctx.signalNames)}`,
+            n.span,
+          );
+          return;
+        }
+        info.signals.add(n.side ? `${n.side}.${n.name}` : n.name);
+        return;
+      }
+      case "neg":
+        value(n.operand);
+        return;
+      case "arith":
+      case "compare":
+        value(n.left);
+        value(n.right);
+        return;
+      case "and":
+      case "or":
+        condition(n.left);
+        condition(n.right);
+        return;
+      case "not":
+        condition(n.operand);
+        return;
+      case "call":
+        call(n);
+        return;
+    }
+  };
+  const call = (n: Expr & { kind: "call" }): void => {
+    const fn = FUNCTIONS[n.fn];
+    if (!fn) {
+      fail(
+        "UNKNOWN_FUNCTION",
+        `unknown function '${n.fn}'${suggestion(n.fn, Object.keys(FUNCTIONS))}`,
+        n.fnSpan,
+      );
+      return;
+    }
+    if (!ctx.allowGeometry && (fn.geometry || fn.stateful)) {
+      fail(
+        "CONDITION_NEEDS_SIGNAL",
+        `${n.fn}() cannot be used in a condition: define it as a signal (so it is smoothed) and compare the signal`,
+        n.fnSpan,
+      );
+      return;
+    }
+    if (fn.variadicValues) {
+      if (n.args.length < 1 || n.args.length > 8) {
+        fail("ARGUMENT_COUNT", `${n.fn}() takes 1 to 8 values, found ${n.args.length}`, n.span);
+        return;
+      }
+      n.args.forEach(value);
+      return;
+    }
+    if (n.args.length !== fn.args.length) {
+      fail(
+        "ARGUMENT_COUNT",
+        `${n.fn}() takes ${fn.args.length} argument${fn.args.length === 1 ? "" : "s"}, found ${n.args.length}`,
+        n.span,
+      );
+      return;
+    }
+    if (fn.scaled) info.usesScale = true;
+    fn.args.forEach((kind, i) => {
+      const a = n.args[i];
+      if (kind === "landmark") {
+        if (a.kind !== "ref" || a.side) {
+          fail(
+            "ARGUMENT_INVALID",
+            `argument ${i + 1} of ${n.fn}() must be a landmark name such as knee or left_hip`,
+            a.span,
+          );
+          return;
+        }
+        const lm = parseLandmarkName(a.name);
+        if (!lm) {
+          fail(
+            "UNKNOWN_LANDMARK",
+            `unknown landmark '${a.name}'${suggestion(a.name, LANDMARK_HINTS)}`,
+            a.span,
+          );
+          return;
+        }
+        if (lm.kind === "sided") info.sidedLandmarks = true;
+        info.landmarks.add(a.name);
+      } else if (kind === "seconds") {
+        if (a.kind !== "num" || !(a.value > 0) || a.value > 3600) {
+          fail(
+            "ARGUMENT_INVALID",
+            `argument ${i + 1} of ${n.fn}() must be a number of seconds between 0 and 3600`,
+            a.span,
+          );
+        }
+      } else value(a);
+    });
+  };
+
+  if (want === "value") value(e);
+  else condition(e);
+  info.boolean = isBooleanExpr(e);
+  return ctx.issues.errors.length === before ? info : undefined;
+}
+
+const LANDMARK_HINTS = [
+  "nose",
+  "shoulder",
+  "elbow",
+  "wrist",
+  "hip",
+  "knee",
+  "ankle",
+  "heel",
+  "foot_index",
+  "ear",
+  "eye",
+  "left_shoulder",
+  "right_shoulder",
+  "left_elbow",
+  "right_elbow",
+  "left_wrist",
+  "right_wrist",
+  "left_hip",
+  "right_hip",
+  "left_knee",
+  "right_knee",
+  "left_ankle",
+  "right_ankle",
+  "mid_shoulder",
+  "mid_hip",
+  "mid_knee",
+  "mid_ankle",
+];
+
+/** Interval arithmetic over an expression, given the ranges of the signals it uses. */
+export function rangeOf(e: Expr, signalRange: (ref: string) => Range): Range {
+  switch (e.kind) {
+    case "num":
+      return [e.value, e.value];
+    case "ref":
+      return signalRange(e.name);
+    case "neg": {
+      const r = rangeOf(e.operand, signalRange);
+      return [-r[1], -r[0]];
+    }
+    case "arith": {
+      const a = rangeOf(e.left, signalRange);
+      const b = rangeOf(e.right, signalRange);
+      if (e.op === "+") return [a[0] + b[0], a[1] + b[1]];
+      if (e.op === "-") return [a[0] - b[1], a[1] - b[0]];
+      if (e.op === "*") return span4(a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1]);
+      if (b[0] <= 0 && b[1] >= 0) return ANY;
+      return span4(a[0] / b[0], a[0] / b[1], a[1] / b[0], a[1] / b[1]);
+    }
+    case "call": {
+      const fn = FUNCTIONS[e.fn];
+      if (fn?.range) return fn.range;
+      const args = e.args.map((a) => rangeOf(a, signalRange));
+      switch (e.fn) {
+        case "abs": {
+          const [lo, hi] = args[0];
+          if (lo >= 0) return [lo, hi];
+          if (hi <= 0) return [-hi, -lo];
+          return [0, Math.max(-lo, hi)];
+        }
+        case "min":
+          return [Math.min(...args.map((a) => a[0])), Math.min(...args.map((a) => a[1]))];
+        case "max":
+          return [Math.max(...args.map((a) => a[0])), Math.max(...args.map((a) => a[1]))];
+        case "mean":
+          return [Math.min(...args.map((a) => a[0])), Math.max(...args.map((a) => a[1]))];
+        case "peak":
+        case "trough":
+          return args[0];
+        default:
+          return ANY;
+      }
+    }
+    default:
+      return ANY;
+  }
+}
+
+function span4(...xs: number[]): Range {
+  const finite = xs.map((x) => (Number.isNaN(x) ? 0 : x));
+  return [Math.min(...finite), Math.max(...finite)];
+}

@@ -1,0 +1,19 @@
+/** Limits that keep the loader's time and memory bounded on hostile YAML. */
+export const LOAD_LIMITS = {
+  /** Largest source accepted (the API enforces the same limit on `yaml_source`). */
+  maxSourceBytes: 256 * 1024,
+  /** Deepest nesting of maps and sequences (a real MoveSpec needs about 5). */
+  maxDepth: 24,
+  /** Most YAML nodes in the document, counting every alias expansion. */
+  maxNodes: 20_000,
+  /** Most aliases (`*name`) in the document. */
+  maxAliases: 64,
+  /** Longest scalar (a description is at most 2,000 characters). */
+  maxScalarLength: 8_192,
+  /** Longest single line in the source. */
+  maxLineLength: 16_384,
+  /** Deepest `[` / `{` nesting seen by the pre-scan (before the YAML parser runs). */
+  maxFlowDepth: 24,
+  /** Largest number of entries of any one collection. */
+  maxCollectionSize: 2_000,
+} as const;

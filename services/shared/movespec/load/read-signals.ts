@@ -1,0 +1,264 @@
+/** Reads `smoothing` and `signals`: expressions, smoothing, dependency order, cycles, ranges. */
+
+import type { SignalDef, Smoothing } from "../compiled-spec.js";
+import type { Expr } from "../expression/ast.js";
+import type { IssueList, Position } from "../issues.js";
+import { parseLandmarkName } from "../topology.js";
+import {
+  checkExpression,
+  type ExprInfo,
+  type ExprSource,
+  parseAt,
+  type Range,
+  rangeOf,
+} from "./check-expression.js";
+import { at, IDENTIFIER, type Reader } from "./reader.js";
+import type { YNode } from "./yaml-tree.js";
+
+/** Lag of a smoothing filter at rest, in seconds (One Euro at min_cutoff, EMA's time constant). */
+export function smoothingLag(s: Smoothing): number {
+  if (s.kind === "one_euro") return 1 / (2 * Math.PI * s.minCutoff);
+  if (s.kind === "ema") return s.timeConstant;
+  return 0;
+}
+
+export const DEFAULT_SMOOTHING: Smoothing = {
+  kind: "one_euro",
+  minCutoff: 1.5,
+  beta: 0.05,
+  dCutoff: 1.0,
+};
+const LAG_WARNING_SECONDS = 0.2;
+
+export function readSmoothing(
+  r: Reader,
+  node: YNode | undefined,
+  what: string,
+): Smoothing | undefined {
+  if (!node) return undefined;
+  if (node.kind === "scalar" && (node.value === "none" || node.value === false))
+    return { kind: "none" };
+  const map = r.map(node, what);
+  if (!map) return undefined;
+  const keys = r.keys(map, ["one_euro", "ema"], what);
+  if (keys.size !== 1) {
+    if (keys.size === 0 && map.entries.length === 0)
+      r.issues.error(
+        "FIELD_REQUIRED",
+        `${what} needs one of one_euro or ema (or the word none)`,
+        at(map),
+      );
+    else if (keys.size > 1)
+      r.issues.error(
+        "VALUE_INVALID",
+        `${what} takes one filter: one_euro or ema, not both`,
+        at(map),
+      );
+    return undefined;
+  }
+  const oneEuro = keys.get("one_euro");
+  if (oneEuro) {
+    const m = r.map(oneEuro.value, `${what}.one_euro`);
+    if (!m) return undefined;
+    const k = r.keys(m, ["min_cutoff", "beta", "d_cutoff"], `${what}.one_euro`);
+    const minCutoff = k.has("min_cutoff")
+      ? r.number(k.get("min_cutoff")!.value, "min_cutoff (Hz)", { min: 0.001, max: 1000 })
+      : DEFAULT_SMOOTHING.kind === "one_euro"
+        ? DEFAULT_SMOOTHING.minCutoff
+        : 1;
+    const beta = k.has("beta")
+      ? r.number(k.get("beta")!.value, "beta", { min: 0, max: 1000 })
+      : 0.05;
+    const dCutoff = k.has("d_cutoff")
+      ? r.number(k.get("d_cutoff")!.value, "d_cutoff (Hz)", { min: 0.001, max: 1000 })
+      : 1;
+    if (minCutoff === undefined || beta === undefined || dCutoff === undefined) return undefined;
+    return { kind: "one_euro", minCutoff, beta, dCutoff };
+  }
+  const ema = keys.get("ema")!;
+  const m = r.map(ema.value, `${what}.ema`);
+  if (!m) return undefined;
+  const k = r.keys(m, ["time_constant", "alpha"], `${what}.ema`);
+  if (k.has("time_constant") === k.has("alpha")) {
+    r.issues.error(
+      "VALUE_INVALID",
+      `${what}.ema takes either time_constant (seconds) or alpha (per frame at 30 fps)`,
+      at(m),
+    );
+    return undefined;
+  }
+  if (k.has("time_constant")) {
+    const tc = r.duration(k.get("time_constant")!.value, "time_constant", 60);
+    return tc === undefined ? undefined : { kind: "ema", timeConstant: tc };
+  }
+  const alpha = r.number(k.get("alpha")!.value, "alpha", { min: 0.001, max: 1 });
+  if (alpha === undefined) return undefined;
+  // alpha is the weight of a new frame at the reference rate of 30 fps; convert to seconds so
+  // the filter follows the frames' own timestamps whatever the real rate.
+  return { kind: "ema", timeConstant: alpha >= 1 ? 0 : -1 / (30 * Math.log(1 - alpha)) };
+}
+
+interface PendingSignal {
+  name: string;
+  node: YNode;
+  nameNode: Position;
+  path: string;
+  expr: Expr;
+  text: string;
+  info: ExprInfo;
+  smoothing?: Smoothing;
+  src: ExprSource;
+}
+
+export interface SignalsResult {
+  signals: SignalDef[];
+  /** Landmark names used by each signal (transitively), for the tracking gate. */
+  landmarks: Map<string, Set<string>>;
+  usesScale: boolean;
+}
+
+export function readSignals(
+  r: Reader,
+  node: YNode | undefined,
+  globalSmoothing: Smoothing,
+  position: (offset: number) => Position,
+): SignalsResult {
+  const issues: IssueList = r.issues;
+  const result: SignalsResult = { signals: [], landmarks: new Map(), usesScale: false };
+  const map = r.map(node, "signals");
+  if (!map) return result;
+  if (map.entries.length === 0) {
+    issues.error("FIELD_REQUIRED", "signals needs at least one signal", at(map));
+    return result;
+  }
+  const names = new Set(map.entries.map((e) => e.key));
+  const pending = new Map<string, PendingSignal>();
+  for (const entry of map.entries) {
+    const path = `signals.${entry.key}`;
+    if (!IDENTIFIER.test(entry.key)) {
+      issues.error(
+        "NAME_INVALID",
+        `signal name '${entry.key}' must be lower case letters, digits and _ (starting with a letter)`,
+        {
+          pos: entry.keyPos,
+          path,
+        },
+      );
+      continue;
+    }
+    if (
+      entry.key === "left" ||
+      entry.key === "right" ||
+      entry.key === "and" ||
+      entry.key === "or" ||
+      entry.key === "not"
+    ) {
+      issues.error("NAME_INVALID", `'${entry.key}' is a reserved word and cannot name a signal`, {
+        pos: entry.keyPos,
+        path,
+      });
+      continue;
+    }
+    let exprNode: YNode | undefined = entry.value;
+    let smoothing: Smoothing | undefined;
+    if (entry.value.kind === "map") {
+      const k = r.keys(entry.value, ["expr", "smoothing"], `signal '${entry.key}'`);
+      exprNode = r.required(k, "expr", entry.value, `signal '${entry.key}'`);
+      if (k.has("smoothing"))
+        smoothing = readSmoothing(r, k.get("smoothing")!.value, `${path}.smoothing`);
+    }
+    const scalar = r.text(exprNode, `signal '${entry.key}'`);
+    if (!scalar) continue;
+    const text = String(scalar.value);
+    const src: ExprSource = { node: scalar, text, path: scalar.path, position };
+    const expr = parseAt(src, issues);
+    if (!expr) continue;
+    const info = checkExpression(
+      expr,
+      src,
+      { issues, signalNames: names, allowGeometry: true },
+      "value",
+    );
+    if (!info) continue;
+    pending.set(entry.key, {
+      name: entry.key,
+      node: entry.value,
+      nameNode: entry.keyPos,
+      path,
+      expr,
+      text,
+      info,
+      smoothing,
+      src,
+    });
+  }
+
+  // Order by dependencies and find cycles (depth-first, iterative over a small graph).
+  const state = new Map<string, "visiting" | "done">();
+  const order: PendingSignal[] = [];
+  const reportedCycles = new Set<string>();
+  const visit = (name: string, trail: string[]): boolean => {
+    const s = state.get(name);
+    if (s === "done") return true;
+    const p = pending.get(name);
+    if (!p) return false;
+    if (s === "visiting") {
+      const cycle = [...trail.slice(trail.indexOf(name)), name];
+      const key = [...cycle].sort().join(",");
+      if (!reportedCycles.has(key)) {
+        reportedCycles.add(key);
+        issues.error(
+          "SIGNAL_CYCLE",
+          `signals refer to each other in a circle: ${cycle.join(" -> ")}`,
+          { pos: p.nameNode, path: p.path },
+        );
+      }
+      return false;
+    }
+    state.set(name, "visiting");
+    let ok = true;
+    for (const ref of p.info.signals) {
+      const dep = ref.includes(".") ? ref.split(".")[1] : ref;
+      if (!visit(dep, [...trail, name])) ok = false;
+    }
+    state.set(name, "done");
+    if (ok) order.push(p);
+    else pending.delete(name);
+    return ok;
+  };
+  for (const name of [...pending.keys()]) visit(name, []);
+
+  const defs = new Map<string, SignalDef>();
+  for (const p of order) {
+    // A signal is sided when it uses `knee` (not `left_knee`) or an unqualified sided signal.
+    let sided = p.info.sidedLandmarks;
+    const lms = new Set(p.info.landmarks);
+    for (const ref of p.info.signals) {
+      const [side, dep] = ref.includes(".") ? ref.split(".") : [undefined, ref];
+      const d = defs.get(dep)!;
+      if (!side && d.sided) sided = true;
+      for (const l of result.landmarks.get(dep) ?? [])
+        lms.add(side && parseLandmarkName(l)?.kind === "sided" ? `${side}_${l}` : l);
+    }
+    result.landmarks.set(p.name, lms);
+    if (p.info.usesScale) result.usesScale = true;
+    const geometric = p.info.landmarks.size > 0;
+    const smoothing = p.smoothing ?? (geometric ? globalSmoothing : { kind: "none" as const });
+    const lag = smoothingLag(smoothing);
+    if (lag > LAG_WARNING_SECONDS) {
+      issues.warn(
+        "SMOOTHING_LAG",
+        `the smoothing of '${p.name}' lags about ${Math.round(lag * 1000)} ms at 30 fps (more than ${LAG_WARNING_SECONDS * 1000} ms): raise min_cutoff or shorten the time constant`,
+        { pos: p.nameNode, path: p.path },
+      );
+    }
+    const range = rangeOf(
+      p.expr,
+      (name) => defs.get(name)?.range ?? [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY],
+    ) as Range;
+    const def: SignalDef = { name: p.name, expr: p.expr, text: p.text, smoothing, sided, range };
+    defs.set(p.name, def);
+    result.signals.push(def);
+  }
+  return result;
+}

@@ -1,0 +1,257 @@
+/** Typed access to the positioned YAML tree, reporting precise issues for wrong shapes. */
+import { parseDuration } from "../duration.js";
+import type { IssueList } from "../issues.js";
+import type { YEntry, YMap, YNode, YScalar } from "./yaml-tree.js";
+
+export function at(node: YNode): { pos: YNode["pos"]; path?: string } {
+  return { pos: node.pos, path: node.path || undefined };
+}
+
+function describe(node: YNode): string {
+  if (node.kind === "map") return "a mapping";
+  if (node.kind === "seq") return "a list";
+  if (node.value === null) return "nothing";
+  return typeof node.value === "string" ? "text" : typeof node.value;
+}
+
+/** Levenshtein distance, bounded to short names (used for "did you mean"). */
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 3 || a.length > 40 || b.length > 40) return 99;
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length];
+}
+
+export function suggestion(name: string, candidates: Iterable<string>): string {
+  let best = "";
+  let bestDistance = 3;
+  for (const c of candidates) {
+    const d = editDistance(name, c);
+    if (d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best ? ` (did you mean '${best}'?)` : "";
+}
+
+export class Reader {
+  constructor(readonly issues: IssueList) {}
+
+  map(node: YNode | undefined, what: string): YMap | undefined {
+    if (!node) return undefined;
+    if (node.kind !== "map") {
+      this.issues.error(
+        "TYPE_MISMATCH",
+        `${what} must be a mapping, found ${describe(node)}`,
+        at(node),
+      );
+      return undefined;
+    }
+    return node;
+  }
+
+  /** Reports keys not in `known` and returns a lookup of the entries. */
+  keys(node: YMap, known: readonly string[], what: string): Map<string, YEntry> {
+    const out = new Map<string, YEntry>();
+    for (const e of node.entries) {
+      if (!known.includes(e.key)) {
+        this.issues.error(
+          "UNKNOWN_KEY",
+          `unknown key '${e.key}' in ${what}${suggestion(e.key, known)}`,
+          {
+            pos: e.keyPos,
+            path: node.path ? `${node.path}.${e.key}` : e.key,
+          },
+        );
+        continue;
+      }
+      out.set(e.key, e);
+    }
+    return out;
+  }
+
+  required(
+    entries: Map<string, YEntry>,
+    key: string,
+    parent: YMap,
+    what: string,
+  ): YNode | undefined {
+    const e = entries.get(key);
+    if (!e) {
+      this.issues.error("FIELD_REQUIRED", `${what} needs '${key}'`, {
+        pos: parent.pos,
+        path: parent.path ? `${parent.path}.${key}` : key,
+      });
+      return undefined;
+    }
+    return e.value;
+  }
+
+  string(
+    node: YNode | undefined,
+    what: string,
+    opts: { maxLength?: number } = {},
+  ): string | undefined {
+    if (!node) return undefined;
+    if (node.kind !== "scalar" || typeof node.value !== "string") {
+      if (
+        node.kind === "scalar" &&
+        (typeof node.value === "number" || typeof node.value === "boolean")
+      ) {
+        return String(node.value);
+      }
+      this.issues.error("TYPE_MISMATCH", `${what} must be text, found ${describe(node)}`, at(node));
+      return undefined;
+    }
+    if (opts.maxLength !== undefined && node.value.length > opts.maxLength) {
+      this.issues.error(
+        "VALUE_INVALID",
+        `${what} is longer than ${opts.maxLength} characters`,
+        at(node),
+      );
+      return undefined;
+    }
+    return node.value;
+  }
+
+  /** A string scalar, with its node for positions inside it. */
+  text(node: YNode | undefined, what: string): YScalar | undefined {
+    if (!node) return undefined;
+    if (
+      node.kind === "scalar" &&
+      (typeof node.value === "string" || typeof node.value === "number")
+    )
+      return node;
+    this.issues.error("TYPE_MISMATCH", `${what} must be text, found ${describe(node)}`, at(node));
+    return undefined;
+  }
+
+  number(
+    node: YNode | undefined,
+    what: string,
+    range?: { min?: number; max?: number; integer?: boolean },
+  ): number | undefined {
+    if (!node) return undefined;
+    if (node.kind !== "scalar" || typeof node.value !== "number" || !Number.isFinite(node.value)) {
+      this.issues.error(
+        "TYPE_MISMATCH",
+        `${what} must be a number, found ${describe(node)}`,
+        at(node),
+      );
+      return undefined;
+    }
+    const v = node.value;
+    if (
+      (range?.min !== undefined && v < range.min) ||
+      (range?.max !== undefined && v > range.max) ||
+      (range?.integer && !Number.isInteger(v))
+    ) {
+      const bounds = [
+        range?.min !== undefined ? `at least ${range.min}` : "",
+        range?.max !== undefined ? `at most ${range.max}` : "",
+      ]
+        .filter(Boolean)
+        .join(" and ");
+      this.issues.error(
+        "VALUE_INVALID",
+        `${what} must be ${range?.integer ? "an integer " : ""}${bounds}`,
+        at(node),
+      );
+      return undefined;
+    }
+    return v;
+  }
+
+  boolean(node: YNode | undefined, what: string): boolean | undefined {
+    if (!node) return undefined;
+    if (node.kind !== "scalar" || typeof node.value !== "boolean") {
+      this.issues.error(
+        "TYPE_MISMATCH",
+        `${what} must be true or false, found ${describe(node)}`,
+        at(node),
+      );
+      return undefined;
+    }
+    return node.value;
+  }
+
+  duration(node: YNode | undefined, what: string, max = 3600): number | undefined {
+    if (!node) return undefined;
+    const v = node.kind === "scalar" ? parseDuration(node.value) : undefined;
+    if (v === undefined) {
+      this.issues.error(
+        "DURATION_INVALID",
+        `${what} must be a duration such as 0.5s, 500ms or 2 (seconds)`,
+        at(node),
+      );
+      return undefined;
+    }
+    if (v > max) {
+      this.issues.error("VALUE_INVALID", `${what} must be at most ${max} s`, at(node));
+      return undefined;
+    }
+    return v;
+  }
+
+  oneOf<T extends string>(
+    node: YNode | undefined,
+    what: string,
+    values: readonly T[],
+  ): T | undefined {
+    if (!node) return undefined;
+    const s = node.kind === "scalar" && typeof node.value === "string" ? node.value : undefined;
+    if (s === undefined || !values.includes(s as T)) {
+      const shown = node.kind === "scalar" ? `'${String(node.value)}'` : describe(node);
+      this.issues.error(
+        "VALUE_INVALID",
+        `${what} must be one of ${values.join(", ")}; found ${shown}${s ? suggestion(s, values) : ""}`,
+        at(node),
+      );
+      return undefined;
+    }
+    return s as T;
+  }
+
+  list(node: YNode | undefined, what: string): YNode[] | undefined {
+    if (!node) return undefined;
+    if (node.kind !== "seq") {
+      this.issues.error(
+        "TYPE_MISMATCH",
+        `${what} must be a list, found ${describe(node)}`,
+        at(node),
+      );
+      return undefined;
+    }
+    return [...node.items];
+  }
+
+  /** A list of names, also accepted as one string `a -> b -> c` or `a, b`. */
+  names(node: YNode | undefined, what: string): { name: string; node: YNode }[] | undefined {
+    if (!node) return undefined;
+    if (node.kind === "scalar" && typeof node.value === "string") {
+      return node.value
+        .split(/\s*(?:->|→|,)\s*/)
+        .filter((s) => s.trim() !== "")
+        .map((name) => ({ name: name.trim(), node }));
+    }
+    const items = this.list(node, what);
+    if (!items) return undefined;
+    const out: { name: string; node: YNode }[] = [];
+    for (const item of items) {
+      const s = this.string(item, `each entry of ${what}`);
+      if (s !== undefined) out.push({ name: s, node: item });
+    }
+    return out;
+  }
+}
+
+export const IDENTIFIER = /^[a-z][a-z0-9_]{0,63}$/;

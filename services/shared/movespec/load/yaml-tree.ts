@@ -1,0 +1,353 @@
+/**
+ * Parses YAML into a small positioned tree, refusing hostile input early.
+ *
+ * The `yaml` package parses linearly; what makes YAML dangerous is what happens after
+ * (alias expansion, deep recursion). So: cheap pre-scan of the raw text, then parse, then walk
+ * the parsed nodes ourselves with a node budget that counts every alias expansion, a depth cap,
+ * a scalar length cap and a tag allow-list. `toJS()` is never called.
+ */
+import {
+  type Document,
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseDocument,
+  Scalar,
+} from "yaml";
+import type { IssueList, Position } from "../issues.js";
+import { LOAD_LIMITS } from "./limits.js";
+
+export type YNode = YMap | YSeq | YScalar;
+
+interface YBase {
+  readonly pos: Position;
+  readonly path: string;
+}
+export interface YMap extends YBase {
+  readonly kind: "map";
+  readonly entries: readonly YEntry[];
+}
+export interface YEntry {
+  readonly key: string;
+  readonly keyPos: Position;
+  readonly value: YNode;
+}
+export interface YSeq extends YBase {
+  readonly kind: "seq";
+  readonly items: readonly YNode[];
+}
+export interface YScalar extends YBase {
+  readonly kind: "scalar";
+  readonly value: string | number | boolean | null;
+  /** Offset of the first character of the value's text within the source. */
+  readonly textStart: number;
+  /** True when the scalar's text maps one to one onto the source (plain, one line). */
+  readonly exact: boolean;
+}
+
+const ALLOWED_TAGS = new Set([
+  "tag:yaml.org,2002:str",
+  "tag:yaml.org,2002:int",
+  "tag:yaml.org,2002:float",
+  "tag:yaml.org,2002:bool",
+  "tag:yaml.org,2002:null",
+  "tag:yaml.org,2002:map",
+  "tag:yaml.org,2002:seq",
+]);
+
+class Refusal extends Error {}
+
+export interface ParsedYaml {
+  root?: YNode;
+  lineCounter: LineCounter;
+  /** Converts an offset in the source to a 1-based position. */
+  position(offset: number): Position;
+}
+
+function prescan(source: string, issues: IssueList): boolean {
+  if (Buffer.byteLength(source, "utf8") > LOAD_LIMITS.maxSourceBytes) {
+    issues.error(
+      "YAML_TOO_LARGE",
+      `the MoveSpec is larger than ${LOAD_LIMITS.maxSourceBytes / 1024} KiB`,
+      {
+        pos: { line: 1, column: 1 },
+      },
+    );
+    return false;
+  }
+  let line = 1;
+  let lineStart = 0;
+  let flowDepth = 0;
+  let markers = 0;
+  let contentSeen = false;
+  let quote = "";
+  for (let i = 0; i <= source.length; i++) {
+    const c = i < source.length ? source.charCodeAt(i) : 10;
+    if (c === 10) {
+      if (i - lineStart > LOAD_LIMITS.maxLineLength) {
+        issues.error(
+          "YAML_LINE_TOO_LONG",
+          `line ${line} is longer than ${LOAD_LIMITS.maxLineLength} characters`,
+          {
+            pos: { line, column: 1 },
+          },
+        );
+        return false;
+      }
+      const text = source.slice(lineStart, Math.min(i, lineStart + 4));
+      if (/^(---|\.\.\.)(\s|$)/.test(text) || text === "---" || text === "...") {
+        // A document marker after content, or a second `---`, starts another document.
+        if (markers > 0 || contentSeen) {
+          issues.error(
+            "YAML_MULTIPLE_DOCUMENTS",
+            "a MoveSpec is a single YAML document (found '---' or '...' here)",
+            {
+              pos: { line, column: 1 },
+            },
+          );
+          return false;
+        }
+        if (text.startsWith("---")) markers++;
+      } else if (!/^\s*(#.*)?$/.test(source.slice(lineStart, Math.min(i, lineStart + 200)))) {
+        contentSeen = true;
+      }
+      line++;
+      lineStart = i + 1;
+      quote = "";
+      continue;
+    }
+    const ch = source[i];
+    if (quote) {
+      if (ch === quote) quote = "";
+      continue;
+    }
+    if (ch === '"') quote = '"';
+    else if (ch === "#") {
+      const nl = source.indexOf("\n", i);
+      i = (nl < 0 ? source.length : nl) - 1;
+    } else if (ch === "[" || ch === "{") {
+      if (++flowDepth > LOAD_LIMITS.maxFlowDepth) {
+        issues.error("YAML_TOO_DEEP", `nesting deeper than ${LOAD_LIMITS.maxFlowDepth} levels`, {
+          pos: { line, column: i - lineStart + 1 },
+        });
+        return false;
+      }
+    } else if (ch === "]" || ch === "}") flowDepth = Math.max(0, flowDepth - 1);
+  }
+  return true;
+}
+
+/** Parses the source. On failure the issues say why and `root` is undefined. */
+export function parseYaml(source: string, issues: IssueList): ParsedYaml {
+  const lineCounter = new LineCounter();
+  const position = (offset: number): Position => {
+    const p = lineCounter.linePos(Math.max(0, offset));
+    return { line: p.line, column: p.col };
+  };
+  const result: ParsedYaml = { lineCounter, position };
+  if (!prescan(source, issues)) return result;
+
+  let doc: Document.Parsed;
+  try {
+    doc = parseDocument(source, {
+      lineCounter,
+      prettyErrors: false,
+      uniqueKeys: true,
+      merge: false,
+      strict: true,
+      schema: "core",
+      version: "1.2",
+      keepSourceTokens: false,
+    });
+  } catch {
+    issues.error("YAML_SYNTAX", "the YAML could not be parsed", { pos: { line: 1, column: 1 } });
+    return result;
+  }
+
+  for (const e of doc.errors) {
+    const pos = position(e.pos[0]);
+    const firstLine = e.message.split("\n")[0];
+    if (e.code === "DUPLICATE_KEY")
+      issues.error("YAML_DUPLICATE_KEY", "this key appears twice in the same mapping", { pos });
+    else if (/multiple documents/i.test(e.message))
+      issues.error("YAML_MULTIPLE_DOCUMENTS", "a MoveSpec is a single YAML document", { pos });
+    else issues.error("YAML_SYNTAX", `YAML syntax error: ${firstLine}`, { pos });
+  }
+  if (doc.errors.length > 0) return result;
+
+  const budget = { nodes: 0, aliases: 0 };
+  try {
+    result.root = doc.contents
+      ? convert(doc, doc.contents as Node, "", 0, budget, position, issues, new Set())
+      : undefined;
+  } catch (err) {
+    if (!(err instanceof Refusal)) throw err;
+  }
+  if (issues.errors.length > 0) result.root = undefined;
+  return result;
+}
+
+function convert(
+  doc: Document.Parsed,
+  node: Node,
+  path: string,
+  depth: number,
+  budget: { nodes: number; aliases: number },
+  position: (offset: number) => Position,
+  issues: IssueList,
+  resolving: Set<Node>,
+): YNode {
+  const pos = position(node.range?.[0] ?? 0);
+  const at = { pos, path: path || undefined };
+  if (++budget.nodes > LOAD_LIMITS.maxNodes) {
+    issues.error(
+      "YAML_TOO_MANY_NODES",
+      `the document expands to more than ${LOAD_LIMITS.maxNodes} nodes (alias bomb?)`,
+      at,
+    );
+    throw new Refusal();
+  }
+  if (depth > LOAD_LIMITS.maxDepth) {
+    issues.error("YAML_TOO_DEEP", `nesting deeper than ${LOAD_LIMITS.maxDepth} levels`, at);
+    throw new Refusal();
+  }
+  if (isAlias(node)) {
+    if (++budget.aliases > LOAD_LIMITS.maxAliases) {
+      issues.error("YAML_TOO_MANY_ALIASES", `more than ${LOAD_LIMITS.maxAliases} aliases`, at);
+      throw new Refusal();
+    }
+    const target = node.resolve(doc) as Node | undefined;
+    if (!target || resolving.has(target)) {
+      issues.error("YAML_SYNTAX", `alias *${node.source} does not refer to an earlier anchor`, at);
+      throw new Refusal();
+    }
+    resolving.add(target);
+    const out = convert(doc, target, path, depth, budget, position, issues, resolving);
+    resolving.delete(target);
+    // Report positions at the alias, where the author wrote it.
+    return { ...out, pos, path };
+  }
+  const tag = (node as { tag?: string }).tag;
+  if (tag && !ALLOWED_TAGS.has(tag)) {
+    issues.error("YAML_TAG_NOT_ALLOWED", `the tag '${tag}' is not allowed in a MoveSpec`, at);
+    throw new Refusal();
+  }
+  if (isMap(node)) {
+    if (node.items.length > LOAD_LIMITS.maxCollectionSize) {
+      issues.error(
+        "YAML_TOO_MANY_NODES",
+        `a mapping with more than ${LOAD_LIMITS.maxCollectionSize} entries`,
+        at,
+      );
+      throw new Refusal();
+    }
+    const entries: YEntry[] = [];
+    for (const pair of node.items) {
+      if (!isPair(pair)) continue;
+      const keyNode = pair.key as Node | null;
+      if (
+        !isScalar(keyNode) ||
+        (typeof keyNode.value !== "string" && typeof keyNode.value !== "number")
+      ) {
+        issues.error("TYPE_MISMATCH", "mapping keys must be plain names", {
+          pos: keyNode ? position(keyNode.range?.[0] ?? 0) : pos,
+          path: path || undefined,
+        });
+        continue;
+      }
+      if (
+        (keyNode as { tag?: string }).tag &&
+        !ALLOWED_TAGS.has((keyNode as { tag?: string }).tag!)
+      ) {
+        issues.error(
+          "YAML_TAG_NOT_ALLOWED",
+          `the tag '${(keyNode as { tag?: string }).tag}' is not allowed in a MoveSpec`,
+          {
+            pos: position(keyNode.range?.[0] ?? 0),
+          },
+        );
+        throw new Refusal();
+      }
+      const key = String(keyNode.value);
+      if (key.length > 200) {
+        issues.error("YAML_SCALAR_TOO_LONG", "a key longer than 200 characters", {
+          pos: position(keyNode.range?.[0] ?? 0),
+        });
+        throw new Refusal();
+      }
+      const childPath = path ? `${path}.${key}` : key;
+      const keyPos = position(keyNode.range?.[0] ?? 0);
+      const valueNode = pair.value as Node | null;
+      const value: YNode = valueNode
+        ? convert(doc, valueNode, childPath, depth + 1, budget, position, issues, resolving)
+        : {
+            kind: "scalar",
+            value: null,
+            pos: keyPos,
+            path: childPath,
+            textStart: keyNode.range?.[1] ?? 0,
+            exact: false,
+          };
+      entries.push({ key, keyPos, value });
+    }
+    return { kind: "map", entries, pos, path };
+  }
+  if (isSeq(node)) {
+    if (node.items.length > LOAD_LIMITS.maxCollectionSize) {
+      issues.error(
+        "YAML_TOO_MANY_NODES",
+        `a sequence with more than ${LOAD_LIMITS.maxCollectionSize} items`,
+        at,
+      );
+      throw new Refusal();
+    }
+    const items = node.items.map((item, i) =>
+      item
+        ? convert(
+            doc,
+            item as Node,
+            `${path}[${i}]`,
+            depth + 1,
+            budget,
+            position,
+            issues,
+            resolving,
+          )
+        : ({
+            kind: "scalar",
+            value: null,
+            pos,
+            path: `${path}[${i}]`,
+            textStart: 0,
+            exact: false,
+          } as YScalar),
+    );
+    return { kind: "seq", items, pos, path };
+  }
+  if (isScalar(node)) {
+    const v = node.value;
+    if (typeof v === "string" && v.length > LOAD_LIMITS.maxScalarLength) {
+      issues.error(
+        "YAML_SCALAR_TOO_LONG",
+        `a value longer than ${LOAD_LIMITS.maxScalarLength} characters`,
+        at,
+      );
+      throw new Refusal();
+    }
+    let value: YScalar["value"];
+    if (typeof v === "string" || typeof v === "boolean" || v === null) value = v;
+    else if (typeof v === "number") value = v;
+    else if (typeof v === "bigint") value = Number(v);
+    else value = String(v);
+    const start = node.range?.[0] ?? 0;
+    const quoted = node.type === Scalar.QUOTE_DOUBLE || node.type === Scalar.QUOTE_SINGLE;
+    const exact = node.type === Scalar.PLAIN || quoted;
+    return { kind: "scalar", value, pos, path, textStart: quoted ? start + 1 : start, exact };
+  }
+  issues.error("TYPE_MISMATCH", "unsupported YAML node", at);
+  throw new Refusal();
+}
