@@ -19,6 +19,8 @@ export interface FieldBounds {
   allOf?: unknown[];
   lo?: unknown;
   hi?: unknown;
+  loExclusive?: boolean;
+  hiExclusive?: boolean;
   /** True when the bounds express the field's whole condition (no re-check needed for it). */
   exact: boolean;
 }
@@ -74,6 +76,8 @@ function mergeBounds(a: FieldBounds, b: FieldBounds): FieldBounds {
     allOf: a.allOf ?? b.allOf,
     lo: a.lo ?? b.lo,
     hi: a.hi ?? b.hi,
+    loExclusive: a.lo !== undefined ? a.loExclusive : b.loExclusive,
+    hiExclusive: a.hi !== undefined ? a.hiExclusive : b.hiExclusive,
     exact: false,
   };
 }
@@ -95,8 +99,13 @@ function boundsForCondition(value: unknown): FieldBounds {
         if (operand.length > 1) bounds.exact = false;
       }
     } else if (RANGE_OPS.has(op) && operand !== null && !Array.isArray(operand)) {
-      if (op === "$gt" || op === "$gte") bounds.lo = operand;
-      else bounds.hi = operand;
+      if (op === "$gt" || op === "$gte") {
+        bounds.lo = operand;
+        bounds.loExclusive = op === "$gt";
+      } else {
+        bounds.hi = operand;
+        bounds.hiExclusive = op === "$lt";
+      }
     } else if (op === "$regex" && (operand instanceof RegExp || typeof operand === "string")) {
       const options = typeof value.$options === "string" ? value.$options : "";
       const regex = operand instanceof RegExp ? operand : safeRegExp(operand, options);
@@ -142,6 +151,8 @@ function regexBounds(regex: RegExp): FieldBounds | undefined {
 export interface ValueInterval {
   lo: unknown;
   hi: unknown;
+  loExclusive?: boolean;
+  hiExclusive?: boolean;
 }
 
 /** Value-space intervals for one field, bracketing open ranges to the operand's type. */
@@ -153,7 +164,14 @@ export function fieldIntervals(bounds: FieldBounds, point?: unknown): ValueInter
   if (bounds.lo !== undefined || bounds.hi !== undefined) {
     const lo = bounds.lo ?? new BoundSentinel(typeOrder(bounds.hi), false);
     const hi = bounds.hi ?? new BoundSentinel(typeOrder(bounds.lo), true);
-    return [{ lo, hi }];
+    return [
+      {
+        lo,
+        hi,
+        loExclusive: bounds.lo !== undefined && bounds.loExclusive,
+        hiExclusive: bounds.hi !== undefined && bounds.hiExclusive,
+      },
+    ];
   }
   return undefined;
 }

@@ -4,7 +4,14 @@
  * for `$or`, or a collection scan. Costs are the number of index entries the intervals
  * cover, counted exactly from the index, so the most selective index wins.
  */
-import { BoundSentinel, type Doc, idKeyOf, MAX_BOUND, MIN_BOUND } from "../bson-values.js";
+import {
+  BoundSentinel,
+  compareValues,
+  type Doc,
+  idKeyOf,
+  MAX_BOUND,
+  MIN_BOUND,
+} from "../bson-values.js";
 import type { SortSpec } from "../document-paths.js";
 import { badValue } from "../errors.js";
 import type { Collection } from "../storage/collection.js";
@@ -20,6 +27,8 @@ import {
 export interface KeyInterval {
   start: unknown[];
   end: unknown[];
+  /** Keys equal to an exclusive bound ($gt / $lt) at this field are skipped. */
+  exclusions?: Array<{ field: number; value: unknown }>;
 }
 
 export type Plan =
@@ -153,7 +162,7 @@ function indexPlan(
       bounds.hi !== undefined
     ) {
       // Different array elements may satisfy each side: only one side bounds the scan.
-      intervals = fieldIntervals({ lo: bounds.lo, exact: false });
+      intervals = fieldIntervals({ lo: bounds.lo, loExclusive: bounds.loExclusive, exact: false });
     }
     if (!intervals) break;
     perField.push(intervals);
@@ -251,13 +260,16 @@ function cartesian(perField: ValueInterval[][]): ValueInterval[][] {
 function toKeyInterval(index: CollectionIndex, combo: ValueInterval[]): KeyInterval {
   const start: unknown[] = [];
   const end: unknown[] = [];
+  const exclusions: Array<{ field: number; value: unknown }> = [];
   for (let i = 0; i < index.fields.length; i++) {
     const dir = index.directions[i];
-    const iv = combo[i] ?? { lo: MIN_BOUND, hi: MAX_BOUND };
+    const iv: ValueInterval = combo[i] ?? { lo: MIN_BOUND, hi: MAX_BOUND };
     start.push(dir > 0 ? iv.lo : iv.hi);
     end.push(dir > 0 ? iv.hi : iv.lo);
+    if (iv.loExclusive) exclusions.push({ field: i, value: iv.lo });
+    if (iv.hiExclusive) exclusions.push({ field: i, value: iv.hi });
   }
-  return { start, end };
+  return exclusions.length ? { start, end, exclusions } : { start, end };
 }
 
 export function intervalPositions(index: CollectionIndex, iv: KeyInterval): [Position, Position] {
@@ -303,12 +315,14 @@ export function* candidateIds(
       const seen = dedupe ? new Set<string>() : undefined;
       for (const iv of plan.intervals) {
         const [from, to] = intervalPositions(plan.index, iv);
+        const exclusions = iv.exclusions;
         for (const entry of plan.index.entries.range(
           from,
           to,
           plan.reverse,
         ) as Generator<IndexEntry>) {
           stats.keysExamined++;
+          if (exclusions?.some((x) => compareValues(entry.key[x.field], x.value) === 0)) continue;
           if (seen) {
             if (seen.has(entry.id)) continue;
             seen.add(entry.id);

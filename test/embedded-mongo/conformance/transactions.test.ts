@@ -1,0 +1,176 @@
+import { expect } from "chai";
+import { Long, type MongoServerError } from "mongodb";
+import { errorOf, useConformanceDb } from "./harness.js";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("embedded-mongo conformance: sessions and transactions", () => {
+  const state = useConformanceDb("transactions");
+  const coll = (name: string) => state.db.collection(name);
+
+  it("commits all writes of withTransaction together", async () => {
+    const accounts = coll("tx_commit");
+    await accounts.insertMany([
+      { _id: "a", balance: 100 },
+      { _id: "b", balance: 0 },
+    ] as never[]);
+    const session = state.client.startSession();
+    try {
+      await session.withTransaction(async () => {
+        await accounts.updateOne({ _id: "a" as never }, { $inc: { balance: -30 } }, { session });
+        await accounts.updateOne({ _id: "b" as never }, { $inc: { balance: 30 } }, { session });
+        await accounts.insertOne({ _id: "log" as never, moved: 30 }, { session });
+      });
+    } finally {
+      await session.endSession();
+    }
+    const docs = await accounts.find({}).sort({ _id: 1 }).toArray();
+    expect(docs).to.deep.equal([
+      { _id: "a", balance: 70 },
+      { _id: "b", balance: 30 },
+      { _id: "log", moved: 30 },
+    ]);
+  });
+
+  it("hides uncommitted writes from other readers and shows them inside", async () => {
+    const c = coll("tx_isolation");
+    await c.insertOne({ _id: 1 as never, v: "old" });
+    const session = state.client.startSession();
+    try {
+      session.startTransaction();
+      await c.updateOne({ _id: 1 as never }, { $set: { v: "new" } }, { session });
+      await c.insertOne({ _id: 2 as never, v: "added" }, { session });
+      await c.deleteOne({ _id: 1 as never, v: "never" }, { session });
+      expect(await c.findOne({ _id: 1 as never }, { session })).to.deep.equal({ _id: 1, v: "new" });
+      expect(await c.countDocuments({}, { session })).to.equal(2);
+      expect(
+        (await c.find({}, { session }).sort({ _id: -1 }).toArray()).map((d) => d._id),
+      ).to.deep.equal([2, 1]);
+      expect(await c.findOne({ _id: 1 as never })).to.deep.equal({ _id: 1, v: "old" });
+      expect(await c.findOne({ _id: 2 as never })).to.equal(null);
+      expect(await c.countDocuments({})).to.equal(1);
+      await session.commitTransaction();
+    } finally {
+      await session.endSession();
+    }
+    expect(await c.countDocuments({})).to.equal(2);
+    expect(await c.findOne({ _id: 1 as never })).to.deep.equal({ _id: 1, v: "new" });
+  });
+
+  it("discards the writes of an aborted transaction", async () => {
+    const c = coll("tx_abort");
+    const session = state.client.startSession();
+    try {
+      session.startTransaction();
+      await c.insertOne({ _id: 1 as never }, { session });
+      await session.abortTransaction();
+    } finally {
+      await session.endSession();
+    }
+    expect(await c.countDocuments({})).to.equal(0);
+  });
+
+  it("gives a conflicting transaction WriteConflict (112) labelled TransientTransactionError", async () => {
+    const c = coll("tx_conflict");
+    await c.insertOne({ _id: 1 as never, n: 0 });
+    const first = state.client.startSession();
+    const second = state.client.startSession();
+    try {
+      first.startTransaction();
+      second.startTransaction();
+      await c.updateOne({ _id: 1 as never }, { $inc: { n: 1 } }, { session: first });
+      const error = (await errorOf(() =>
+        c.updateOne({ _id: 1 as never }, { $inc: { n: 1 } }, { session: second }),
+      )) as unknown as MongoServerError;
+      expect(error.code).to.equal(112);
+      expect(error.hasErrorLabel("TransientTransactionError")).to.equal(true);
+      await second.abortTransaction().catch(() => {});
+      await first.commitTransaction();
+    } finally {
+      await first.endSession();
+      await second.endSession();
+    }
+    expect((await c.findOne({ _id: 1 as never }))!.n).to.equal(1);
+  });
+
+  it("lets withTransaction retry past a write conflict", async () => {
+    const c = coll("tx_retry");
+    await c.insertOne({ _id: 1 as never, n: 0 });
+    const holder = state.client.startSession();
+    const retrier = state.client.startSession();
+    try {
+      holder.startTransaction();
+      await c.updateOne({ _id: 1 as never }, { $inc: { n: 1 } }, { session: holder });
+      let attempts = 0;
+      const retried = retrier.withTransaction(async () => {
+        attempts++;
+        await c.updateOne({ _id: 1 as never }, { $inc: { n: 10 } }, { session: retrier });
+      });
+      await sleep(100);
+      await holder.commitTransaction();
+      await retried;
+      expect(attempts).to.be.greaterThan(1);
+    } finally {
+      await holder.endSession();
+      await retrier.endSession();
+    }
+    expect((await c.findOne({ _id: 1 as never }))!.n).to.equal(11);
+  });
+
+  it("makes a write outside any transaction wait for the transaction holding the document", async () => {
+    const c = coll("tx_wait");
+    await c.insertOne({ _id: 1 as never, n: 0 });
+    const session = state.client.startSession();
+    try {
+      session.startTransaction();
+      await c.updateOne({ _id: 1 as never }, { $inc: { n: 1 } }, { session });
+      let done = false;
+      const outside = c.updateOne({ _id: 1 as never }, { $inc: { n: 100 } }).then(() => {
+        done = true;
+      });
+      await sleep(150);
+      expect(done).to.equal(false);
+      await session.commitTransaction();
+      await outside;
+    } finally {
+      await session.endSession();
+    }
+    expect((await c.findOne({ _id: 1 as never }))!.n).to.equal(101);
+  });
+
+  it("aborts the transaction when a write in it fails", async () => {
+    const c = coll("tx_failed_write");
+    await c.insertOne({ _id: 1 as never });
+    const session = state.client.startSession();
+    try {
+      session.startTransaction();
+      await c.insertOne({ _id: 2 as never }, { session });
+      const error = await errorOf(() => c.insertOne({ _id: 1 as never }, { session }));
+      expect(error.code).to.equal(11000);
+      const commit = await errorOf(() => session.commitTransaction());
+      expect(commit.code).to.equal(251);
+    } finally {
+      await session.endSession();
+    }
+    expect(await c.countDocuments({})).to.equal(1);
+  });
+
+  it("answers a retried write (same session and txnNumber) without applying it twice", async () => {
+    const c = coll("retryable");
+    const session = state.client.startSession();
+    try {
+      const command = {
+        update: c.collectionName,
+        updates: [{ q: { _id: 1 }, u: { $inc: { n: 1 } }, upsert: true }],
+        txnNumber: Long.fromNumber(1_000_000),
+      };
+      const first = await state.db.command(command, { session });
+      const second = await state.db.command(command, { session });
+      expect(first.n).to.equal(1);
+      expect(second.n).to.equal(1);
+    } finally {
+      await session.endSession();
+    }
+    expect(await c.findOne({ _id: 1 as never })).to.deep.equal({ _id: 1, n: 1 });
+  });
+});
