@@ -24,7 +24,10 @@ export function grpcAddress(url: string): string {
 }
 
 export function grpcHealthClient(url: string): HealthStub {
-  return new HealthClient(grpcAddress(url), grpc.credentials.createInsecure()) as HealthStub;
+  return new HealthClient(
+    grpcAddress(url),
+    grpc.credentials.createInsecure(),
+  ) as unknown as HealthStub;
 }
 
 export function grpcJsHealthCheck(url: string, service = ""): Promise<string> {
