@@ -44,7 +44,7 @@ export function createGatewayApp(deps: RouteDeps, metrics: HttpMetrics): Koa<Gat
     .use(errorEnvelope(deps.logger))
     .use(routeFallback(router))
     .use(jsonBody(deps.config.bodyLimitBytes))
-    .use(authenticate())
+    .use(authenticate(deps.tokenVerifier))
     .use(router.routes());
   return app;
 }

@@ -4,6 +4,7 @@ import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client
 import { createLogger, type Logger } from "../services/shared/logging/logger.js";
 import { createAdminServer } from "../services/shared/runtime/admin-server.js";
 import { createGatewayApp } from "./app.js";
+import { createGatewayTokenVerifier } from "./auth/token-verifier.js";
 import { createServiceClients } from "./clients.js";
 import type { GatewayConfig } from "./config.js";
 import { createUpgradeHandler } from "./realtime/upgrade.js";
@@ -38,7 +39,9 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     }),
   };
   const clients = createServiceClients(config);
-  const deps = { config, clients, logger };
+  const tokenVerifier = createGatewayTokenVerifier(clients.auth);
+  void tokenVerifier.warmUp();
+  const deps = { config, clients, logger, tokenVerifier };
   const app = createGatewayApp(deps, metrics);
 
   let accepting = true;

@@ -1,5 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { type Caller, CallerSchema } from "../../proto/gen/common/v1/caller_pb.js";
+import type { AccessClaims } from "../../services/shared/tokens/claims.js";
 import { ApiError } from "../errors/api-error.js";
 import type { GatewayContext } from "../state.js";
 import type { Scope } from "./scopes.js";
@@ -13,21 +14,39 @@ export interface Principal {
   readonly tokenId: string;
 }
 
+export function principalOf(claims: AccessClaims): Principal {
+  return {
+    organizationId: claims.organizationId,
+    projectId: claims.projectId,
+    scopes: new Set(claims.scopes),
+    credentialId: claims.credentialId,
+    tokenId: claims.tokenId,
+  };
+}
+
 /** The principal of this request, if it carried a valid access token (set by `authenticate`). */
 export function optionalPrincipal(ctx: GatewayContext): Principal | undefined {
   return ctx.state.principal as Principal | undefined;
 }
 
-/** The principal, which must exist and hold `scope`: else 401 TOKEN_MISSING or 403 SCOPE_MISSING. */
-export function requireScope(ctx: GatewayContext, scope: Scope): Principal {
+/** The principal, which must exist: else 401 TOKEN_MISSING. */
+export function requirePrincipal(ctx: GatewayContext): Principal {
   const principal = optionalPrincipal(ctx);
   if (!principal) {
     throw new ApiError(
       "unauthenticated",
       "TOKEN_MISSING",
       "this route needs a bearer access token",
+      {},
+      { "www-authenticate": "Bearer" },
     );
   }
+  return principal;
+}
+
+/** The principal, which must exist and hold `scope`: else 401 TOKEN_MISSING or 403 SCOPE_MISSING. */
+export function requireScope(ctx: GatewayContext, scope: Scope): Principal {
+  const principal = requirePrincipal(ctx);
   if (!principal.scopes.has(scope)) {
     throw new ApiError("permission_denied", "SCOPE_MISSING", `the token lacks the ${scope} scope`, {
       required_scope: scope,

@@ -1,8 +1,40 @@
 import Router from "@koa/router";
+import { isUuid } from "../../services/shared/ids/uuid-v7.js";
+import { callerOf, requirePrincipal } from "../auth/principal.js";
+import { ApiError } from "../errors/api-error.js";
 import type { GatewayState } from "../state.js";
 import type { RouteDeps } from "./route-deps.js";
 
-/** GET /api/projects/{project_id} (issue 5). */
-export function projectRoutes(_deps: RouteDeps): Router<GatewayState> {
-  return new Router<GatewayState>();
+/**
+ * GET /api/projects/{project_id}: any valid token bound to that project; every other project,
+ * existing or not, is 404 PROJECT_NOT_FOUND.
+ */
+export function projectRoutes(deps: RouteDeps): Router<GatewayState> {
+  const router = new Router<GatewayState>();
+  router.get("/api/projects/:project_id", async (ctx) => {
+    const principal = requirePrincipal(ctx);
+    const projectId = ctx.params.project_id;
+    if (!isUuid(projectId) || projectId !== principal.projectId) {
+      throw new ApiError("not_found", "PROJECT_NOT_FOUND", "project not found");
+    }
+    try {
+      const { project } = await deps.clients.auth.getProject({
+        caller: callerOf(principal),
+        projectId,
+      });
+      if (!project) throw new Error("GetProject answered without a project");
+      ctx.body = {
+        project_id: project.projectId,
+        organization_id: project.organizationId,
+        name: project.name,
+        slug: project.slug,
+        created_at: project.createdAt,
+        ...(project.archivedAt ? { archived_at: project.archivedAt } : {}),
+      };
+    } catch (error) {
+      if (error instanceof Error && error.message.startsWith("GetProject")) throw error;
+      throw ApiError.fromServiceError(error);
+    }
+  });
+  return router;
 }

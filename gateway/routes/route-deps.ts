@@ -1,4 +1,5 @@
 import type { Logger } from "../../services/shared/logging/logger.js";
+import type { TokenVerifier } from "../../services/shared/tokens/index.js";
 import type { ServiceClients } from "../clients.js";
 import type { GatewayConfig } from "../config.js";
 
@@ -7,4 +8,6 @@ export interface RouteDeps {
   readonly config: GatewayConfig;
   readonly clients: ServiceClients;
   readonly logger: Logger;
+  /** Verifies access tokens locally against the auth service's public keys. */
+  readonly tokenVerifier: TokenVerifier;
 }

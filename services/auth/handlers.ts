@@ -1,6 +1,175 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
+import { Reason } from "../shared/errors/reasons.js";
+import { Code, serviceError } from "../shared/errors/service-error.js";
+import { isUuid } from "../shared/ids/uuid-v7.js";
+import type { TokenSettings } from "../shared/tokens/token-config.js";
+import type { Accounts } from "./accounts.js";
+import { AuthReason } from "./reasons.js";
+import type { KeyRing } from "./signing/key-ring.js";
+import {
+  credentialMessage,
+  organizationMessage,
+  projectMessage,
+  signingKeyMessage,
+} from "./to-proto.js";
+import type { TokenExchange } from "./token-exchange.js";
+import type { TokenSigner } from "./token-signer.js";
 
-export function createAuthHandlers(): ServiceImpl<typeof AuthService> {
-  return {};
+export interface AuthHandlerDeps {
+  readonly exchange: TokenExchange;
+  readonly accounts: Accounts;
+  readonly signer: TokenSigner;
+  readonly ring: KeyRing;
+  readonly settings: TokenSettings;
+  readonly activationDelaySeconds: number;
+}
+
+/** gRPC handlers: translate messages, call the domain, translate back. */
+export function createAuthHandlers(deps: AuthHandlerDeps): ServiceImpl<typeof AuthService> {
+  const { accounts } = deps;
+  return {
+    async mintAccessToken(request) {
+      const issued = await deps.exchange.mint({
+        api_key: request.apiKey,
+        api_key_id: request.apiKeyId,
+        api_key_secret: request.apiKeySecret,
+        service_account_id: request.serviceAccountId,
+        service_account_secret: request.serviceAccountSecret,
+        project_id: request.projectId,
+        scopes: request.requestedScopes?.scopes,
+        clientAddress: request.clientAddress || "unknown",
+        ttlSeconds: request.ttlSeconds,
+      });
+      return {
+        accessToken: issued.accessToken,
+        tokenType: "Bearer",
+        expiresInSeconds: issued.expiresInSeconds,
+        organizationId: issued.organizationId,
+        projectId: issued.projectId,
+        scopes: [...issued.scopes],
+        credentialId: issued.credentialId,
+      };
+    },
+
+    async getJwks() {
+      return { jwksJson: await deps.ring.jwksJson() };
+    },
+
+    async mintRuntimeToken(request) {
+      for (const [field, value] of [
+        ["session_id", request.sessionId],
+        ["organization_id", request.organizationId],
+        ["project_id", request.projectId],
+      ] as const) {
+        if (!isUuid(value)) {
+          throw serviceError(Code.InvalidArgument, Reason.fieldInvalid, `${field} must be a UUID`, {
+            field,
+          });
+        }
+      }
+      const max = deps.settings.runtimeTokenMaxTtlSeconds;
+      if (request.ttlSeconds > max) {
+        throw serviceError(
+          Code.InvalidArgument,
+          Reason.fieldInvalid,
+          `ttl_seconds must be at most ${max}`,
+          { field: "ttl_seconds", max },
+        );
+      }
+      const signed = await deps.signer.signRuntimeToken({
+        sessionId: request.sessionId,
+        organizationId: request.organizationId,
+        projectId: request.projectId,
+        ttlSeconds: request.ttlSeconds || deps.settings.runtimeTokenTtlSeconds,
+      });
+      return {
+        runtimeToken: signed.token,
+        expiresAt: new Date(signed.expiresAt * 1000).toISOString(),
+      };
+    },
+
+    async getProject(request) {
+      // Only the token's own project is visible; any other answers like a missing one.
+      const notFound = () =>
+        serviceError(Code.NotFound, AuthReason.projectNotFound, "project not found");
+      if (!request.caller || request.caller.projectId !== request.projectId) throw notFound();
+      const found = await accounts.project(request.projectId).catch(() => {
+        throw notFound();
+      });
+      return { project: projectMessage(found) };
+    },
+
+    async createOrganization(request) {
+      return { organization: organizationMessage(await accounts.createOrganization(request.name)) };
+    },
+    async listOrganizations() {
+      return { organizations: (await accounts.listOrganizations()).map(organizationMessage) };
+    },
+    async createProject(request) {
+      const project = await accounts.createProject({
+        organizationId: request.organizationId,
+        name: request.name,
+        slug: request.slug,
+      });
+      return { project: projectMessage(project) };
+    },
+    async listProjects(request) {
+      return {
+        projects: (await accounts.listProjects(request.organizationId)).map(projectMessage),
+      };
+    },
+    async archiveProject(request) {
+      return { project: projectMessage(await accounts.archiveProject(request.projectId)) };
+    },
+    async createApiKey(request) {
+      const { record, secret } = await accounts.createApiKey({
+        projectId: request.projectId,
+        name: request.name,
+        scopes: request.scopes,
+      });
+      return { apiKey: credentialMessage(record), secret };
+    },
+    async listApiKeys(request) {
+      const records = await accounts.listCredentials(request.projectId, "api_key");
+      return { apiKeys: records.map(credentialMessage) };
+    },
+    async createServiceAccount(request) {
+      const { record, secret } = await accounts.createServiceAccount({
+        projectId: request.projectId,
+        name: request.name,
+        scopes: request.scopes,
+      });
+      return { serviceAccount: credentialMessage(record), secret };
+    },
+    async listServiceAccounts(request) {
+      const records = await accounts.listCredentials(request.projectId, "service_account");
+      return { serviceAccounts: records.map(credentialMessage) };
+    },
+    async revokeCredential(request) {
+      return {
+        credential: credentialMessage(await accounts.revokeCredential(request.credentialId)),
+      };
+    },
+
+    async rotateSigningKey(request) {
+      const kid = await deps.ring.rotate(
+        request.activateAfterSeconds ?? deps.activationDelaySeconds,
+      );
+      if (kid === undefined) {
+        throw serviceError(
+          Code.FailedPrecondition,
+          AuthReason.keysManagedExternally,
+          "signing keys come from SIGNING_KEYS_DIR: rotate them there (see docs/auth.md)",
+        );
+      }
+      const state = (await deps.ring.states()).find((key) => key.kid === kid);
+      if (!state) throw serviceError(Code.Internal, Reason.internal, "rotated key vanished");
+      return { signingKey: signingKeyMessage(state, deps.ring.sourceKind) };
+    },
+    async listSigningKeys() {
+      const states = await deps.ring.states();
+      return { signingKeys: states.map((state) => signingKeyMessage(state, deps.ring.sourceKind)) };
+    },
+  };
 }

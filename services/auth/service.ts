@@ -1,13 +1,77 @@
+import { randomBytes } from "node:crypto";
 import { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
 import type { ServiceDefinition } from "../shared/runtime/service-runner.js";
+import { keyRetentionSeconds } from "../shared/tokens/token-config.js";
+import { createAccounts } from "./accounts.js";
 import type { AuthConfig } from "./config.js";
+import { bootstrapDevelopment } from "./dev-bootstrap.js";
+import { createFailureLimiter } from "./failure-limiter.js";
 import { createAuthHandlers } from "./handlers.js";
+import { createDatabaseKeySource } from "./signing/database-key-source.js";
+import { createDirectoryKeySource } from "./signing/directory-key-source.js";
+import { createKeyRing } from "./signing/key-ring.js";
+import { createCredentialsStore } from "./store/credentials-store.js";
+import { createOrganizationsStore } from "./store/organizations-store.js";
+import { createProjectsStore } from "./store/projects-store.js";
+import { createSettingsStore } from "./store/settings-store.js";
+import { createSigningKeysStore } from "./store/signing-keys-store.js";
+import { createTokenExchange } from "./token-exchange.js";
+import { createTokenSigner } from "./token-signer.js";
 
 export const authService: ServiceDefinition<AuthConfig> = {
   name: "auth",
   services: [AuthService],
-  async start() {
-    const handlers = createAuthHandlers();
+  async start({ config, db, logger }) {
+    const organizations = createOrganizationsStore(db);
+    const projects = createProjectsStore(db);
+    const credentials = createCredentialsStore(db);
+    await projects.createIndexes();
+    await credentials.createIndexes();
+
+    // Production passes the pepper in; the embedded default makes one and keeps it.
+    const pepper =
+      config.secretPepper ??
+      (await createSettingsStore(db).getOrCreate("secret_pepper", () =>
+        randomBytes(32).toString("base64url"),
+      ));
+
+    const source = config.signingKeysDir
+      ? createDirectoryKeySource(config.signingKeysDir)
+      : createDatabaseKeySource({
+          store: createSigningKeysStore(db),
+          retentionSeconds: keyRetentionSeconds(config.tokens),
+          logger,
+        });
+    const ring = createKeyRing({
+      source,
+      reloadMs: config.signingKeysReloadSeconds * 1000,
+      logger,
+    });
+    await ring.load();
+    const signer = createTokenSigner({ ring, issuer: config.tokens.issuer });
+    const accounts = createAccounts({ organizations, projects, credentials, pepper });
+    const exchange = createTokenExchange({
+      credentials,
+      projects,
+      pepper,
+      signer,
+      settings: config.tokens,
+      limiter: createFailureLimiter({
+        points: config.failureLimit,
+        windowSeconds: config.failureWindowSeconds,
+        blockSeconds: config.failureBlockSeconds,
+      }),
+    });
+    if (config.devBootstrap) await bootstrapDevelopment({ accounts, organizations, logger });
+
+    const handlers = createAuthHandlers({
+      exchange,
+      accounts,
+      signer,
+      ring,
+      settings: config.tokens,
+      activationDelaySeconds: config.signingKeyActivationDelaySeconds,
+    });
     return { register: (router) => router.service(AuthService, handlers) };
   },
 };

@@ -1,0 +1,28 @@
+import type { Client } from "@connectrpc/connect";
+import type { JSONWebKeySet } from "jose";
+import type { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
+import {
+  createTokenVerifier,
+  DEFAULT_TOKEN_SETTINGS,
+  type TokenSettings,
+  type TokenVerifier,
+} from "../../services/shared/tokens/index.js";
+
+/**
+ * The gateway's access-token verifier: public keys from the auth service's GetJwks, cached and
+ * refetched on an unknown `kid`. Token settings default to the shared ones (the gateway's config
+ * does not yet carry TOKEN_ISSUER / TOKEN_CLOCK_TOLERANCE_SECONDS: see docs/auth.md).
+ */
+export function createGatewayTokenVerifier(
+  auth: Client<typeof AuthService>,
+  settings: TokenSettings = DEFAULT_TOKEN_SETTINGS,
+): TokenVerifier {
+  return createTokenVerifier({
+    issuer: settings.issuer,
+    clockToleranceSeconds: settings.clockToleranceSeconds,
+    fetchJwks: async () => {
+      const { jwksJson } = await auth.getJwks({}, { timeoutMs: 3000 });
+      return JSON.parse(jwksJson) as JSONWebKeySet;
+    },
+  });
+}

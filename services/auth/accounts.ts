@@ -1,0 +1,203 @@
+import { Reason } from "../shared/errors/reasons.js";
+import { Code, serviceError } from "../shared/errors/service-error.js";
+import { isUuid, newId } from "../shared/ids/uuid-v7.js";
+import type { CredentialKind } from "../shared/tokens/claims.js";
+import { SCOPES, unknownScopes } from "../shared/tokens/scopes.js";
+import { AuthReason } from "./reasons.js";
+import {
+  API_KEY_PREFIX,
+  generateSecret,
+  hashSecret,
+  SERVICE_ACCOUNT_PREFIX,
+  secretHint,
+} from "./secrets.js";
+import { isSlug, slugCandidate, slugify } from "./slug.js";
+import type { CredentialRecord, CredentialsStore } from "./store/credentials-store.js";
+import { isDuplicateKey } from "./store/mongo-errors.js";
+import type { OrganizationRecord, OrganizationsStore } from "./store/organizations-store.js";
+import type { ProjectRecord, ProjectsStore } from "./store/projects-store.js";
+
+const NAME_MAX = 120;
+
+/**
+ * Organizations, projects and credentials: what the admin tool manages over gRPC. Secrets are
+ * generated here, returned once, and only their keyed hash is stored.
+ */
+export function createAccounts(deps: {
+  organizations: OrganizationsStore;
+  projects: ProjectsStore;
+  credentials: CredentialsStore;
+  pepper: string;
+  now?: () => number;
+}) {
+  const now = () => new Date((deps.now ?? Date.now)());
+
+  const organization = async (id: string): Promise<OrganizationRecord> => {
+    const found = isUuid(id) ? await deps.organizations.find(id) : null;
+    if (!found) {
+      throw serviceError(Code.NotFound, AuthReason.organizationNotFound, "organization not found", {
+        organization_id: id,
+      });
+    }
+    return found;
+  };
+
+  const project = async (id: string): Promise<ProjectRecord> => {
+    const found = isUuid(id) ? await deps.projects.find(id) : null;
+    if (!found) {
+      throw serviceError(Code.NotFound, AuthReason.projectNotFound, "project not found", {
+        project_id: id,
+      });
+    }
+    return found;
+  };
+
+  const createCredential = async (
+    kind: CredentialKind,
+    input: { projectId: string; name: string; scopes: readonly string[] },
+  ): Promise<{ record: CredentialRecord; secret: string }> => {
+    const owner = await project(input.projectId);
+    if (owner.archived_at) {
+      throw serviceError(
+        Code.FailedPrecondition,
+        AuthReason.projectArchived,
+        "project is archived",
+        {
+          project_id: owner._id,
+        },
+      );
+    }
+    const unknown = unknownScopes(input.scopes);
+    if (unknown.length > 0) {
+      throw serviceError(Code.InvalidArgument, Reason.fieldInvalid, "unknown scope names", {
+        field: "scopes",
+        unknown_scopes: unknown,
+      });
+    }
+    const scopes =
+      input.scopes.length === 0 ? [...SCOPES] : SCOPES.filter((s) => input.scopes.includes(s));
+    const secret = generateSecret(kind === "api_key" ? API_KEY_PREFIX : SERVICE_ACCOUNT_PREFIX);
+    const record: CredentialRecord = {
+      _id: newId(),
+      type: kind,
+      organization_id: owner.organization_id,
+      project_id: owner._id,
+      name: requireName(input.name),
+      scopes,
+      secret_hash: hashSecret(deps.pepper, secret),
+      secret_hint: secretHint(secret),
+      created_at: now(),
+    };
+    await deps.credentials.insert(record);
+    return { record, secret };
+  };
+
+  return {
+    async createOrganization(name: string): Promise<OrganizationRecord> {
+      const record = { _id: newId(), name: requireName(name), created_at: now() };
+      await deps.organizations.insert(record);
+      return record;
+    },
+    listOrganizations: () => deps.organizations.list(),
+    organization,
+    project,
+
+    async createProject(input: {
+      organizationId: string;
+      name: string;
+      slug?: string;
+    }): Promise<ProjectRecord> {
+      const owner = await organization(input.organizationId);
+      const name = requireName(input.name);
+      const explicit = input.slug !== undefined && input.slug !== "";
+      if (explicit && !isSlug(input.slug as string)) {
+        throw serviceError(
+          Code.InvalidArgument,
+          Reason.fieldInvalid,
+          "slug must be lowercase letters, digits and dashes (1-60)",
+          { field: "slug" },
+        );
+      }
+      const base = explicit ? (input.slug as string) : slugify(name);
+      for (let attempt = 0; attempt < 50; attempt += 1) {
+        const slug = slugCandidate(base, attempt);
+        const record: ProjectRecord = {
+          _id: newId(),
+          organization_id: owner._id,
+          name,
+          slug,
+          created_at: now(),
+        };
+        try {
+          if (await deps.projects.slugTaken(owner._id, slug)) throw duplicate();
+          await deps.projects.insert(record);
+          return record;
+        } catch (error) {
+          if (!isDuplicateKey(error) && error !== DUPLICATE) throw error;
+          if (explicit) {
+            throw serviceError(Code.AlreadyExists, AuthReason.slugTaken, "slug already in use", {
+              field: "slug",
+              slug,
+            });
+          }
+        }
+      }
+      throw serviceError(Code.AlreadyExists, AuthReason.slugTaken, "no free slug for this name", {
+        field: "slug",
+      });
+    },
+    async listProjects(organizationId: string): Promise<ProjectRecord[]> {
+      if (organizationId !== "") await organization(organizationId);
+      return deps.projects.list(organizationId || undefined);
+    },
+    async archiveProject(id: string): Promise<ProjectRecord> {
+      await project(id);
+      return (await deps.projects.archive(id, now())) as ProjectRecord;
+    },
+
+    createApiKey: (input: { projectId: string; name: string; scopes: readonly string[] }) =>
+      createCredential("api_key", input),
+    createServiceAccount: (input: { projectId: string; name: string; scopes: readonly string[] }) =>
+      createCredential("service_account", input),
+    async listCredentials(projectId: string, kind: CredentialKind): Promise<CredentialRecord[]> {
+      await project(projectId);
+      return deps.credentials.list(projectId, kind);
+    },
+    async revokeCredential(id: string): Promise<CredentialRecord> {
+      const found = isUuid(id) ? await deps.credentials.revoke(id, now()) : null;
+      if (!found) {
+        throw serviceError(Code.NotFound, AuthReason.credentialNotFound, "credential not found", {
+          credential_id: id,
+        });
+      }
+      return found;
+    },
+  };
+}
+
+export type Accounts = ReturnType<typeof createAccounts>;
+
+const DUPLICATE = new Error("duplicate");
+function duplicate(): Error {
+  return DUPLICATE;
+}
+
+function requireName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed === "") {
+    throw serviceError(Code.InvalidArgument, Reason.fieldRequired, "name is required", {
+      field: "name",
+    });
+  }
+  if (trimmed.length > NAME_MAX) {
+    throw serviceError(
+      Code.InvalidArgument,
+      Reason.fieldInvalid,
+      `name is longer than ${NAME_MAX}`,
+      {
+        field: "name",
+      },
+    );
+  }
+  return trimmed;
+}

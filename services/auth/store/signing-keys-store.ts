@@ -1,0 +1,28 @@
+import type { Collection, Db } from "mongodb";
+
+/** A signing key of the embedded default (production keys come from SIGNING_KEYS_DIR). */
+export interface SigningKeyRecord {
+  _id: string;
+  alg: string;
+  /** The private JWK: this collection is as sensitive as the keys themselves. */
+  private_jwk: Record<string, unknown>;
+  created_at: Date;
+  activates_at: Date;
+}
+
+export function createSigningKeysStore(db: Db) {
+  const collection: Collection<SigningKeyRecord> = db.collection("signing_keys");
+  return {
+    async insert(record: SigningKeyRecord): Promise<void> {
+      await collection.insertOne(record);
+    },
+    list(): Promise<SigningKeyRecord[]> {
+      return collection.find({}).sort({ activates_at: 1, _id: 1 }).toArray();
+    },
+    async remove(ids: readonly string[]): Promise<void> {
+      if (ids.length > 0) await collection.deleteMany({ _id: { $in: [...ids] } });
+    },
+  };
+}
+
+export type SigningKeysStore = ReturnType<typeof createSigningKeysStore>;

@@ -1,0 +1,176 @@
+import { Reason } from "../shared/errors/reasons.js";
+import { Code, serviceError } from "../shared/errors/service-error.js";
+import { isUuid } from "../shared/ids/uuid-v7.js";
+import type { CredentialKind } from "../shared/tokens/claims.js";
+import type { TokenSettings } from "../shared/tokens/token-config.js";
+import { type CredentialFields, isFormProblem, presentedCredential } from "./credential-form.js";
+import type { FailureLimiter } from "./failure-limiter.js";
+import { AuthReason } from "./reasons.js";
+import { grantScopes } from "./scope-grant.js";
+import { DUMMY_HASH, hashesEqual, hashSecret } from "./secrets.js";
+import type { CredentialRecord, CredentialsStore } from "./store/credentials-store.js";
+import type { ProjectsStore } from "./store/projects-store.js";
+import type { TokenSigner } from "./token-signer.js";
+
+export interface TokenRequest extends CredentialFields {
+  readonly project_id?: string;
+  /** Undefined: the credential's full scope. */
+  readonly scopes?: readonly string[];
+  readonly clientAddress: string;
+  /** Internal callers may ask for a shorter lifetime; 0 or undefined: the configured one. */
+  readonly ttlSeconds?: number;
+}
+
+export interface IssuedAccessToken {
+  readonly accessToken: string;
+  readonly expiresInSeconds: number;
+  readonly organizationId: string;
+  readonly projectId: string;
+  readonly scopes: readonly string[];
+  readonly credentialId: string;
+}
+
+/**
+ * POST /api/auth/access-tokens, behind the gateway: checks the request's shape, then the
+ * credential (in the same time whether the key is unknown or the secret wrong), then the project
+ * and the scopes, and signs. Failed credential checks are counted per client address.
+ */
+export function createTokenExchange(deps: {
+  credentials: CredentialsStore;
+  projects: ProjectsStore;
+  pepper: string;
+  signer: TokenSigner;
+  limiter: FailureLimiter;
+  settings: TokenSettings;
+}) {
+  const invalidCredential = () =>
+    serviceError(Code.Unauthenticated, AuthReason.credentialInvalid, "the credential is not valid");
+
+  const findCredential = async (
+    presented: Exclude<ReturnType<typeof presentedCredential>, { problem: unknown }>,
+  ): Promise<CredentialRecord | undefined> => {
+    const hash = hashSecret(deps.pepper, presented.secret);
+    if (presented.form === "api_key") {
+      return (await deps.credentials.findApiKeyByHash(hash)) ?? undefined;
+    }
+    // Unknown id and wrong secret take the same path: one lookup, one constant-time compare.
+    const record = isUuid(presented.id) ? await deps.credentials.find(presented.id) : null;
+    const matches = hashesEqual(record?.secret_hash ?? DUMMY_HASH, hash);
+    return record && matches && record.type === presented.kind ? record : undefined;
+  };
+
+  return {
+    async mint(request: TokenRequest): Promise<IssuedAccessToken> {
+      const presented = presentedCredential(request);
+      if (isFormProblem(presented)) throw formError(presented);
+      if (request.project_id !== undefined && !isUuid(request.project_id)) {
+        throw fieldInvalid("project_id", "project_id must be a project id (a UUID)");
+      }
+      const requested = grantScopes([], request.scopes);
+      if (!requested.ok && requested.problem === "unknown") {
+        throw serviceError(Code.InvalidArgument, Reason.fieldInvalid, "unknown scope names", {
+          field: "scopes",
+          unknown_scopes: requested.scopes,
+        });
+      }
+      if (!requested.ok && requested.problem === "empty") {
+        throw fieldInvalid("scopes", "scopes must name at least one scope (omit it for all)");
+      }
+
+      const blockedFor = await deps.limiter.blockedFor(request.clientAddress);
+      if (blockedFor > 0) {
+        throw serviceError(
+          Code.ResourceExhausted,
+          AuthReason.rateLimited,
+          "too many failed credential checks; retry later",
+          { retry_after_seconds: blockedFor },
+        );
+      }
+      const credential = await findCredential(presented);
+      if (!credential || credential.revoked_at) {
+        await deps.limiter.recordFailure(request.clientAddress);
+        throw invalidCredential();
+      }
+      if (request.project_id !== undefined && request.project_id !== credential.project_id) {
+        throw serviceError(
+          Code.PermissionDenied,
+          AuthReason.projectMismatch,
+          "the credential is not bound to this project",
+          { field: "project_id" },
+        );
+      }
+      const project = await deps.projects.find(credential.project_id);
+      if (!project) throw invalidCredential();
+      if (project.archived_at) {
+        throw serviceError(
+          Code.FailedPrecondition,
+          AuthReason.projectArchived,
+          "the credential's project is archived",
+          { project_id: project._id },
+        );
+      }
+      const granted = grantScopes(credential.scopes, request.scopes);
+      if (!granted.ok) {
+        throw serviceError(
+          Code.PermissionDenied,
+          AuthReason.scopeNotGranted,
+          "the credential does not grant every requested scope",
+          { field: "scopes", not_granted: granted.problem === "not_granted" ? granted.scopes : [] },
+        );
+      }
+      const ttl = lifetime(request.ttlSeconds, deps.settings.accessTokenTtlSeconds);
+      const signed = await deps.signer.signAccessToken({
+        credentialId: credential._id,
+        credentialType: credential.type as CredentialKind,
+        organizationId: credential.organization_id,
+        projectId: credential.project_id,
+        scopes: granted.scopes,
+        ttlSeconds: ttl,
+      });
+      return {
+        accessToken: signed.token,
+        expiresInSeconds: ttl,
+        organizationId: credential.organization_id,
+        projectId: credential.project_id,
+        scopes: granted.scopes,
+        credentialId: credential._id,
+      };
+    },
+  };
+}
+
+export type TokenExchange = ReturnType<typeof createTokenExchange>;
+
+function lifetime(requested: number | undefined, configured: number): number {
+  return requested && requested > 0 ? Math.min(requested, configured) : configured;
+}
+
+function fieldInvalid(field: string, message: string) {
+  return serviceError(Code.InvalidArgument, Reason.fieldInvalid, message, { field });
+}
+
+function formError(problem: Exclude<ReturnType<typeof presentedCredential>, { form: unknown }>) {
+  switch (problem.problem) {
+    case "missing":
+      return serviceError(
+        Code.InvalidArgument,
+        Reason.fieldRequired,
+        "a credential is required: api_key, api_key_id + api_key_secret, or service_account_id + service_account_secret",
+        { field: "api_key" },
+      );
+    case "conflict":
+      return serviceError(
+        Code.InvalidArgument,
+        Reason.fieldInvalid,
+        "the body names more than one credential form; send exactly one",
+        { field: "api_key", forms: [...problem.forms] },
+      );
+    case "incomplete":
+      return serviceError(
+        Code.InvalidArgument,
+        Reason.fieldRequired,
+        `${problem.missing} is required with this credential form`,
+        { field: problem.missing },
+      );
+  }
+}

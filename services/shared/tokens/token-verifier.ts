@@ -1,0 +1,128 @@
+import { errors, type JSONWebKeySet, type JWTPayload, jwtVerify } from "jose";
+import { type AccessClaims, CLAIM, type CredentialKind, type RuntimeClaims } from "./claims.js";
+import { createKeySetCache } from "./key-set-cache.js";
+import { isScope, type Scope } from "./scopes.js";
+import {
+  ACCESS_TOKEN_AUDIENCE,
+  ACCESS_TOKEN_TYPE,
+  DEFAULT_TOKEN_SETTINGS,
+  RUNTIME_TOKEN_AUDIENCE,
+  RUNTIME_TOKEN_TYPE,
+  SIGNING_ALGORITHMS,
+} from "./token-config.js";
+import { KeySetUnavailableError, TokenError } from "./token-error.js";
+
+export interface TokenVerifierOptions {
+  /** The signer's public keys, e.g. the auth service's GetJwks parsed from `jwks_json`. */
+  readonly fetchJwks: () => Promise<JSONWebKeySet>;
+  readonly issuer: string;
+  /** Default DEFAULT_TOKEN_SETTINGS.clockToleranceSeconds (5 s). */
+  readonly clockToleranceSeconds?: number;
+  /** See createKeySetCache. */
+  readonly jwksMaxAgeMs?: number;
+  readonly jwksMinRefreshIntervalMs?: number;
+  /** Milliseconds since the epoch; tests pass a fake clock. */
+  readonly now?: () => number;
+}
+
+export interface TokenVerifier {
+  /** Throws TokenError (TOKEN_INVALID / TOKEN_EXPIRED) or KeySetUnavailableError. */
+  verifyAccessToken(token: string): Promise<AccessClaims>;
+  verifyRuntimeToken(token: string): Promise<RuntimeClaims>;
+  /** Loads the key set now, so that the first request does not wait for it. Never throws. */
+  warmUp(): Promise<void>;
+}
+
+/** Local verification: signature, algorithm allow-list, `typ`, `iss`, `aud`, `exp`, `iat`. */
+export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
+  const now = options.now ?? Date.now;
+  const tolerance = options.clockToleranceSeconds ?? DEFAULT_TOKEN_SETTINGS.clockToleranceSeconds;
+  const keys = createKeySetCache({
+    fetchJwks: options.fetchJwks,
+    maxAgeMs: options.jwksMaxAgeMs,
+    minRefreshIntervalMs: options.jwksMinRefreshIntervalMs,
+    now,
+  });
+
+  const verify = async (token: string, audience: string, typ: string): Promise<JWTPayload> => {
+    if (typeof token !== "string" || token.length > 8192) {
+      throw new TokenError("TOKEN_INVALID", "the token is not a JWT");
+    }
+    const currentDate = new Date(now());
+    try {
+      const { payload } = await jwtVerify(token, (header) => keys.resolve(header.kid, header.alg), {
+        algorithms: [...SIGNING_ALGORITHMS],
+        issuer: options.issuer,
+        audience,
+        typ,
+        clockTolerance: tolerance,
+        currentDate,
+        requiredClaims: ["iss", "aud", "exp", "iat", "jti", "sub"],
+      });
+      if (
+        typeof payload.iat !== "number" ||
+        payload.iat > currentDate.getTime() / 1000 + tolerance
+      ) {
+        throw new TokenError("TOKEN_INVALID", "the token was issued in the future");
+      }
+      return payload;
+    } catch (error) {
+      throw translate(error);
+    }
+  };
+
+  return {
+    async verifyAccessToken(token) {
+      const payload = await verify(token, ACCESS_TOKEN_AUDIENCE, ACCESS_TOKEN_TYPE);
+      const scope = payload[CLAIM.scope];
+      const credentialType = payload[CLAIM.credentialType];
+      const scopes = typeof scope === "string" ? scope.split(" ").filter((s) => s !== "") : null;
+      if (
+        !scopes?.every(isScope) ||
+        (credentialType !== "api_key" && credentialType !== "service_account")
+      ) {
+        throw new TokenError("TOKEN_INVALID", "the token's claims are malformed");
+      }
+      return {
+        tokenId: payload.jti as string,
+        credentialId: payload.sub as string,
+        credentialType: credentialType as CredentialKind,
+        organizationId: stringClaim(payload, CLAIM.organizationId),
+        projectId: stringClaim(payload, CLAIM.projectId),
+        scopes: scopes as Scope[],
+        iat: payload.iat as number,
+        exp: payload.exp as number,
+      };
+    },
+    async verifyRuntimeToken(token) {
+      const payload = await verify(token, RUNTIME_TOKEN_AUDIENCE, RUNTIME_TOKEN_TYPE);
+      return {
+        tokenId: payload.jti as string,
+        sessionId: payload.sub as string,
+        organizationId: stringClaim(payload, CLAIM.organizationId),
+        projectId: stringClaim(payload, CLAIM.projectId),
+        iat: payload.iat as number,
+        exp: payload.exp as number,
+      };
+    },
+    async warmUp() {
+      await keys.refresh().catch(() => undefined);
+    },
+  };
+}
+
+function stringClaim(payload: JWTPayload, name: string): string {
+  const value = payload[name];
+  if (typeof value !== "string" || value === "") {
+    throw new TokenError("TOKEN_INVALID", `the token lacks the ${name} claim`);
+  }
+  return value;
+}
+
+function translate(error: unknown): Error {
+  if (error instanceof TokenError || error instanceof KeySetUnavailableError) return error;
+  if (error instanceof errors.JWTExpired) {
+    return new TokenError("TOKEN_EXPIRED", "the token has expired");
+  }
+  return new TokenError("TOKEN_INVALID", "the token is not valid");
+}
