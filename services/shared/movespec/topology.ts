@@ -115,6 +115,7 @@ export type Side = "left" | "right";
 export type LandmarkRef =
   | { kind: "fixed"; name: string } // left_knee, nose
   | { kind: "sided"; base: string } // knee: follows the side evaluated
+  | { kind: "opposite"; base: string } // opposite_knee: the other side's knee
   | { kind: "mid"; base: string }; // mid_knee: midpoint of left and right
 
 /** Parses a landmark name; undefined when the name is not a landmark of any topology. */
@@ -124,6 +125,8 @@ export function parseLandmarkName(raw: string): LandmarkRef | undefined {
   if (PAIRED.has(name)) return { kind: "sided", base: name };
   if (name.startsWith("mid_") && PAIRED.has(name.slice(4)))
     return { kind: "mid", base: name.slice(4) };
+  if (name.startsWith("opposite_") && PAIRED.has(name.slice(9)))
+    return { kind: "opposite", base: name.slice(9) };
   for (const side of ["left_", "right_"]) {
     if (name.startsWith(side) && PAIRED.has(name.slice(side.length)))
       return { kind: "fixed", name };
@@ -140,6 +143,8 @@ export function concreteNames(ref: LandmarkRef, side: Side | undefined): string[
       return [`left_${ref.base}`, `right_${ref.base}`];
     case "sided":
       return side ? [`${side}_${ref.base}`] : [];
+    case "opposite":
+      return side ? [`${side === "left" ? "right" : "left"}_${ref.base}`] : [];
   }
 }
 

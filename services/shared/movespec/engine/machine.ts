@@ -76,6 +76,8 @@ export interface FrameFacts {
 const AUTO_MARGIN = 0.15;
 const AUTO_AFTER = 0.5;
 const EPS = 1e-9;
+/** Side index meaning "both sides" (the start phase in `either` mode). */
+const BOTH = 2;
 
 interface Sided<T> {
   /** One entry per side in `sides`. */
@@ -98,6 +100,8 @@ export class Machine {
   private readonly progressIndex: number;
   private readonly depthIndex: number;
   private readonly combine: "single" | "auto" | "together" | "either";
+  /** In `either` mode, the start phase must hold on both sides (side index BOTH). */
+  private readonly allSides: boolean[];
 
   constructor(
     private readonly spec: CompiledSpec,
@@ -118,6 +122,9 @@ export class Machine {
     const each = <T>(f: (side: SideKey) => T): Sided<T> => ({ bySide: this.sides.map(f) });
     const cond = (e: Expr) => each((s) => program.compileCondition(e, s));
     const slots = (e: Expr) => each((s) => program.slotsOf(e, s));
+    this.allSides = spec.phases.map(
+      (_, i) => this.combine === "either" && spec.repetition?.cycle[0] === i,
+    );
     this.enter = spec.phases.map((p) => cond(p.enter));
     this.stay = spec.phases.map((p) => cond(p.stay));
     this.enterSlots = spec.phases.map((p) => slots(p.enter));
@@ -317,6 +324,8 @@ export class Machine {
       case "together":
         return fns[0]() && fns[1]() ? 0 : -1;
       case "either":
+        if (this.allSides[i])
+          return f.gate.left && f.gate.right && fns[0]() && fns[1]() ? BOTH : -1;
         if (f.gate.left && fns[0]()) return 0;
         if (f.gate.right && fns[1]()) return 1;
         return -1;
@@ -333,6 +342,7 @@ export class Machine {
       case "together":
         return fns[0]() && fns[1]();
       case "either":
+        if (side === BOTH) return fns[0]() && fns[1]();
         // While the side that entered is hidden, keep the phase (pause).
         return f.gate[this.sides[side]] ? fns[side]() : true;
     }
@@ -552,21 +562,16 @@ export class Machine {
     }
     const p = rep.partial.progress;
     if (p && this.progressIndex >= 0) {
-      const side =
-        this.combine === "auto"
-          ? s.autoSide
-          : this.combine === "either"
-            ? s.phase >= 0
-              ? s.phaseSide
-              : s.repSide
-            : 0;
-      const v = values[this.statSlots.bySide[side][this.progressIndex]];
-      if (!Number.isNaN(v)) {
-        const further =
-          p.to < p.from
-            ? v < (s.progressExtreme ?? Number.POSITIVE_INFINITY)
-            : v > (s.progressExtreme ?? Number.NEGATIVE_INFINITY);
-        if (further) s.progressExtreme = v;
+      let side = 0;
+      if (this.combine === "auto") side = s.autoSide;
+      else if (this.combine === "either")
+        side = s.phase >= 0 && s.phaseSide !== BOTH ? s.phaseSide : s.repSide;
+      const towardsMin = p.to < p.from;
+      for (let k = side === BOTH ? 0 : side; k <= (side === BOTH ? 1 : side); k++) {
+        const v = values[this.statSlots.bySide[k][this.progressIndex]];
+        if (Number.isNaN(v)) continue;
+        const x = s.progressExtreme;
+        if (x === null || (towardsMin ? v < x : v > x)) s.progressExtreme = v;
       }
     }
   }
@@ -753,7 +758,7 @@ export class Machine {
 
   private reportSide(side: number): number {
     if (this.combine === "auto") return this.state.autoSide;
-    if (this.combine === "either") return side;
+    if (this.combine === "either") return side === BOTH ? 0 : side;
     return 0;
   }
 
@@ -766,7 +771,7 @@ export class Machine {
       case "together":
         return "both";
       case "either":
-        return this.sides[side] as EventSide;
+        return side === BOTH ? "both" : (this.sides[side] as EventSide);
     }
   }
 
@@ -787,7 +792,7 @@ export class Machine {
         out[key] = r3(x);
       }
     };
-    if (this.combine === "together") {
+    if (this.combine === "together" || (this.combine === "either" && side === BOTH)) {
       put(0, true);
       put(1, true);
     } else put(this.reportSide(side), false);

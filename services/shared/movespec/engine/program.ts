@@ -123,7 +123,21 @@ export function buildProgram(spec: CompiledSpec, topologyName: TopologyName): Pr
     needed.add(key);
     forEachRef(def.expr, (ref) => need(ref.name, ref.side ?? s));
   };
-  for (const def of spec.signals) for (const side of evaluated) need(def.name, side);
+  // Slots follow from what the phases, rules and metrics read on each evaluated side.
+  const roots: Expr[] = [
+    ...spec.phases.flatMap((ph) => [ph.enter, ph.stay]),
+    ...spec.form.map((r) => r.when),
+    ...(spec.repetition?.start.when ? [spec.repetition.start.when] : []),
+  ];
+  const named = [
+    ...spec.metrics,
+    spec.scoring.depth?.signal,
+    spec.repetition?.partial.progress?.signal,
+  ];
+  for (const side of evaluated) {
+    for (const e of roots) forEachRef(e, (ref) => need(ref.name, ref.side ?? side));
+    for (const name of named) if (name && defs.has(name)) need(name, side);
+  }
 
   let stateSize = 2; // scale follower: value, last t
   const allocState = (n: number) => {
@@ -245,7 +259,7 @@ export function buildProgram(spec: CompiledSpec, topologyName: TopologyName): Pr
           const dy = q[b + 1] - q[a + 1];
           const n = Math.sqrt(dx * dx + dy * dy);
           if (n === 0) return Number.NaN;
-          let cos = -dy / n;
+          let cos = dy / n;
           if (cos > 1) cos = 1;
           else if (cos < -1) cos = -1;
           return Math.acos(cos) * RAD;

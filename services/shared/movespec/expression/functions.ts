@@ -41,7 +41,7 @@ export const FUNCTIONS: Readonly<Record<string, FunctionInfo>> = {
     geometry: true,
     range: [0, 180],
     summary:
-      "angle between the segment from the first to the second landmark and straight up, degrees",
+      "angle between the segment from the first to the second landmark and straight down, degrees (0 when the second hangs below the first, 90 level, 180 straight above)",
   },
   angle_to_horizontal: {
     args: [L, L],

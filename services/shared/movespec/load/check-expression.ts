@@ -200,7 +200,7 @@ export function checkExpression(
           );
           return;
         }
-        if (lm.kind === "sided") info.sidedLandmarks = true;
+        if (lm.kind === "sided" || lm.kind === "opposite") info.sidedLandmarks = true;
         info.landmarks.add(a.name);
       } else if (kind === "seconds") {
         if (a.kind !== "num" || !(a.value > 0) || a.value > 3600) {

@@ -166,6 +166,7 @@ function loadInto(source: string, issues: IssueList): CompiledSpec | undefined {
     r.required(k, "phases", root, "the MoveSpec"),
     sig.signals,
     parsed.position,
+    sig.declared,
   );
   const phases = phaseSources.map((p) => p.def);
   const phasesNode = k.get("phases")?.value;
@@ -239,17 +240,26 @@ function loadInto(source: string, issues: IssueList): CompiledSpec | undefined {
       );
   });
 
-  // Sides and landmarks.
-  const anySided = sig.signals.some((s) => s.sided && used.has(s.name));
+  // Sides and landmarks. With sides none, a side-relative signal may only be read with its side
+  // named (left.knee_angle).
+  const sided = new Set(sig.signals.filter((s) => s.sided).map((s) => s.name));
+  const rootRefs = [
+    ...phases.flatMap((p) => [...signalRefs(p.enter), ...signalRefs(p.stay)]),
+    ...form.flatMap((f) => signalRefs(f.when)),
+    ...(repetition?.start.when ? signalRefs(repetition.start.when) : []),
+    ...metrics,
+    ...(scoring.depth ? [scoring.depth.signal] : []),
+  ];
+  const anySided = rootRefs.some((ref) => sided.has(ref));
   if (anySided && sides === "none") {
-    const first = sig.signals.find((s) => s.sided && used.has(s.name))!;
+    const first = rootRefs.find((ref) => sided.has(ref))!;
     issues.error(
       "SIDE_REQUIRED",
-      `the signal '${first.name}' uses a side-relative landmark (such as knee): set 'sides' (left, right, auto, both, together, either) or name the side (left_knee)`,
-      { path: `signals.${first.name}`, pos: findKeyPos(signalsNode, first.name) },
+      `the signal '${first}' depends on the side (it uses a landmark such as knee rather than left_knee): set 'sides' (left, right, auto, both, together, either), or read it as left.${first} / right.${first}`,
+      { path: `signals.${first}`, pos: findKeyPos(signalsNode, first) },
     );
   }
-  if (!anySided && sides !== "none" && k.has("sides")) {
+  if (!anySided && sides !== "none" && k.has("sides") && sided.size === 0) {
     issues.warn(
       "SIDES_UNUSED",
       `sides is '${sides}' but no signal uses a side-relative landmark (knee, elbow, ...)`,

@@ -61,6 +61,7 @@ export function readPhases(
   node: YNode | undefined,
   signals: readonly SignalDef[],
   position: (offset: number) => Position,
+  declared: ReadonlySet<string> = new Set(signals.map((s) => s.name)),
 ): PhaseSource[] {
   const out: PhaseSource[] = [];
   const map = r.map(node, "phases");
@@ -69,7 +70,7 @@ export function readPhases(
     r.issues.error("FIELD_REQUIRED", "phases needs at least one phase", at(map));
     return out;
   }
-  const signalNames = new Set(signals.map((s) => s.name));
+  const signalNames = declared;
   const ranges = new Map(signals.map((s) => [s.name, s.range]));
   const analysed: { name: string; enter?: Map<string, Interval>; pos: Position; path: string }[] =
     [];

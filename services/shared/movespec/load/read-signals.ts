@@ -22,6 +22,14 @@ export function smoothingLag(s: Smoothing): number {
   return 0;
 }
 
+/** The landmark a side-relative name means on a fixed side (`knee` on the left is `left_knee`). */
+function fixSide(name: string, side: string): string {
+  const ref = parseLandmarkName(name);
+  if (ref?.kind === "sided") return `${side}_${ref.base}`;
+  if (ref?.kind === "opposite") return `${side === "left" ? "right" : "left"}_${ref.base}`;
+  return name;
+}
+
 export const DEFAULT_SMOOTHING: Smoothing = {
   kind: "one_euro",
   minCutoff: 1.5,
@@ -112,6 +120,9 @@ interface PendingSignal {
 
 export interface SignalsResult {
   signals: SignalDef[];
+  /** Every name declared under signals, including ones with errors (so references to them do
+   * not raise a second, misleading error). */
+  declared: Set<string>;
   /** Landmark names used by each signal (transitively), for the tracking gate. */
   landmarks: Map<string, Set<string>>;
   usesScale: boolean;
@@ -124,7 +135,12 @@ export function readSignals(
   position: (offset: number) => Position,
 ): SignalsResult {
   const issues: IssueList = r.issues;
-  const result: SignalsResult = { signals: [], landmarks: new Map(), usesScale: false };
+  const result: SignalsResult = {
+    signals: [],
+    declared: new Set(),
+    landmarks: new Map(),
+    usesScale: false,
+  };
   const map = r.map(node, "signals");
   if (!map) return result;
   if (map.entries.length === 0) {
@@ -132,6 +148,7 @@ export function readSignals(
     return result;
   }
   const names = new Set(map.entries.map((e) => e.key));
+  result.declared = names;
   const pending = new Map<string, PendingSignal>();
   for (const entry of map.entries) {
     const path = `signals.${entry.key}`;
@@ -237,8 +254,7 @@ export function readSignals(
       const [side, dep] = ref.includes(".") ? ref.split(".") : [undefined, ref];
       const d = defs.get(dep)!;
       if (!side && d.sided) sided = true;
-      for (const l of result.landmarks.get(dep) ?? [])
-        lms.add(side && parseLandmarkName(l)?.kind === "sided" ? `${side}_${l}` : l);
+      for (const l of result.landmarks.get(dep) ?? []) lms.add(side ? fixSide(l, side) : l);
     }
     result.landmarks.set(p.name, lms);
     if (p.info.usesScale) result.usesScale = true;
