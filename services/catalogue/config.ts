@@ -1,9 +1,18 @@
-import type { Env } from "../shared/config/env.js";
+import { type Env, envInt } from "../shared/config/env.js";
 import { readServiceConfig, type ServiceConfig } from "../shared/config/service-config.js";
 
-export type CatalogueConfig = ServiceConfig;
+export interface CatalogueConfig extends ServiceConfig {
+  /** How long a listing page may be served from memory (0: no cache). Writes empty it at once. */
+  readonly listCacheMs: number;
+  /** Most listing pages kept in memory. */
+  readonly listCacheEntries: number;
+}
 
 /** The only place the catalogue service reads its environment (see the README's configuration table). */
 export function loadCatalogueConfig(env: Env): CatalogueConfig {
-  return readServiceConfig(env, { name: "catalogue", grpcPort: 50052, adminPort: 9102 });
+  return Object.freeze({
+    ...readServiceConfig(env, { name: "catalogue", grpcPort: 50052, adminPort: 9102 }),
+    listCacheMs: envInt(env, "CATALOGUE_LIST_CACHE_MS", 2000, { min: 0, max: 3_600_000 }),
+    listCacheEntries: envInt(env, "CATALOGUE_LIST_CACHE_ENTRIES", 5000, { min: 1, max: 1_000_000 }),
+  });
 }

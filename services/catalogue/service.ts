@@ -1,13 +1,34 @@
-import { CatalogueService } from "../../proto/gen/catalogue/v1/catalogue_pb.js";
+import {
+  CatalogueService,
+  type ListMoveSpecsResponse,
+} from "../../proto/gen/catalogue/v1/catalogue_pb.js";
 import type { ServiceDefinition } from "../shared/runtime/service-runner.js";
+import { createCatalogueOperations } from "./catalogue-operations.js";
 import type { CatalogueConfig } from "./config.js";
 import { createCatalogueHandlers } from "./handlers.js";
+import { createListingCache } from "./listing-cache.js";
+import { createEntryStore } from "./store/entry-store.js";
+import { createStarStore } from "./store/star-store.js";
 
 export const catalogueService: ServiceDefinition<CatalogueConfig> = {
   name: "catalogue",
   services: [CatalogueService],
-  async start() {
-    const handlers = createCatalogueHandlers();
+  async start({ config, db, logger }) {
+    const entries = createEntryStore(db);
+    const stars = createStarStore(db);
+    await entries.ensureIndexes();
+    await stars.ensureIndexes();
+    const operations = createCatalogueOperations({
+      entries,
+      stars,
+      cache: createListingCache<ListMoveSpecsResponse>({
+        maxAgeMs: config.listCacheMs,
+        maxEntries: config.listCacheEntries,
+      }),
+      logger,
+      now: () => new Date(),
+    });
+    const handlers = createCatalogueHandlers(operations);
     return { register: (router) => router.service(CatalogueService, handlers) };
   },
 };

@@ -2,22 +2,1181 @@
 // @generated from file authoring/v1/authoring.proto (package authoring.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Caller } from "../../common/v1/caller_pb.js";
+import { file_common_v1_caller } from "../../common/v1/caller_pb.js";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file authoring/v1/authoring.proto.
  */
 export const file_authoring_v1_authoring: GenFile = /*@__PURE__*/
-  fileDesc("ChxhdXRob3JpbmcvdjEvYXV0aG9yaW5nLnByb3RvEgxhdXRob3JpbmcudjEyEgoQQXV0aG9yaW5nU2VydmljZWIGcHJvdG8z");
+  fileDesc("ChxhdXRob3JpbmcvdjEvYXV0aG9yaW5nLnByb3RvEgxhdXRob3JpbmcudjEinwMKCE1vdmVTcGVjEhMKC21vdmVzcGVjX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSFwoPb3JnYW5pemF0aW9uX2lkGAMgASgJEgwKBG5hbWUYBCABKAkSGAoLZGVzY3JpcHRpb24YBSABKAlIAIgBARIsCgp2aXNpYmlsaXR5GAYgASgOMhguYXV0aG9yaW5nLnYxLlZpc2liaWxpdHkSLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLYXJjaGl2ZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEigKG2N1cnJlbnRfcmVsZWFzZWRfdmVyc2lvbl9pZBgKIAEoCUgBiAEBEhAKCHJldmlzaW9uGAsgASgNQg4KDF9kZXNjcmlwdGlvbkIeChxfY3VycmVudF9yZWxlYXNlZF92ZXJzaW9uX2lkIoUBCgVEcmFmdBIQCghkcmFmdF9pZBgBIAEoCRITCgttb3Zlc3BlY19pZBgCIAEoCRITCgt5YW1sX3NvdXJjZRgDIAEoCRIuCgp1cGRhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCghyZXZpc2lvbhgFIAEoDSKuAQoHVmVyc2lvbhIbChNtb3Zlc3BlY192ZXJzaW9uX2lkGAEgASgJEhMKC21vdmVzcGVjX2lkGAIgASgJEhYKDnZlcnNpb25fbnVtYmVyGAMgASgNEhQKDGNvbnRlbnRfaGFzaBgEIAEoCRIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgt5YW1sX3NvdXJjZRgGIAEoCSKQAQoFSXNzdWUSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhAKCHNldmVyaXR5GAMgASgJEhEKBGxpbmUYBCABKA1IAIgBARITCgZjb2x1bW4YBSABKA1IAYgBARIRCgRwYXRoGAYgASgJSAKIAQFCBwoFX2xpbmVCCQoHX2NvbHVtbkIHCgVfcGF0aCLNAQoVQ3JlYXRlTW92ZVNwZWNSZXF1ZXN0EiEKBmNhbGxlchgBIAEoCzIRLmNvbW1vbi52MS5DYWxsZXISEgoKcHJvamVjdF9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEhgKC2Rlc2NyaXB0aW9uGAQgASgJSACIAQESLAoKdmlzaWJpbGl0eRgFIAEoDjIYLmF1dGhvcmluZy52MS5WaXNpYmlsaXR5EhcKD2lkZW1wb3RlbmN5X2tleRgGIAEoCUIOCgxfZGVzY3JpcHRpb24iZgoWQ3JlYXRlTW92ZVNwZWNSZXNwb25zZRIoCghtb3Zlc3BlYxgBIAEoCzIWLmF1dGhvcmluZy52MS5Nb3ZlU3BlYxIiCgVkcmFmdBgCIAEoCzITLmF1dGhvcmluZy52MS5EcmFmdCJMChJHZXRNb3ZlU3BlY1JlcXVlc3QSIQoGY2FsbGVyGAEgASgLMhEuY29tbW9uLnYxLkNhbGxlchITCgttb3Zlc3BlY19pZBgCIAEoCSI/ChNHZXRNb3ZlU3BlY1Jlc3BvbnNlEigKCG1vdmVzcGVjGAEgASgLMhYuYXV0aG9yaW5nLnYxLk1vdmVTcGVjIkkKD0dldERyYWZ0UmVxdWVzdBIhCgZjYWxsZXIYASABKAsyES5jb21tb24udjEuQ2FsbGVyEhMKC21vdmVzcGVjX2lkGAIgASgJIjYKEEdldERyYWZ0UmVzcG9uc2USIgoFZHJhZnQYASABKAsyEy5hdXRob3JpbmcudjEuRHJhZnQijAEKE1JlcGxhY2VEcmFmdFJlcXVlc3QSIQoGY2FsbGVyGAEgASgLMhEuY29tbW9uLnYxLkNhbGxlchITCgttb3Zlc3BlY19pZBgCIAEoCRITCgt5YW1sX3NvdXJjZRgDIAEoCRIYCgtpZl9yZXZpc2lvbhgEIAEoDUgAiAEBQg4KDF9pZl9yZXZpc2lvbiI6ChRSZXBsYWNlRHJhZnRSZXNwb25zZRIiCgVkcmFmdBgBIAEoCzITLmF1dGhvcmluZy52MS5EcmFmdCJOChRWYWxpZGF0ZURyYWZ0UmVxdWVzdBIhCgZjYWxsZXIYASABKAsyES5jb21tb24udjEuQ2FsbGVyEhMKC21vdmVzcGVjX2lkGAIgASgJIskBChVWYWxpZGF0ZURyYWZ0UmVzcG9uc2USCgoCb2sYASABKAgSEQoJdGFyZ2V0X2lkGAIgASgJEhMKC3RhcmdldF90eXBlGAMgASgJEjAKDHZhbGlkYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASIwoGZXJyb3JzGAUgAygLMhMuYXV0aG9yaW5nLnYxLklzc3VlEiUKCHdhcm5pbmdzGAYgAygLMhMuYXV0aG9yaW5nLnYxLklzc3VlImcKFENyZWF0ZVZlcnNpb25SZXF1ZXN0EiEKBmNhbGxlchgBIAEoCzIRLmNvbW1vbi52MS5DYWxsZXISEwoLbW92ZXNwZWNfaWQYAiABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAMgASgJIj8KFUNyZWF0ZVZlcnNpb25SZXNwb25zZRImCgd2ZXJzaW9uGAEgASgLMhUuYXV0aG9yaW5nLnYxLlZlcnNpb24ibAoTTGlzdFZlcnNpb25zUmVxdWVzdBIhCgZjYWxsZXIYASABKAsyES5jb21tb24udjEuQ2FsbGVyEhMKC21vdmVzcGVjX2lkGAIgASgJEg0KBWxpbWl0GAMgASgNEg4KBm9mZnNldBgEIAEoBCJdChRMaXN0VmVyc2lvbnNSZXNwb25zZRIkCgVpdGVtcxgBIAMoCzIVLmF1dGhvcmluZy52MS5WZXJzaW9uEg0KBXRvdGFsGAIgASgNEhAKCGhhc19tb3JlGAMgASgIImgKEUdldFZlcnNpb25SZXF1ZXN0EiEKBmNhbGxlchgBIAEoCzIRLmNvbW1vbi52MS5DYWxsZXISEwoLbW92ZXNwZWNfaWQYAiABKAkSGwoTbW92ZXNwZWNfdmVyc2lvbl9pZBgDIAEoCSI8ChJHZXRWZXJzaW9uUmVzcG9uc2USJgoHdmVyc2lvbhgBIAEoCzIVLmF1dGhvcmluZy52MS5WZXJzaW9uImwKFVJlbGVhc2VWZXJzaW9uUmVxdWVzdBIhCgZjYWxsZXIYASABKAsyES5jb21tb24udjEuQ2FsbGVyEhMKC21vdmVzcGVjX2lkGAIgASgJEhsKE21vdmVzcGVjX3ZlcnNpb25faWQYAyABKAkiQgoWUmVsZWFzZVZlcnNpb25SZXNwb25zZRIoCghtb3Zlc3BlYxgBIAEoCzIWLmF1dGhvcmluZy52MS5Nb3ZlU3BlYyJSChhHZXRSZWxlYXNlZFNvdXJjZVJlcXVlc3QSIQoGY2FsbGVyGAEgASgLMhEuY29tbW9uLnYxLkNhbGxlchITCgttb3Zlc3BlY19pZBgCIAEoCSJ6ChlHZXRSZWxlYXNlZFNvdXJjZVJlc3BvbnNlEhMKC21vdmVzcGVjX2lkGAEgASgJEhsKE21vdmVzcGVjX3ZlcnNpb25faWQYAiABKAkSFgoOdmVyc2lvbl9udW1iZXIYAyABKA0SEwoLeWFtbF9zb3VyY2UYBCABKAkingEKFVJlc29sdmVWZXJzaW9uUmVxdWVzdBIhCgZjYWxsZXIYASABKAsyES5jb21tb24udjEuQ2FsbGVyEhgKC21vdmVzcGVjX2lkGAIgASgJSACIAQESIAoTbW92ZXNwZWNfdmVyc2lvbl9pZBgDIAEoCUgBiAEBQg4KDF9tb3Zlc3BlY19pZEIWChRfbW92ZXNwZWNfdmVyc2lvbl9pZCK6AQoWUmVzb2x2ZVZlcnNpb25SZXNwb25zZRIbChNtb3Zlc3BlY192ZXJzaW9uX2lkGAEgASgJEhMKC21vdmVzcGVjX2lkGAIgASgJEhYKDnZlcnNpb25fbnVtYmVyGAMgASgNEhMKC3lhbWxfc291cmNlGAQgASgJEhQKDGNvbnRlbnRfaGFzaBgFIAEoCRISCgpwcm9qZWN0X2lkGAYgASgJEhcKD29yZ2FuaXphdGlvbl9pZBgHIAEoCSJoChRTZXRWaXNpYmlsaXR5UmVxdWVzdBITCgttb3Zlc3BlY19pZBgBIAEoCRIsCgp2aXNpYmlsaXR5GAIgASgOMhguYXV0aG9yaW5nLnYxLlZpc2liaWxpdHkSDQoFYWN0b3IYAyABKAkiQQoVU2V0VmlzaWJpbGl0eVJlc3BvbnNlEigKCG1vdmVzcGVjGAEgASgLMhYuYXV0aG9yaW5nLnYxLk1vdmVTcGVjIksKFURlbGlzdE1vdmVTcGVjUmVxdWVzdBITCgttb3Zlc3BlY19pZBgBIAEoCRINCgVhY3RvchgCIAEoCRIOCgZyZWFzb24YAyABKAkiQgoWRGVsaXN0TW92ZVNwZWNSZXNwb25zZRIoCghtb3Zlc3BlYxgBIAEoCzIWLmF1dGhvcmluZy52MS5Nb3ZlU3BlYyI8ChZBcmNoaXZlTW92ZVNwZWNSZXF1ZXN0EhMKC21vdmVzcGVjX2lkGAEgASgJEg0KBWFjdG9yGAIgASgJIkMKF0FyY2hpdmVNb3ZlU3BlY1Jlc3BvbnNlEigKCG1vdmVzcGVjGAEgASgLMhYuYXV0aG9yaW5nLnYxLk1vdmVTcGVjIkIKFlJlc3luY0NhdGFsb2d1ZVJlcXVlc3QSGAoLbW92ZXNwZWNfaWQYASABKAlIAIgBAUIOCgxfbW92ZXNwZWNfaWQiKQoXUmVzeW5jQ2F0YWxvZ3VlUmVzcG9uc2USDgoGbWFya2VkGAEgASgNKnAKClZpc2liaWxpdHkSGgoWVklTSUJJTElUWV9VTlNQRUNJRklFRBAAEhYKElZJU0lCSUxJVFlfUFJJVkFURRABEhUKEVZJU0lCSUxJVFlfUFVCTElDEAISFwoTVklTSUJJTElUWV9ERUxJU1RFRBADMtgKChBBdXRob3JpbmdTZXJ2aWNlElsKDkNyZWF0ZU1vdmVTcGVjEiMuYXV0aG9yaW5nLnYxLkNyZWF0ZU1vdmVTcGVjUmVxdWVzdBokLmF1dGhvcmluZy52MS5DcmVhdGVNb3ZlU3BlY1Jlc3BvbnNlElIKC0dldE1vdmVTcGVjEiAuYXV0aG9yaW5nLnYxLkdldE1vdmVTcGVjUmVxdWVzdBohLmF1dGhvcmluZy52MS5HZXRNb3ZlU3BlY1Jlc3BvbnNlEkkKCEdldERyYWZ0Eh0uYXV0aG9yaW5nLnYxLkdldERyYWZ0UmVxdWVzdBoeLmF1dGhvcmluZy52MS5HZXREcmFmdFJlc3BvbnNlElUKDFJlcGxhY2VEcmFmdBIhLmF1dGhvcmluZy52MS5SZXBsYWNlRHJhZnRSZXF1ZXN0GiIuYXV0aG9yaW5nLnYxLlJlcGxhY2VEcmFmdFJlc3BvbnNlElgKDVZhbGlkYXRlRHJhZnQSIi5hdXRob3JpbmcudjEuVmFsaWRhdGVEcmFmdFJlcXVlc3QaIy5hdXRob3JpbmcudjEuVmFsaWRhdGVEcmFmdFJlc3BvbnNlElgKDUNyZWF0ZVZlcnNpb24SIi5hdXRob3JpbmcudjEuQ3JlYXRlVmVyc2lvblJlcXVlc3QaIy5hdXRob3JpbmcudjEuQ3JlYXRlVmVyc2lvblJlc3BvbnNlElUKDExpc3RWZXJzaW9ucxIhLmF1dGhvcmluZy52MS5MaXN0VmVyc2lvbnNSZXF1ZXN0GiIuYXV0aG9yaW5nLnYxLkxpc3RWZXJzaW9uc1Jlc3BvbnNlEk8KCkdldFZlcnNpb24SHy5hdXRob3JpbmcudjEuR2V0VmVyc2lvblJlcXVlc3QaIC5hdXRob3JpbmcudjEuR2V0VmVyc2lvblJlc3BvbnNlElsKDlJlbGVhc2VWZXJzaW9uEiMuYXV0aG9yaW5nLnYxLlJlbGVhc2VWZXJzaW9uUmVxdWVzdBokLmF1dGhvcmluZy52MS5SZWxlYXNlVmVyc2lvblJlc3BvbnNlEmQKEUdldFJlbGVhc2VkU291cmNlEiYuYXV0aG9yaW5nLnYxLkdldFJlbGVhc2VkU291cmNlUmVxdWVzdBonLmF1dGhvcmluZy52MS5HZXRSZWxlYXNlZFNvdXJjZVJlc3BvbnNlElsKDlJlc29sdmVWZXJzaW9uEiMuYXV0aG9yaW5nLnYxLlJlc29sdmVWZXJzaW9uUmVxdWVzdBokLmF1dGhvcmluZy52MS5SZXNvbHZlVmVyc2lvblJlc3BvbnNlElgKDVNldFZpc2liaWxpdHkSIi5hdXRob3JpbmcudjEuU2V0VmlzaWJpbGl0eVJlcXVlc3QaIy5hdXRob3JpbmcudjEuU2V0VmlzaWJpbGl0eVJlc3BvbnNlElsKDkRlbGlzdE1vdmVTcGVjEiMuYXV0aG9yaW5nLnYxLkRlbGlzdE1vdmVTcGVjUmVxdWVzdBokLmF1dGhvcmluZy52MS5EZWxpc3RNb3ZlU3BlY1Jlc3BvbnNlEl4KD0FyY2hpdmVNb3ZlU3BlYxIkLmF1dGhvcmluZy52MS5BcmNoaXZlTW92ZVNwZWNSZXF1ZXN0GiUuYXV0aG9yaW5nLnYxLkFyY2hpdmVNb3ZlU3BlY1Jlc3BvbnNlEl4KD1Jlc3luY0NhdGFsb2d1ZRIkLmF1dGhvcmluZy52MS5SZXN5bmNDYXRhbG9ndWVSZXF1ZXN0GiUuYXV0aG9yaW5nLnYxLlJlc3luY0NhdGFsb2d1ZVJlc3BvbnNlYgZwcm90bzM", [file_common_v1_caller, file_google_protobuf_timestamp]);
+
+/**
+ * @generated from message authoring.v1.MoveSpec
+ */
+export type MoveSpec = Message<"authoring.v1.MoveSpec"> & {
+  /**
+   * @generated from field: string movespec_id = 1;
+   */
+  movespecId: string;
+
+  /**
+   * @generated from field: string project_id = 2;
+   */
+  projectId: string;
+
+  /**
+   * @generated from field: string organization_id = 3;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string name = 4;
+   */
+  name: string;
+
+  /**
+   * @generated from field: optional string description = 5;
+   */
+  description?: string | undefined;
+
+  /**
+   * @generated from field: authoring.v1.Visibility visibility = 6;
+   */
+  visibility: Visibility;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 7;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * Last metadata or release-pointer change.
+   *
+   * @generated from field: google.protobuf.Timestamp updated_at = 8;
+   */
+  updatedAt?: Timestamp | undefined;
+
+  /**
+   * Set when the MoveSpec is no longer writable.
+   *
+   * @generated from field: google.protobuf.Timestamp archived_at = 9;
+   */
+  archivedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional string current_released_version_id = 10;
+   */
+  currentReleasedVersionId?: string | undefined;
+
+  /**
+   * Increases on every change of the fields above (the gateway's ETag).
+   *
+   * @generated from field: uint32 revision = 11;
+   */
+  revision: number;
+};
+
+/**
+ * Describes the message authoring.v1.MoveSpec.
+ * Use `create(MoveSpecSchema)` to create a new message.
+ */
+export const MoveSpecSchema: GenMessage<MoveSpec> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 0);
+
+/**
+ * @generated from message authoring.v1.Draft
+ */
+export type Draft = Message<"authoring.v1.Draft"> & {
+  /**
+   * @generated from field: string draft_id = 1;
+   */
+  draftId: string;
+
+  /**
+   * @generated from field: string movespec_id = 2;
+   */
+  movespecId: string;
+
+  /**
+   * @generated from field: string yaml_source = 3;
+   */
+  yamlSource: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 4;
+   */
+  updatedAt?: Timestamp | undefined;
+
+  /**
+   * Increases on every replacement (the gateway's ETag and If-Match).
+   *
+   * @generated from field: uint32 revision = 5;
+   */
+  revision: number;
+};
+
+/**
+ * Describes the message authoring.v1.Draft.
+ * Use `create(DraftSchema)` to create a new message.
+ */
+export const DraftSchema: GenMessage<Draft> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 1);
+
+/**
+ * @generated from message authoring.v1.Version
+ */
+export type Version = Message<"authoring.v1.Version"> & {
+  /**
+   * @generated from field: string movespec_version_id = 1;
+   */
+  movespecVersionId: string;
+
+  /**
+   * @generated from field: string movespec_id = 2;
+   */
+  movespecId: string;
+
+  /**
+   * @generated from field: uint32 version_number = 3;
+   */
+  versionNumber: number;
+
+  /**
+   * SHA-256 (lowercase hex) of the UTF-8 bytes of yaml_source.
+   *
+   * @generated from field: string content_hash = 4;
+   */
+  contentHash: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 5;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string yaml_source = 6;
+   */
+  yamlSource: string;
+};
+
+/**
+ * Describes the message authoring.v1.Version.
+ * Use `create(VersionSchema)` to create a new message.
+ */
+export const VersionSchema: GenMessage<Version> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 2);
+
+/**
+ * A validation issue, as the MoveSpec loader reports it.
+ *
+ * @generated from message authoring.v1.Issue
+ */
+export type Issue = Message<"authoring.v1.Issue"> & {
+  /**
+   * @generated from field: string code = 1;
+   */
+  code: string;
+
+  /**
+   * @generated from field: string message = 2;
+   */
+  message: string;
+
+  /**
+   * "error" or "warning".
+   *
+   * @generated from field: string severity = 3;
+   */
+  severity: string;
+
+  /**
+   * @generated from field: optional uint32 line = 4;
+   */
+  line?: number | undefined;
+
+  /**
+   * @generated from field: optional uint32 column = 5;
+   */
+  column?: number | undefined;
+
+  /**
+   * @generated from field: optional string path = 6;
+   */
+  path?: string | undefined;
+};
+
+/**
+ * Describes the message authoring.v1.Issue.
+ * Use `create(IssueSchema)` to create a new message.
+ */
+export const IssueSchema: GenMessage<Issue> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 3);
+
+/**
+ * @generated from message authoring.v1.CreateMoveSpecRequest
+ */
+export type CreateMoveSpecRequest = Message<"authoring.v1.CreateMoveSpecRequest"> & {
+  /**
+   * @generated from field: common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * Must be the caller's project (else PERMISSION_DENIED PROJECT_MISMATCH).
+   *
+   * @generated from field: string project_id = 2;
+   */
+  projectId: string;
+
+  /**
+   * 1..120 characters (surrounding whitespace is trimmed first).
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * Up to 2,000 characters.
+   *
+   * @generated from field: optional string description = 4;
+   */
+  description?: string | undefined;
+
+  /**
+   * PRIVATE (default when UNSPECIFIED) or PUBLIC; DELISTED is INVALID_ARGUMENT.
+   *
+   * @generated from field: authoring.v1.Visibility visibility = 5;
+   */
+  visibility: Visibility;
+
+  /**
+   * Optional Idempotency-Key (1..255 printable ASCII): a repeat with the same request within 24 h
+   * returns the first response; with another request, FAILED_PRECONDITION IDEMPOTENCY_KEY_REUSED.
+   *
+   * @generated from field: string idempotency_key = 6;
+   */
+  idempotencyKey: string;
+};
+
+/**
+ * Describes the message authoring.v1.CreateMoveSpecRequest.
+ * Use `create(CreateMoveSpecRequestSchema)` to create a new message.
+ */
+export const CreateMoveSpecRequestSchema: GenMessage<CreateMoveSpecRequest> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 4);
+
+/**
+ * @generated from message authoring.v1.CreateMoveSpecResponse
+ */
+export type CreateMoveSpecResponse = Message<"authoring.v1.CreateMoveSpecResponse"> & {
+  /**
+   * @generated from field: authoring.v1.MoveSpec movespec = 1;
+   */
+  movespec?: MoveSpec | undefined;
+
+  /**
+   * @generated from field: authoring.v1.Draft draft = 2;
+   */
+  draft?: Draft | undefined;
+};
+
+/**
+ * Describes the message authoring.v1.CreateMoveSpecResponse.
+ * Use `create(CreateMoveSpecResponseSchema)` to create a new message.
+ */
+export const CreateMoveSpecResponseSchema: GenMessage<CreateMoveSpecResponse> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 5);
+
+/**
+ * @generated from message authoring.v1.GetMoveSpecRequest
+ */
+export type GetMoveSpecRequest = Message<"authoring.v1.GetMoveSpecRequest"> & {
+  /**
+   * @generated from field: common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string movespec_id = 2;
+   */
+  movespecId: string;
+};
+
+/**
+ * Describes the message authoring.v1.GetMoveSpecRequest.
+ * Use `create(GetMoveSpecRequestSchema)` to create a new message.
+ */
+export const GetMoveSpecRequestSchema: GenMessage<GetMoveSpecRequest> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 6);
+
+/**
+ * @generated from message authoring.v1.GetMoveSpecResponse
+ */
+export type GetMoveSpecResponse = Message<"authoring.v1.GetMoveSpecResponse"> & {
+  /**
+   * @generated from field: authoring.v1.MoveSpec movespec = 1;
+   */
+  movespec?: MoveSpec | undefined;
+};
+
+/**
+ * Describes the message authoring.v1.GetMoveSpecResponse.
+ * Use `create(GetMoveSpecResponseSchema)` to create a new message.
+ */
+export const GetMoveSpecResponseSchema: GenMessage<GetMoveSpecResponse> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 7);
+
+/**
+ * @generated from message authoring.v1.GetDraftRequest
+ */
+export type GetDraftRequest = Message<"authoring.v1.GetDraftRequest"> & {
+  /**
+   * @generated from field: common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string movespec_id = 2;
+   */
+  movespecId: string;
+};
+
+/**
+ * Describes the message authoring.v1.GetDraftRequest.
+ * Use `create(GetDraftRequestSchema)` to create a new message.
+ */
+export const GetDraftRequestSchema: GenMessage<GetDraftRequest> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 8);
+
+/**
+ * @generated from message authoring.v1.GetDraftResponse
+ */
+export type GetDraftResponse = Message<"authoring.v1.GetDraftResponse"> & {
+  /**
+   * @generated from field: authoring.v1.Draft draft = 1;
+   */
+  draft?: Draft | undefined;
+};
+
+/**
+ * Describes the message authoring.v1.GetDraftResponse.
+ * Use `create(GetDraftResponseSchema)` to create a new message.
+ */
+export const GetDraftResponseSchema: GenMessage<GetDraftResponse> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 9);
+
+/**
+ * @generated from message authoring.v1.ReplaceDraftRequest
+ */
+export type ReplaceDraftRequest = Message<"authoring.v1.ReplaceDraftRequest"> & {
+  /**
+   * @generated from field: common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string movespec_id = 2;
+   */
+  movespecId: string;
+
+  /**
+   * At most 256 KiB of UTF-8 (else INVALID_ARGUMENT YAML_TOO_LARGE).
+   *
+   * @generated from field: string yaml_source = 3;
+   */
+  yamlSource: string;
+
+  /**
+   * When set, the draft is replaced only if it is still at this revision (else FAILED_PRECONDITION
+   * ETAG_MISMATCH).
+   *
+   * @generated from field: optional uint32 if_revision = 4;
+   */
+  ifRevision?: number | undefined;
+};
+
+/**
+ * Describes the message authoring.v1.ReplaceDraftRequest.
+ * Use `create(ReplaceDraftRequestSchema)` to create a new message.
+ */
+export const ReplaceDraftRequestSchema: GenMessage<ReplaceDraftRequest> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 10);
+
+/**
+ * @generated from message authoring.v1.ReplaceDraftResponse
+ */
+export type ReplaceDraftResponse = Message<"authoring.v1.ReplaceDraftResponse"> & {
+  /**
+   * @generated from field: authoring.v1.Draft draft = 1;
+   */
+  draft?: Draft | undefined;
+};
+
+/**
+ * Describes the message authoring.v1.ReplaceDraftResponse.
+ * Use `create(ReplaceDraftResponseSchema)` to create a new message.
+ */
+export const ReplaceDraftResponseSchema: GenMessage<ReplaceDraftResponse> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 11);
+
+/**
+ * @generated from message authoring.v1.ValidateDraftRequest
+ */
+export type ValidateDraftRequest = Message<"authoring.v1.ValidateDraftRequest"> & {
+  /**
+   * @generated from field: common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string movespec_id = 2;
+   */
+  movespecId: string;
+};
+
+/**
+ * Describes the message authoring.v1.ValidateDraftRequest.
+ * Use `create(ValidateDraftRequestSchema)` to create a new message.
+ */
+export const ValidateDraftRequestSchema: GenMessage<ValidateDraftRequest> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 12);
+
+/**
+ * @generated from message authoring.v1.ValidateDraftResponse
+ */
+export type ValidateDraftResponse = Message<"authoring.v1.ValidateDraftResponse"> & {
+  /**
+   * @generated from field: bool ok = 1;
+   */
+  ok: boolean;
+
+  /**
+   * @generated from field: string target_id = 2;
+   */
+  targetId: string;
+
+  /**
+   * "draft".
+   *
+   * @generated from field: string target_type = 3;
+   */
+  targetType: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp validated_at = 4;
+   */
+  validatedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: repeated authoring.v1.Issue errors = 5;
+   */
+  errors: Issue[];
+
+  /**
+   * @generated from field: repeated authoring.v1.Issue warnings = 6;
+   */
+  warnings: Issue[];
+};
+
+/**
+ * Describes the message authoring.v1.ValidateDraftResponse.
+ * Use `create(ValidateDraftResponseSchema)` to create a new message.
+ */
+export const ValidateDraftResponseSchema: GenMessage<ValidateDraftResponse> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 13);
+
+/**
+ * @generated from message authoring.v1.CreateVersionRequest
+ */
+export type CreateVersionRequest = Message<"authoring.v1.CreateVersionRequest"> & {
+  /**
+   * @generated from field: common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string movespec_id = 2;
+   */
+  movespecId: string;
+
+  /**
+   * See CreateMoveSpecRequest.idempotency_key.
+   *
+   * @generated from field: string idempotency_key = 3;
+   */
+  idempotencyKey: string;
+};
+
+/**
+ * Describes the message authoring.v1.CreateVersionRequest.
+ * Use `create(CreateVersionRequestSchema)` to create a new message.
+ */
+export const CreateVersionRequestSchema: GenMessage<CreateVersionRequest> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 14);
+
+/**
+ * @generated from message authoring.v1.CreateVersionResponse
+ */
+export type CreateVersionResponse = Message<"authoring.v1.CreateVersionResponse"> & {
+  /**
+   * @generated from field: authoring.v1.Version version = 1;
+   */
+  version?: Version | undefined;
+};
+
+/**
+ * Describes the message authoring.v1.CreateVersionResponse.
+ * Use `create(CreateVersionResponseSchema)` to create a new message.
+ */
+export const CreateVersionResponseSchema: GenMessage<CreateVersionResponse> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 15);
+
+/**
+ * @generated from message authoring.v1.ListVersionsRequest
+ */
+export type ListVersionsRequest = Message<"authoring.v1.ListVersionsRequest"> & {
+  /**
+   * @generated from field: common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string movespec_id = 2;
+   */
+  movespecId: string;
+
+  /**
+   * 1..200.
+   *
+   * @generated from field: uint32 limit = 3;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: uint64 offset = 4;
+   */
+  offset: bigint;
+};
+
+/**
+ * Describes the message authoring.v1.ListVersionsRequest.
+ * Use `create(ListVersionsRequestSchema)` to create a new message.
+ */
+export const ListVersionsRequestSchema: GenMessage<ListVersionsRequest> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 16);
+
+/**
+ * @generated from message authoring.v1.ListVersionsResponse
+ */
+export type ListVersionsResponse = Message<"authoring.v1.ListVersionsResponse"> & {
+  /**
+   * @generated from field: repeated authoring.v1.Version items = 1;
+   */
+  items: Version[];
+
+  /**
+   * @generated from field: uint32 total = 2;
+   */
+  total: number;
+
+  /**
+   * @generated from field: bool has_more = 3;
+   */
+  hasMore: boolean;
+};
+
+/**
+ * Describes the message authoring.v1.ListVersionsResponse.
+ * Use `create(ListVersionsResponseSchema)` to create a new message.
+ */
+export const ListVersionsResponseSchema: GenMessage<ListVersionsResponse> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 17);
+
+/**
+ * @generated from message authoring.v1.GetVersionRequest
+ */
+export type GetVersionRequest = Message<"authoring.v1.GetVersionRequest"> & {
+  /**
+   * @generated from field: common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string movespec_id = 2;
+   */
+  movespecId: string;
+
+  /**
+   * @generated from field: string movespec_version_id = 3;
+   */
+  movespecVersionId: string;
+};
+
+/**
+ * Describes the message authoring.v1.GetVersionRequest.
+ * Use `create(GetVersionRequestSchema)` to create a new message.
+ */
+export const GetVersionRequestSchema: GenMessage<GetVersionRequest> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 18);
+
+/**
+ * @generated from message authoring.v1.GetVersionResponse
+ */
+export type GetVersionResponse = Message<"authoring.v1.GetVersionResponse"> & {
+  /**
+   * @generated from field: authoring.v1.Version version = 1;
+   */
+  version?: Version | undefined;
+};
+
+/**
+ * Describes the message authoring.v1.GetVersionResponse.
+ * Use `create(GetVersionResponseSchema)` to create a new message.
+ */
+export const GetVersionResponseSchema: GenMessage<GetVersionResponse> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 19);
+
+/**
+ * @generated from message authoring.v1.ReleaseVersionRequest
+ */
+export type ReleaseVersionRequest = Message<"authoring.v1.ReleaseVersionRequest"> & {
+  /**
+   * @generated from field: common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string movespec_id = 2;
+   */
+  movespecId: string;
+
+  /**
+   * @generated from field: string movespec_version_id = 3;
+   */
+  movespecVersionId: string;
+};
+
+/**
+ * Describes the message authoring.v1.ReleaseVersionRequest.
+ * Use `create(ReleaseVersionRequestSchema)` to create a new message.
+ */
+export const ReleaseVersionRequestSchema: GenMessage<ReleaseVersionRequest> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 20);
+
+/**
+ * @generated from message authoring.v1.ReleaseVersionResponse
+ */
+export type ReleaseVersionResponse = Message<"authoring.v1.ReleaseVersionResponse"> & {
+  /**
+   * @generated from field: authoring.v1.MoveSpec movespec = 1;
+   */
+  movespec?: MoveSpec | undefined;
+};
+
+/**
+ * Describes the message authoring.v1.ReleaseVersionResponse.
+ * Use `create(ReleaseVersionResponseSchema)` to create a new message.
+ */
+export const ReleaseVersionResponseSchema: GenMessage<ReleaseVersionResponse> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 21);
+
+/**
+ * @generated from message authoring.v1.GetReleasedSourceRequest
+ */
+export type GetReleasedSourceRequest = Message<"authoring.v1.GetReleasedSourceRequest"> & {
+  /**
+   * @generated from field: common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string movespec_id = 2;
+   */
+  movespecId: string;
+};
+
+/**
+ * Describes the message authoring.v1.GetReleasedSourceRequest.
+ * Use `create(GetReleasedSourceRequestSchema)` to create a new message.
+ */
+export const GetReleasedSourceRequestSchema: GenMessage<GetReleasedSourceRequest> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 22);
+
+/**
+ * @generated from message authoring.v1.GetReleasedSourceResponse
+ */
+export type GetReleasedSourceResponse = Message<"authoring.v1.GetReleasedSourceResponse"> & {
+  /**
+   * @generated from field: string movespec_id = 1;
+   */
+  movespecId: string;
+
+  /**
+   * @generated from field: string movespec_version_id = 2;
+   */
+  movespecVersionId: string;
+
+  /**
+   * @generated from field: uint32 version_number = 3;
+   */
+  versionNumber: number;
+
+  /**
+   * @generated from field: string yaml_source = 4;
+   */
+  yamlSource: string;
+};
+
+/**
+ * Describes the message authoring.v1.GetReleasedSourceResponse.
+ * Use `create(GetReleasedSourceResponseSchema)` to create a new message.
+ */
+export const GetReleasedSourceResponseSchema: GenMessage<GetReleasedSourceResponse> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 23);
+
+/**
+ * At least one id is required (INVALID_ARGUMENT FIELD_REQUIRED). Both given: the version wins and must
+ * belong to that MoveSpec (INVALID_ARGUMENT VERSION_NOT_IN_MOVESPEC). `movespec_id` alone: its released
+ * version (FAILED_PRECONDITION NO_RELEASED_VERSION). The MoveSpec must be in the caller's project or
+ * public, else NOT_FOUND MOVESPEC_NOT_FOUND / VERSION_NOT_FOUND.
+ *
+ * @generated from message authoring.v1.ResolveVersionRequest
+ */
+export type ResolveVersionRequest = Message<"authoring.v1.ResolveVersionRequest"> & {
+  /**
+   * @generated from field: common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: optional string movespec_id = 2;
+   */
+  movespecId?: string | undefined;
+
+  /**
+   * @generated from field: optional string movespec_version_id = 3;
+   */
+  movespecVersionId?: string | undefined;
+};
+
+/**
+ * Describes the message authoring.v1.ResolveVersionRequest.
+ * Use `create(ResolveVersionRequestSchema)` to create a new message.
+ */
+export const ResolveVersionRequestSchema: GenMessage<ResolveVersionRequest> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 24);
+
+/**
+ * @generated from message authoring.v1.ResolveVersionResponse
+ */
+export type ResolveVersionResponse = Message<"authoring.v1.ResolveVersionResponse"> & {
+  /**
+   * @generated from field: string movespec_version_id = 1;
+   */
+  movespecVersionId: string;
+
+  /**
+   * @generated from field: string movespec_id = 2;
+   */
+  movespecId: string;
+
+  /**
+   * @generated from field: uint32 version_number = 3;
+   */
+  versionNumber: number;
+
+  /**
+   * @generated from field: string yaml_source = 4;
+   */
+  yamlSource: string;
+
+  /**
+   * @generated from field: string content_hash = 5;
+   */
+  contentHash: string;
+
+  /**
+   * @generated from field: string project_id = 6;
+   */
+  projectId: string;
+
+  /**
+   * @generated from field: string organization_id = 7;
+   */
+  organizationId: string;
+};
+
+/**
+ * Describes the message authoring.v1.ResolveVersionResponse.
+ * Use `create(ResolveVersionResponseSchema)` to create a new message.
+ */
+export const ResolveVersionResponseSchema: GenMessage<ResolveVersionResponse> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 25);
+
+/**
+ * @generated from message authoring.v1.SetVisibilityRequest
+ */
+export type SetVisibilityRequest = Message<"authoring.v1.SetVisibilityRequest"> & {
+  /**
+   * @generated from field: string movespec_id = 1;
+   */
+  movespecId: string;
+
+  /**
+   * PRIVATE or PUBLIC (use DelistMoveSpec to delist; setting either lifts a delisting).
+   *
+   * @generated from field: authoring.v1.Visibility visibility = 2;
+   */
+  visibility: Visibility;
+
+  /**
+   * Who asked, for the log.
+   *
+   * @generated from field: string actor = 3;
+   */
+  actor: string;
+};
+
+/**
+ * Describes the message authoring.v1.SetVisibilityRequest.
+ * Use `create(SetVisibilityRequestSchema)` to create a new message.
+ */
+export const SetVisibilityRequestSchema: GenMessage<SetVisibilityRequest> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 26);
+
+/**
+ * @generated from message authoring.v1.SetVisibilityResponse
+ */
+export type SetVisibilityResponse = Message<"authoring.v1.SetVisibilityResponse"> & {
+  /**
+   * @generated from field: authoring.v1.MoveSpec movespec = 1;
+   */
+  movespec?: MoveSpec | undefined;
+};
+
+/**
+ * Describes the message authoring.v1.SetVisibilityResponse.
+ * Use `create(SetVisibilityResponseSchema)` to create a new message.
+ */
+export const SetVisibilityResponseSchema: GenMessage<SetVisibilityResponse> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 27);
+
+/**
+ * @generated from message authoring.v1.DelistMoveSpecRequest
+ */
+export type DelistMoveSpecRequest = Message<"authoring.v1.DelistMoveSpecRequest"> & {
+  /**
+   * @generated from field: string movespec_id = 1;
+   */
+  movespecId: string;
+
+  /**
+   * @generated from field: string actor = 2;
+   */
+  actor: string;
+
+  /**
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message authoring.v1.DelistMoveSpecRequest.
+ * Use `create(DelistMoveSpecRequestSchema)` to create a new message.
+ */
+export const DelistMoveSpecRequestSchema: GenMessage<DelistMoveSpecRequest> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 28);
+
+/**
+ * @generated from message authoring.v1.DelistMoveSpecResponse
+ */
+export type DelistMoveSpecResponse = Message<"authoring.v1.DelistMoveSpecResponse"> & {
+  /**
+   * @generated from field: authoring.v1.MoveSpec movespec = 1;
+   */
+  movespec?: MoveSpec | undefined;
+};
+
+/**
+ * Describes the message authoring.v1.DelistMoveSpecResponse.
+ * Use `create(DelistMoveSpecResponseSchema)` to create a new message.
+ */
+export const DelistMoveSpecResponseSchema: GenMessage<DelistMoveSpecResponse> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 29);
+
+/**
+ * @generated from message authoring.v1.ArchiveMoveSpecRequest
+ */
+export type ArchiveMoveSpecRequest = Message<"authoring.v1.ArchiveMoveSpecRequest"> & {
+  /**
+   * @generated from field: string movespec_id = 1;
+   */
+  movespecId: string;
+
+  /**
+   * @generated from field: string actor = 2;
+   */
+  actor: string;
+};
+
+/**
+ * Describes the message authoring.v1.ArchiveMoveSpecRequest.
+ * Use `create(ArchiveMoveSpecRequestSchema)` to create a new message.
+ */
+export const ArchiveMoveSpecRequestSchema: GenMessage<ArchiveMoveSpecRequest> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 30);
+
+/**
+ * @generated from message authoring.v1.ArchiveMoveSpecResponse
+ */
+export type ArchiveMoveSpecResponse = Message<"authoring.v1.ArchiveMoveSpecResponse"> & {
+  /**
+   * @generated from field: authoring.v1.MoveSpec movespec = 1;
+   */
+  movespec?: MoveSpec | undefined;
+};
+
+/**
+ * Describes the message authoring.v1.ArchiveMoveSpecResponse.
+ * Use `create(ArchiveMoveSpecResponseSchema)` to create a new message.
+ */
+export const ArchiveMoveSpecResponseSchema: GenMessage<ArchiveMoveSpecResponse> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 31);
+
+/**
+ * @generated from message authoring.v1.ResyncCatalogueRequest
+ */
+export type ResyncCatalogueRequest = Message<"authoring.v1.ResyncCatalogueRequest"> & {
+  /**
+   * Empty: every MoveSpec.
+   *
+   * @generated from field: optional string movespec_id = 1;
+   */
+  movespecId?: string | undefined;
+};
+
+/**
+ * Describes the message authoring.v1.ResyncCatalogueRequest.
+ * Use `create(ResyncCatalogueRequestSchema)` to create a new message.
+ */
+export const ResyncCatalogueRequestSchema: GenMessage<ResyncCatalogueRequest> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 32);
+
+/**
+ * @generated from message authoring.v1.ResyncCatalogueResponse
+ */
+export type ResyncCatalogueResponse = Message<"authoring.v1.ResyncCatalogueResponse"> & {
+  /**
+   * How many MoveSpecs were marked for pushing to the catalogue.
+   *
+   * @generated from field: uint32 marked = 1;
+   */
+  marked: number;
+};
+
+/**
+ * Describes the message authoring.v1.ResyncCatalogueResponse.
+ * Use `create(ResyncCatalogueResponseSchema)` to create a new message.
+ */
+export const ResyncCatalogueResponseSchema: GenMessage<ResyncCatalogueResponse> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 33);
+
+/**
+ * @generated from enum authoring.v1.Visibility
+ */
+export enum Visibility {
+  /**
+   * @generated from enum value: VISIBILITY_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: VISIBILITY_PRIVATE = 1;
+   */
+  PRIVATE = 1,
+
+  /**
+   * @generated from enum value: VISIBILITY_PUBLIC = 2;
+   */
+  PUBLIC = 2,
+
+  /**
+   * Set only by moderation (DelistMoveSpec).
+   *
+   * @generated from enum value: VISIBILITY_DELISTED = 3;
+   */
+  DELISTED = 3,
+}
+
+/**
+ * Describes the enum authoring.v1.Visibility.
+ */
+export const VisibilitySchema: GenEnum<Visibility> = /*@__PURE__*/
+  enumDesc(file_authoring_v1_authoring, 0);
 
 /**
  * AuthoringService is the internal gRPC API of the authoring service. Only the gateway and internal tools
  * call it; the public JSON API is the gateway's.
  *
+ * Visibility rules (every RPC with a caller): a MoveSpec is visible to its own project, and to everyone
+ * (anonymous included) when its visibility is PUBLIC. Anything else answers NOT_FOUND
+ * MOVESPEC_NOT_FOUND / VERSION_NOT_FOUND, exactly as if it did not exist. Owner-only operations on a
+ * public MoveSpec of another project answer PERMISSION_DENIED PROJECT_MISMATCH.
+ *
  * @generated from service authoring.v1.AuthoringService
  */
 export const AuthoringService: GenService<{
+  /**
+   * Creates a MoveSpec in the caller's project, with its draft set to the MoveSpec template.
+   *
+   * @generated from rpc authoring.v1.AuthoringService.CreateMoveSpec
+   */
+  createMoveSpec: {
+    methodKind: "unary";
+    input: typeof CreateMoveSpecRequestSchema;
+    output: typeof CreateMoveSpecResponseSchema;
+  },
+  /**
+   * @generated from rpc authoring.v1.AuthoringService.GetMoveSpec
+   */
+  getMoveSpec: {
+    methodKind: "unary";
+    input: typeof GetMoveSpecRequestSchema;
+    output: typeof GetMoveSpecResponseSchema;
+  },
+  /**
+   * Owner only.
+   *
+   * @generated from rpc authoring.v1.AuthoringService.GetDraft
+   */
+  getDraft: {
+    methodKind: "unary";
+    input: typeof GetDraftRequestSchema;
+    output: typeof GetDraftResponseSchema;
+  },
+  /**
+   * Owner only; replaces the whole YAML, optionally only if the draft is still at `if_revision`.
+   *
+   * @generated from rpc authoring.v1.AuthoringService.ReplaceDraft
+   */
+  replaceDraft: {
+    methodKind: "unary";
+    input: typeof ReplaceDraftRequestSchema;
+    output: typeof ReplaceDraftResponseSchema;
+  },
+  /**
+   * Owner only; runs the runtime's own loader on the current draft.
+   *
+   * @generated from rpc authoring.v1.AuthoringService.ValidateDraft
+   */
+  validateDraft: {
+    methodKind: "unary";
+    input: typeof ValidateDraftRequestSchema;
+    output: typeof ValidateDraftResponseSchema;
+  },
+  /**
+   * Owner only; freezes the current draft (which must load) into version N+1.
+   *
+   * @generated from rpc authoring.v1.AuthoringService.CreateVersion
+   */
+  createVersion: {
+    methodKind: "unary";
+    input: typeof CreateVersionRequestSchema;
+    output: typeof CreateVersionResponseSchema;
+  },
+  /**
+   * Newest first.
+   *
+   * @generated from rpc authoring.v1.AuthoringService.ListVersions
+   */
+  listVersions: {
+    methodKind: "unary";
+    input: typeof ListVersionsRequestSchema;
+    output: typeof ListVersionsResponseSchema;
+  },
+  /**
+   * @generated from rpc authoring.v1.AuthoringService.GetVersion
+   */
+  getVersion: {
+    methodKind: "unary";
+    input: typeof GetVersionRequestSchema;
+    output: typeof GetVersionResponseSchema;
+  },
+  /**
+   * Owner only; points the MoveSpec's release at one of its versions.
+   *
+   * @generated from rpc authoring.v1.AuthoringService.ReleaseVersion
+   */
+  releaseVersion: {
+    methodKind: "unary";
+    input: typeof ReleaseVersionRequestSchema;
+    output: typeof ReleaseVersionResponseSchema;
+  },
+  /**
+   * @generated from rpc authoring.v1.AuthoringService.GetReleasedSource
+   */
+  getReleasedSource: {
+    methodKind: "unary";
+    input: typeof GetReleasedSourceRequestSchema;
+    output: typeof GetReleasedSourceResponseSchema;
+  },
+  /**
+   * The immutable version a detection session runs (see ResolveVersionRequest).
+   *
+   * @generated from rpc authoring.v1.AuthoringService.ResolveVersion
+   */
+  resolveVersion: {
+    methodKind: "unary";
+    input: typeof ResolveVersionRequestSchema;
+    output: typeof ResolveVersionResponseSchema;
+  },
+  /**
+   * Internal operations for the admin tool (no caller: only internal tools reach this service).
+   *
+   * @generated from rpc authoring.v1.AuthoringService.SetVisibility
+   */
+  setVisibility: {
+    methodKind: "unary";
+    input: typeof SetVisibilityRequestSchema;
+    output: typeof SetVisibilityResponseSchema;
+  },
+  /**
+   * Moderation: hides the MoveSpec from everyone outside its project.
+   *
+   * @generated from rpc authoring.v1.AuthoringService.DelistMoveSpec
+   */
+  delistMoveSpec: {
+    methodKind: "unary";
+    input: typeof DelistMoveSpecRequestSchema;
+    output: typeof DelistMoveSpecResponseSchema;
+  },
+  /**
+   * Makes the MoveSpec read-only for good (and removes it from the public catalogue).
+   *
+   * @generated from rpc authoring.v1.AuthoringService.ArchiveMoveSpec
+   */
+  archiveMoveSpec: {
+    methodKind: "unary";
+    input: typeof ArchiveMoveSpecRequestSchema;
+    output: typeof ArchiveMoveSpecResponseSchema;
+  },
+  /**
+   * Pushes every MoveSpec (or one) to the catalogue again, e.g. after restoring the catalogue's database.
+   *
+   * @generated from rpc authoring.v1.AuthoringService.ResyncCatalogue
+   */
+  resyncCatalogue: {
+    methodKind: "unary";
+    input: typeof ResyncCatalogueRequestSchema;
+    output: typeof ResyncCatalogueResponseSchema;
+  },
 }> = /*@__PURE__*/
   serviceDesc(file_authoring_v1_authoring, 0);
 

@@ -2,22 +2,519 @@
 // @generated from file catalogue/v1/catalogue.proto (package catalogue.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Caller } from "../../common/v1/caller_pb.js";
+import { file_common_v1_caller } from "../../common/v1/caller_pb.js";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file catalogue/v1/catalogue.proto.
  */
 export const file_catalogue_v1_catalogue: GenFile = /*@__PURE__*/
-  fileDesc("ChxjYXRhbG9ndWUvdjEvY2F0YWxvZ3VlLnByb3RvEgxjYXRhbG9ndWUudjEyEgoQQ2F0YWxvZ3VlU2VydmljZWIGcHJvdG8z");
+  fileDesc("ChxjYXRhbG9ndWUvdjEvY2F0YWxvZ3VlLnByb3RvEgxjYXRhbG9ndWUudjEipAMKDUVudHJ5U25hcHNob3QSEwoLbW92ZXNwZWNfaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCRIXCg9vcmdhbml6YXRpb25faWQYAyABKAkSDAoEbmFtZRgEIAEoCRIYCgtkZXNjcmlwdGlvbhgFIAEoCUgAiAEBEiwKCnZpc2liaWxpdHkYBiABKA4yGC5jYXRhbG9ndWUudjEuVmlzaWJpbGl0eRIuCgpjcmVhdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgthcmNoaXZlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKAobY3VycmVudF9yZWxlYXNlZF92ZXJzaW9uX2lkGAogASgJSAGIAQESEAoIcmV2aXNpb24YCyABKA1CDgoMX2Rlc2NyaXB0aW9uQh4KHF9jdXJyZW50X3JlbGVhc2VkX3ZlcnNpb25faWQihQMKBUVudHJ5EhMKC21vdmVzcGVjX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEiwKCnZpc2liaWxpdHkYBSABKA4yGC5jYXRhbG9ndWUudjEuVmlzaWJpbGl0eRIuCgpjcmVhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgthcmNoaXZlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKAobY3VycmVudF9yZWxlYXNlZF92ZXJzaW9uX2lkGAkgASgJSAGIAQESEgoKc3Rhcl9jb3VudBgKIAEoDUIOCgxfZGVzY3JpcHRpb25CHgocX2N1cnJlbnRfcmVsZWFzZWRfdmVyc2lvbl9pZCJiChRMaXN0TW92ZVNwZWNzUmVxdWVzdBIJCgFxGAEgASgJEiAKBHNvcnQYAiABKA4yEi5jYXRhbG9ndWUudjEuU29ydBINCgVsaW1pdBgDIAEoDRIOCgZvZmZzZXQYBCABKAQiewoVTGlzdE1vdmVTcGVjc1Jlc3BvbnNlEiIKBWl0ZW1zGAEgAygLMhMuY2F0YWxvZ3VlLnYxLkVudHJ5Eg0KBXRvdGFsGAIgASgNEhAKCGhhc19tb3JlGAMgASgIEg0KBWxpbWl0GAQgASgNEg4KBm9mZnNldBgFIAEoBCIsChRHZXRTdGFyQ291bnRzUmVxdWVzdBIUCgxtb3Zlc3BlY19pZHMYASADKAkilAEKFUdldFN0YXJDb3VudHNSZXNwb25zZRJICgtzdGFyX2NvdW50cxgBIAMoCzIzLmNhdGFsb2d1ZS52MS5HZXRTdGFyQ291bnRzUmVzcG9uc2UuU3RhckNvdW50c0VudHJ5GjEKD1N0YXJDb3VudHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKA06AjgBIk0KE1N0YXJNb3ZlU3BlY1JlcXVlc3QSIQoGY2FsbGVyGAEgASgLMhEuY29tbW9uLnYxLkNhbGxlchITCgttb3Zlc3BlY19pZBgCIAEoCSI7ChRTdGFyTW92ZVNwZWNSZXNwb25zZRISCgpzdGFyX2NvdW50GAEgASgNEg8KB3N0YXJyZWQYAiABKAgiTwoVVW5zdGFyTW92ZVNwZWNSZXF1ZXN0EiEKBmNhbGxlchgBIAEoCzIRLmNvbW1vbi52MS5DYWxsZXISEwoLbW92ZXNwZWNfaWQYAiABKAkiPQoWVW5zdGFyTW92ZVNwZWNSZXNwb25zZRISCgpzdGFyX2NvdW50GAEgASgNEg8KB3N0YXJyZWQYAiABKAgiQgoSU3luY0VudHJpZXNSZXF1ZXN0EiwKB2VudHJpZXMYASADKAsyGy5jYXRhbG9ndWUudjEuRW50cnlTbmFwc2hvdCKfAQoTU3luY0VudHJpZXNSZXNwb25zZRJQChBzdG9yZWRfcmV2aXNpb25zGAEgAygLMjYuY2F0YWxvZ3VlLnYxLlN5bmNFbnRyaWVzUmVzcG9uc2UuU3RvcmVkUmV2aXNpb25zRW50cnkaNgoUU3RvcmVkUmV2aXNpb25zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgNOgI4ASpwCgpWaXNpYmlsaXR5EhoKFlZJU0lCSUxJVFlfVU5TUEVDSUZJRUQQABIWChJWSVNJQklMSVRZX1BSSVZBVEUQARIVChFWSVNJQklMSVRZX1BVQkxJQxACEhcKE1ZJU0lCSUxJVFlfREVMSVNURUQQAypMCgRTb3J0EhQKEFNPUlRfVU5TUEVDSUZJRUQQABIPCgtTT1JUX1JFQ0VOVBABEg4KClNPUlRfU1RBUlMQAhINCglTT1JUX05BTUUQAzLOAwoQQ2F0YWxvZ3VlU2VydmljZRJYCg1MaXN0TW92ZVNwZWNzEiIuY2F0YWxvZ3VlLnYxLkxpc3RNb3ZlU3BlY3NSZXF1ZXN0GiMuY2F0YWxvZ3VlLnYxLkxpc3RNb3ZlU3BlY3NSZXNwb25zZRJYCg1HZXRTdGFyQ291bnRzEiIuY2F0YWxvZ3VlLnYxLkdldFN0YXJDb3VudHNSZXF1ZXN0GiMuY2F0YWxvZ3VlLnYxLkdldFN0YXJDb3VudHNSZXNwb25zZRJVCgxTdGFyTW92ZVNwZWMSIS5jYXRhbG9ndWUudjEuU3Rhck1vdmVTcGVjUmVxdWVzdBoiLmNhdGFsb2d1ZS52MS5TdGFyTW92ZVNwZWNSZXNwb25zZRJbCg5VbnN0YXJNb3ZlU3BlYxIjLmNhdGFsb2d1ZS52MS5VbnN0YXJNb3ZlU3BlY1JlcXVlc3QaJC5jYXRhbG9ndWUudjEuVW5zdGFyTW92ZVNwZWNSZXNwb25zZRJSCgtTeW5jRW50cmllcxIgLmNhdGFsb2d1ZS52MS5TeW5jRW50cmllc1JlcXVlc3QaIS5jYXRhbG9ndWUudjEuU3luY0VudHJpZXNSZXNwb25zZWIGcHJvdG8z", [file_common_v1_caller, file_google_protobuf_timestamp]);
+
+/**
+ * What the authoring service pushes: a MoveSpec's metadata at one revision.
+ *
+ * @generated from message catalogue.v1.EntrySnapshot
+ */
+export type EntrySnapshot = Message<"catalogue.v1.EntrySnapshot"> & {
+  /**
+   * @generated from field: string movespec_id = 1;
+   */
+  movespecId: string;
+
+  /**
+   * @generated from field: string project_id = 2;
+   */
+  projectId: string;
+
+  /**
+   * @generated from field: string organization_id = 3;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string name = 4;
+   */
+  name: string;
+
+  /**
+   * @generated from field: optional string description = 5;
+   */
+  description?: string | undefined;
+
+  /**
+   * @generated from field: catalogue.v1.Visibility visibility = 6;
+   */
+  visibility: Visibility;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 7;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 8;
+   */
+  updatedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp archived_at = 9;
+   */
+  archivedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional string current_released_version_id = 10;
+   */
+  currentReleasedVersionId?: string | undefined;
+
+  /**
+   * Increases with every change on the authoring side; older snapshots are ignored.
+   *
+   * @generated from field: uint32 revision = 11;
+   */
+  revision: number;
+};
+
+/**
+ * Describes the message catalogue.v1.EntrySnapshot.
+ * Use `create(EntrySnapshotSchema)` to create a new message.
+ */
+export const EntrySnapshotSchema: GenMessage<EntrySnapshot> = /*@__PURE__*/
+  messageDesc(file_catalogue_v1_catalogue, 0);
+
+/**
+ * A catalogue entry as listed: the public MoveSpec fields plus its star count.
+ *
+ * @generated from message catalogue.v1.Entry
+ */
+export type Entry = Message<"catalogue.v1.Entry"> & {
+  /**
+   * @generated from field: string movespec_id = 1;
+   */
+  movespecId: string;
+
+  /**
+   * @generated from field: string project_id = 2;
+   */
+  projectId: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * @generated from field: optional string description = 4;
+   */
+  description?: string | undefined;
+
+  /**
+   * @generated from field: catalogue.v1.Visibility visibility = 5;
+   */
+  visibility: Visibility;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 6;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 7;
+   */
+  updatedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp archived_at = 8;
+   */
+  archivedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional string current_released_version_id = 9;
+   */
+  currentReleasedVersionId?: string | undefined;
+
+  /**
+   * @generated from field: uint32 star_count = 10;
+   */
+  starCount: number;
+};
+
+/**
+ * Describes the message catalogue.v1.Entry.
+ * Use `create(EntrySchema)` to create a new message.
+ */
+export const EntrySchema: GenMessage<Entry> = /*@__PURE__*/
+  messageDesc(file_catalogue_v1_catalogue, 1);
+
+/**
+ * @generated from message catalogue.v1.ListMoveSpecsRequest
+ */
+export type ListMoveSpecsRequest = Message<"catalogue.v1.ListMoveSpecsRequest"> & {
+  /**
+   * Words that must all appear in the name or description (case and accents ignored). Up to 256
+   * characters; empty: no search.
+   *
+   * @generated from field: string q = 1;
+   */
+  q: string;
+
+  /**
+   * @generated from field: catalogue.v1.Sort sort = 2;
+   */
+  sort: Sort;
+
+  /**
+   * 1..200 (0 means the default, 20).
+   *
+   * @generated from field: uint32 limit = 3;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: uint64 offset = 4;
+   */
+  offset: bigint;
+};
+
+/**
+ * Describes the message catalogue.v1.ListMoveSpecsRequest.
+ * Use `create(ListMoveSpecsRequestSchema)` to create a new message.
+ */
+export const ListMoveSpecsRequestSchema: GenMessage<ListMoveSpecsRequest> = /*@__PURE__*/
+  messageDesc(file_catalogue_v1_catalogue, 2);
+
+/**
+ * @generated from message catalogue.v1.ListMoveSpecsResponse
+ */
+export type ListMoveSpecsResponse = Message<"catalogue.v1.ListMoveSpecsResponse"> & {
+  /**
+   * @generated from field: repeated catalogue.v1.Entry items = 1;
+   */
+  items: Entry[];
+
+  /**
+   * @generated from field: uint32 total = 2;
+   */
+  total: number;
+
+  /**
+   * @generated from field: bool has_more = 3;
+   */
+  hasMore: boolean;
+
+  /**
+   * @generated from field: uint32 limit = 4;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: uint64 offset = 5;
+   */
+  offset: bigint;
+};
+
+/**
+ * Describes the message catalogue.v1.ListMoveSpecsResponse.
+ * Use `create(ListMoveSpecsResponseSchema)` to create a new message.
+ */
+export const ListMoveSpecsResponseSchema: GenMessage<ListMoveSpecsResponse> = /*@__PURE__*/
+  messageDesc(file_catalogue_v1_catalogue, 3);
+
+/**
+ * @generated from message catalogue.v1.GetStarCountsRequest
+ */
+export type GetStarCountsRequest = Message<"catalogue.v1.GetStarCountsRequest"> & {
+  /**
+   * @generated from field: repeated string movespec_ids = 1;
+   */
+  movespecIds: string[];
+};
+
+/**
+ * Describes the message catalogue.v1.GetStarCountsRequest.
+ * Use `create(GetStarCountsRequestSchema)` to create a new message.
+ */
+export const GetStarCountsRequestSchema: GenMessage<GetStarCountsRequest> = /*@__PURE__*/
+  messageDesc(file_catalogue_v1_catalogue, 4);
+
+/**
+ * @generated from message catalogue.v1.GetStarCountsResponse
+ */
+export type GetStarCountsResponse = Message<"catalogue.v1.GetStarCountsResponse"> & {
+  /**
+   * movespec_id -> star count.
+   *
+   * @generated from field: map<string, uint32> star_counts = 1;
+   */
+  starCounts: { [key: string]: number };
+};
+
+/**
+ * Describes the message catalogue.v1.GetStarCountsResponse.
+ * Use `create(GetStarCountsResponseSchema)` to create a new message.
+ */
+export const GetStarCountsResponseSchema: GenMessage<GetStarCountsResponse> = /*@__PURE__*/
+  messageDesc(file_catalogue_v1_catalogue, 5);
+
+/**
+ * @generated from message catalogue.v1.StarMoveSpecRequest
+ */
+export type StarMoveSpecRequest = Message<"catalogue.v1.StarMoveSpecRequest"> & {
+  /**
+   * @generated from field: common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string movespec_id = 2;
+   */
+  movespecId: string;
+};
+
+/**
+ * Describes the message catalogue.v1.StarMoveSpecRequest.
+ * Use `create(StarMoveSpecRequestSchema)` to create a new message.
+ */
+export const StarMoveSpecRequestSchema: GenMessage<StarMoveSpecRequest> = /*@__PURE__*/
+  messageDesc(file_catalogue_v1_catalogue, 6);
+
+/**
+ * @generated from message catalogue.v1.StarMoveSpecResponse
+ */
+export type StarMoveSpecResponse = Message<"catalogue.v1.StarMoveSpecResponse"> & {
+  /**
+   * @generated from field: uint32 star_count = 1;
+   */
+  starCount: number;
+
+  /**
+   * @generated from field: bool starred = 2;
+   */
+  starred: boolean;
+};
+
+/**
+ * Describes the message catalogue.v1.StarMoveSpecResponse.
+ * Use `create(StarMoveSpecResponseSchema)` to create a new message.
+ */
+export const StarMoveSpecResponseSchema: GenMessage<StarMoveSpecResponse> = /*@__PURE__*/
+  messageDesc(file_catalogue_v1_catalogue, 7);
+
+/**
+ * @generated from message catalogue.v1.UnstarMoveSpecRequest
+ */
+export type UnstarMoveSpecRequest = Message<"catalogue.v1.UnstarMoveSpecRequest"> & {
+  /**
+   * @generated from field: common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string movespec_id = 2;
+   */
+  movespecId: string;
+};
+
+/**
+ * Describes the message catalogue.v1.UnstarMoveSpecRequest.
+ * Use `create(UnstarMoveSpecRequestSchema)` to create a new message.
+ */
+export const UnstarMoveSpecRequestSchema: GenMessage<UnstarMoveSpecRequest> = /*@__PURE__*/
+  messageDesc(file_catalogue_v1_catalogue, 8);
+
+/**
+ * @generated from message catalogue.v1.UnstarMoveSpecResponse
+ */
+export type UnstarMoveSpecResponse = Message<"catalogue.v1.UnstarMoveSpecResponse"> & {
+  /**
+   * @generated from field: uint32 star_count = 1;
+   */
+  starCount: number;
+
+  /**
+   * @generated from field: bool starred = 2;
+   */
+  starred: boolean;
+};
+
+/**
+ * Describes the message catalogue.v1.UnstarMoveSpecResponse.
+ * Use `create(UnstarMoveSpecResponseSchema)` to create a new message.
+ */
+export const UnstarMoveSpecResponseSchema: GenMessage<UnstarMoveSpecResponse> = /*@__PURE__*/
+  messageDesc(file_catalogue_v1_catalogue, 9);
+
+/**
+ * @generated from message catalogue.v1.SyncEntriesRequest
+ */
+export type SyncEntriesRequest = Message<"catalogue.v1.SyncEntriesRequest"> & {
+  /**
+   * @generated from field: repeated catalogue.v1.EntrySnapshot entries = 1;
+   */
+  entries: EntrySnapshot[];
+};
+
+/**
+ * Describes the message catalogue.v1.SyncEntriesRequest.
+ * Use `create(SyncEntriesRequestSchema)` to create a new message.
+ */
+export const SyncEntriesRequestSchema: GenMessage<SyncEntriesRequest> = /*@__PURE__*/
+  messageDesc(file_catalogue_v1_catalogue, 10);
+
+/**
+ * @generated from message catalogue.v1.SyncEntriesResponse
+ */
+export type SyncEntriesResponse = Message<"catalogue.v1.SyncEntriesResponse"> & {
+  /**
+   * The revision now stored for each pushed MoveSpec (>= the pushed one when applied or already newer).
+   *
+   * @generated from field: map<string, uint32> stored_revisions = 1;
+   */
+  storedRevisions: { [key: string]: number };
+};
+
+/**
+ * Describes the message catalogue.v1.SyncEntriesResponse.
+ * Use `create(SyncEntriesResponseSchema)` to create a new message.
+ */
+export const SyncEntriesResponseSchema: GenMessage<SyncEntriesResponse> = /*@__PURE__*/
+  messageDesc(file_catalogue_v1_catalogue, 11);
+
+/**
+ * @generated from enum catalogue.v1.Visibility
+ */
+export enum Visibility {
+  /**
+   * @generated from enum value: VISIBILITY_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: VISIBILITY_PRIVATE = 1;
+   */
+  PRIVATE = 1,
+
+  /**
+   * @generated from enum value: VISIBILITY_PUBLIC = 2;
+   */
+  PUBLIC = 2,
+
+  /**
+   * @generated from enum value: VISIBILITY_DELISTED = 3;
+   */
+  DELISTED = 3,
+}
+
+/**
+ * Describes the enum catalogue.v1.Visibility.
+ */
+export const VisibilitySchema: GenEnum<Visibility> = /*@__PURE__*/
+  enumDesc(file_catalogue_v1_catalogue, 0);
+
+/**
+ * @generated from enum catalogue.v1.Sort
+ */
+export enum Sort {
+  /**
+   * Same as SORT_RECENT.
+   *
+   * @generated from enum value: SORT_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * updated_at descending.
+   *
+   * @generated from enum value: SORT_RECENT = 1;
+   */
+  RECENT = 1,
+
+  /**
+   * star_count descending.
+   *
+   * @generated from enum value: SORT_STARS = 2;
+   */
+  STARS = 2,
+
+  /**
+   * Case-insensitive name ascending.
+   *
+   * @generated from enum value: SORT_NAME = 3;
+   */
+  NAME = 3,
+}
+
+/**
+ * Describes the enum catalogue.v1.Sort.
+ */
+export const SortSchema: GenEnum<Sort> = /*@__PURE__*/
+  enumDesc(file_catalogue_v1_catalogue, 1);
 
 /**
  * CatalogueService is the internal gRPC API of the catalogue service. Only the gateway and internal tools
  * call it; the public JSON API is the gateway's.
  *
+ * The catalogue holds a copy of every MoveSpec's public metadata, pushed by the authoring service
+ * (SyncEntries), plus organization-level stars. Only entries that are PUBLIC and not archived are listed.
+ *
  * @generated from service catalogue.v1.CatalogueService
  */
 export const CatalogueService: GenService<{
+  /**
+   * The public listing and search: listed entries only, whoever asks.
+   *
+   * @generated from rpc catalogue.v1.CatalogueService.ListMoveSpecs
+   */
+  listMoveSpecs: {
+    methodKind: "unary";
+    input: typeof ListMoveSpecsRequestSchema;
+    output: typeof ListMoveSpecsResponseSchema;
+  },
+  /**
+   * Star counts of the given MoveSpecs (0 for unknown ids); reveals nothing else.
+   *
+   * @generated from rpc catalogue.v1.CatalogueService.GetStarCounts
+   */
+  getStarCounts: {
+    methodKind: "unary";
+    input: typeof GetStarCountsRequestSchema;
+    output: typeof GetStarCountsResponseSchema;
+  },
+  /**
+   * The caller's organization stars a MoveSpec visible to the caller (idempotent).
+   *
+   * @generated from rpc catalogue.v1.CatalogueService.StarMoveSpec
+   */
+  starMoveSpec: {
+    methodKind: "unary";
+    input: typeof StarMoveSpecRequestSchema;
+    output: typeof StarMoveSpecResponseSchema;
+  },
+  /**
+   * The caller's organization removes its star (idempotent).
+   *
+   * @generated from rpc catalogue.v1.CatalogueService.UnstarMoveSpec
+   */
+  unstarMoveSpec: {
+    methodKind: "unary";
+    input: typeof UnstarMoveSpecRequestSchema;
+    output: typeof UnstarMoveSpecResponseSchema;
+  },
+  /**
+   * Upserts snapshots of MoveSpecs, each applied only if newer (revision) than what is stored.
+   *
+   * @generated from rpc catalogue.v1.CatalogueService.SyncEntries
+   */
+  syncEntries: {
+    methodKind: "unary";
+    input: typeof SyncEntriesRequestSchema;
+    output: typeof SyncEntriesResponseSchema;
+  },
 }> = /*@__PURE__*/
   serviceDesc(file_catalogue_v1_catalogue, 0);
 

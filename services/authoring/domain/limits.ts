@@ -1,0 +1,89 @@
+import { Code, serviceError } from "../../shared/errors/service-error.js";
+
+/** The contract's size limits on MoveSpecs (shared/design/contract.md, "MoveSpecs"). */
+export const MOVESPEC_LIMITS = {
+  /** UTF-8 bytes of a draft's `yaml_source`. */
+  yamlSourceBytes: 256 * 1024,
+  /** Characters (code points) of a name, after trimming. */
+  nameMin: 1,
+  nameMax: 120,
+  /** Characters (code points) of a description. */
+  descriptionMax: 2000,
+} as const;
+
+// Control characters have no place in a one-line display name.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: that is the point
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** The trimmed name, or INVALID_ARGUMENT FIELD_REQUIRED / FIELD_INVALID naming `name`. */
+export function checkName(name: string | undefined): string {
+  if (name === undefined) {
+    throw serviceError(Code.InvalidArgument, "FIELD_REQUIRED", "name is required", {
+      field: "name",
+    });
+  }
+  const trimmed = name.trim();
+  const length = [...trimmed].length;
+  if (
+    length < MOVESPEC_LIMITS.nameMin ||
+    length > MOVESPEC_LIMITS.nameMax ||
+    CONTROL.test(trimmed)
+  ) {
+    throw serviceError(
+      Code.InvalidArgument,
+      "FIELD_INVALID",
+      `name must be ${MOVESPEC_LIMITS.nameMin} to ${MOVESPEC_LIMITS.nameMax} characters without control characters`,
+      { field: "name", min_length: MOVESPEC_LIMITS.nameMin, max_length: MOVESPEC_LIMITS.nameMax },
+    );
+  }
+  return trimmed;
+}
+
+/** The description (undefined when absent or empty), or INVALID_ARGUMENT FIELD_INVALID. */
+export function checkDescription(description: string | undefined): string | undefined {
+  if (description === undefined || description === "") return undefined;
+  if ([...description].length > MOVESPEC_LIMITS.descriptionMax) {
+    throw serviceError(
+      Code.InvalidArgument,
+      "FIELD_INVALID",
+      `description must be at most ${MOVESPEC_LIMITS.descriptionMax} characters`,
+      { field: "description", max_length: MOVESPEC_LIMITS.descriptionMax },
+    );
+  }
+  return description;
+}
+
+/** INVALID_ARGUMENT YAML_TOO_LARGE (413 at the gateway) past 256 KiB of UTF-8. */
+export function checkYamlSize(yamlSource: string): void {
+  const bytes = Buffer.byteLength(yamlSource, "utf8");
+  if (bytes > MOVESPEC_LIMITS.yamlSourceBytes) {
+    throw serviceError(
+      Code.InvalidArgument,
+      "YAML_TOO_LARGE",
+      `yaml_source is ${bytes} bytes; the limit is ${MOVESPEC_LIMITS.yamlSourceBytes}`,
+      { field: "yaml_source", limit_bytes: MOVESPEC_LIMITS.yamlSourceBytes, size_bytes: bytes },
+    );
+  }
+}
+
+/** Page bounds shared by every listing: limit 1..200, offset >= 0 (never clamped). */
+export const PAGE_LIMITS = { limitMin: 1, limitMax: 200, limitDefault: 20 } as const;
+
+export function checkPage(limit: number, offset: bigint): { limit: number; offset: number } {
+  const effective = limit === 0 ? PAGE_LIMITS.limitDefault : limit;
+  if (effective < PAGE_LIMITS.limitMin || effective > PAGE_LIMITS.limitMax) {
+    throw serviceError(Code.InvalidArgument, "LIMIT_OUT_OF_RANGE", "limit must be 1 to 200", {
+      field: "limit",
+      min: PAGE_LIMITS.limitMin,
+      max: PAGE_LIMITS.limitMax,
+    });
+  }
+  if (offset > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw serviceError(Code.InvalidArgument, "LIMIT_OUT_OF_RANGE", "offset is too large", {
+      field: "offset",
+      min: 0,
+      max: Number.MAX_SAFE_INTEGER,
+    });
+  }
+  return { limit: effective, offset: Number(offset) };
+}

@@ -1,0 +1,19 @@
+import type { IdempotencyStore } from "../../shared/idempotency/index.js";
+import type { Logger } from "../../shared/logging/logger.js";
+import type { CatalogueRelay } from "../catalogue-relay.js";
+import type { KeyedMutex } from "../keyed-mutex.js";
+import type { ProjectGuard } from "../project-guard.js";
+import type { MoveSpecStore } from "../store/movespec-store.js";
+import type { VersionStore } from "../store/version-store.js";
+
+/** What the authoring operations are built from (see service.ts). */
+export interface AuthoringDeps {
+  readonly movespecs: MoveSpecStore;
+  readonly versions: VersionStore;
+  readonly idempotency: IdempotencyStore;
+  readonly relay: CatalogueRelay;
+  readonly projects: ProjectGuard;
+  readonly versionLocks: KeyedMutex;
+  readonly logger: Logger;
+  readonly now: () => Date;
+}

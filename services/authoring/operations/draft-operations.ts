@@ -1,0 +1,77 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import {
+  type Draft,
+  type GetDraftRequest,
+  type ReplaceDraftRequest,
+  type ValidateDraftRequest,
+  type ValidateDraftResponse,
+  ValidateDraftResponseSchema,
+} from "../../../proto/gen/authoring/v1/authoring_pb.js";
+import { Code, serviceError } from "../../shared/errors/service-error.js";
+import { checkYamlSize } from "../domain/limits.js";
+import { loadMoveSpec } from "../movespec-loader.js";
+import { draftMessage, issueMessage } from "../to-proto.js";
+import type { AuthoringDeps } from "./deps.js";
+import {
+  assertNotArchived,
+  findOwned,
+  moveSpecArchived,
+  moveSpecNotFound,
+} from "./visibility-checks.js";
+
+/** The single mutable draft of each MoveSpec: read, replace whole, validate. */
+export function createDraftOperations(deps: AuthoringDeps) {
+  return {
+    async getDraft(request: GetDraftRequest): Promise<Draft> {
+      const doc = await findOwned(deps.movespecs, request.movespecId, request.caller, true);
+      return draftMessage(doc);
+    },
+
+    async replaceDraft(request: ReplaceDraftRequest): Promise<Draft> {
+      checkYamlSize(request.yamlSource);
+      const existing = await findOwned(deps.movespecs, request.movespecId, request.caller);
+      assertNotArchived(existing);
+      if (request.caller) await deps.projects.assertWritable(request.caller);
+      const outcome = await deps.movespecs.replaceDraft(
+        request.movespecId,
+        {
+          yaml_source: request.yamlSource,
+          updated_at: deps.now(),
+          updated_by: request.caller?.credentialId ?? "",
+        },
+        request.ifRevision,
+      );
+      switch (outcome.kind) {
+        case "replaced":
+          return draftMessage(outcome.doc);
+        case "missing":
+          throw moveSpecNotFound(request.movespecId);
+        case "archived":
+          throw moveSpecArchived(request.movespecId);
+        case "revision_mismatch":
+          throw serviceError(
+            Code.FailedPrecondition,
+            "ETAG_MISMATCH",
+            "the draft changed since you read it: read it again, then retry",
+            { movespec_id: request.movespecId },
+          );
+      }
+    },
+
+    async validateDraft(request: ValidateDraftRequest): Promise<ValidateDraftResponse> {
+      const doc = await findOwned(deps.movespecs, request.movespecId, request.caller, true);
+      const result = loadMoveSpec(doc.draft.yaml_source);
+      return create(ValidateDraftResponseSchema, {
+        ok: result.errors.length === 0,
+        targetId: doc.draft.draft_id,
+        targetType: "draft",
+        validatedAt: timestampFromDate(deps.now()),
+        errors: result.errors.map(issueMessage),
+        warnings: result.warnings.map(issueMessage),
+      });
+    },
+  };
+}
+
+export type DraftOperations = ReturnType<typeof createDraftOperations>;

@@ -1,0 +1,209 @@
+import { create, fromJson, toJson } from "@bufbuild/protobuf";
+import {
+  type ArchiveMoveSpecRequest,
+  type CreateMoveSpecRequest,
+  type CreateMoveSpecResponse,
+  CreateMoveSpecResponseSchema,
+  type DelistMoveSpecRequest,
+  type GetMoveSpecRequest,
+  type MoveSpec,
+  type ResyncCatalogueRequest,
+  type SetVisibilityRequest,
+  Visibility,
+} from "../../../proto/gen/authoring/v1/authoring_pb.js";
+import { Code, serviceError } from "../../shared/errors/service-error.js";
+import { fingerprintOf } from "../../shared/idempotency/index.js";
+import { isUuid, newId } from "../../shared/ids/uuid-v7.js";
+import type { VisibilityName } from "../domain/access.js";
+import { checkDescription, checkName } from "../domain/limits.js";
+import { MOVESPEC_TEMPLATE } from "../movespec-loader.js";
+import type { MoveSpecDoc } from "../store/documents.js";
+import { draftMessage, moveSpecMessage, visibilityName } from "../to-proto.js";
+import type { AuthoringDeps } from "./deps.js";
+import { findVisible, moveSpecNotFound } from "./visibility-checks.js";
+
+/** Creating and reading MoveSpecs, and the admin tool's visibility, delist and archive. */
+export function createMoveSpecOperations(deps: AuthoringDeps) {
+  async function insertNew(
+    request: CreateMoveSpecRequest,
+    fields: { name: string; description: string | undefined; visibility: VisibilityName },
+    movespecId: string,
+  ): Promise<CreateMoveSpecResponse> {
+    const now = deps.now();
+    const caller = request.caller;
+    const actor = caller?.credentialId ?? "";
+    const doc: MoveSpecDoc = {
+      _id: movespecId,
+      project_id: request.projectId,
+      organization_id: caller?.organizationId ?? "",
+      name: fields.name,
+      ...(fields.description === undefined ? {} : { description: fields.description }),
+      visibility: fields.visibility,
+      created_at: now,
+      updated_at: now,
+      created_by: actor,
+      updated_by: actor,
+      revision: 1,
+      catalogue_pending: true,
+      draft: {
+        draft_id: newId(now.getTime()),
+        yaml_source: MOVESPEC_TEMPLATE,
+        updated_at: now,
+        updated_by: actor,
+        revision: 1,
+      },
+    };
+    // An earlier attempt of the same idempotent request may have inserted it already.
+    const stored = (await deps.movespecs.insert(doc))
+      ? doc
+      : await deps.movespecs.findWithDraft(movespecId);
+    if (!stored) throw serviceError(Code.Internal, "INTERNAL", "movespec vanished");
+    return create(CreateMoveSpecResponseSchema, {
+      movespec: moveSpecMessage(stored),
+      draft: draftMessage(stored),
+    });
+  }
+
+  async function adminUpdate(
+    movespecId: string,
+    set: Partial<MoveSpecDoc>,
+    where: Record<string, unknown> = {},
+  ): Promise<MoveSpec> {
+    if (!isUuid(movespecId)) throw moveSpecNotFound(movespecId);
+    const updated = await deps.movespecs.updateMetadata(movespecId, where, set);
+    if (!updated) {
+      const exists = await deps.movespecs.findMetadata(movespecId);
+      if (!exists) throw moveSpecNotFound(movespecId);
+      // Only the archive filter can refuse an existing MoveSpec here.
+      throw serviceError(Code.FailedPrecondition, "MOVESPEC_ARCHIVED", "the MoveSpec is archived", {
+        movespec_id: movespecId,
+      });
+    }
+    deps.relay.nudge();
+    return moveSpecMessage(updated);
+  }
+
+  return {
+    async createMoveSpec(request: CreateMoveSpecRequest): Promise<CreateMoveSpecResponse> {
+      const caller = request.caller;
+      if (!caller?.projectId) {
+        throw serviceError(
+          Code.Unauthenticated,
+          "TOKEN_MISSING",
+          "a project-bound caller is required",
+        );
+      }
+      if (request.projectId === "") {
+        throw serviceError(Code.InvalidArgument, "FIELD_REQUIRED", "project_id is required", {
+          field: "project_id",
+        });
+      }
+      if (!isUuid(request.projectId)) {
+        throw serviceError(Code.InvalidArgument, "FIELD_INVALID", "project_id must be a UUID", {
+          field: "project_id",
+        });
+      }
+      if (request.projectId !== caller.projectId) {
+        throw serviceError(
+          Code.PermissionDenied,
+          "PROJECT_MISMATCH",
+          "project_id must be the project of the access token",
+          { field: "project_id" },
+        );
+      }
+      const name = checkName(request.name);
+      const description = checkDescription(request.description);
+      const visibility =
+        request.visibility === Visibility.UNSPECIFIED
+          ? "private"
+          : visibilityName(request.visibility);
+      if (visibility !== "private" && visibility !== "public") {
+        throw serviceError(
+          Code.InvalidArgument,
+          "FIELD_INVALID",
+          "visibility must be private or public",
+          { field: "visibility", allowed: ["private", "public"] },
+        );
+      }
+      await deps.projects.assertWritable(caller);
+      const fields = { name, description, visibility } as const;
+      let response: CreateMoveSpecResponse;
+      if (request.idempotencyKey === "") {
+        response = await insertNew(request, fields, newId());
+      } else {
+        const outcome = await deps.idempotency.run(
+          {
+            scope: `${request.projectId}:CreateMoveSpec`,
+            key: request.idempotencyKey,
+            fingerprint: fingerprintOf({
+              project_id: request.projectId,
+              name: request.name,
+              description: request.description,
+              visibility: request.visibility,
+            }),
+          },
+          async ({ reservedId }) =>
+            toJson(CreateMoveSpecResponseSchema, await insertNew(request, fields, reservedId)),
+        );
+        response = fromJson(CreateMoveSpecResponseSchema, outcome.value);
+      }
+      deps.relay.nudge();
+      return response;
+    },
+
+    async getMoveSpec(request: GetMoveSpecRequest): Promise<MoveSpec> {
+      const { doc } = await findVisible(deps.movespecs, request.movespecId, request.caller);
+      return moveSpecMessage(doc);
+    },
+
+    async setVisibility(request: SetVisibilityRequest): Promise<MoveSpec> {
+      const visibility = visibilityName(request.visibility);
+      if (visibility !== "private" && visibility !== "public") {
+        throw serviceError(
+          Code.InvalidArgument,
+          "FIELD_INVALID",
+          "visibility must be PRIVATE or PUBLIC (use DelistMoveSpec to delist)",
+          { field: "visibility" },
+        );
+      }
+      deps.logger.info(
+        { movespec_id: request.movespecId, visibility, actor: request.actor },
+        "visibility set",
+      );
+      return adminUpdate(request.movespecId, { visibility, updated_at: deps.now() });
+    },
+
+    async delist(request: DelistMoveSpecRequest): Promise<MoveSpec> {
+      deps.logger.info(
+        { movespec_id: request.movespecId, actor: request.actor, reason: request.reason },
+        "movespec delisted",
+      );
+      return adminUpdate(request.movespecId, { visibility: "delisted", updated_at: deps.now() });
+    },
+
+    async archive(request: ArchiveMoveSpecRequest): Promise<MoveSpec> {
+      if (!isUuid(request.movespecId)) throw moveSpecNotFound(request.movespecId);
+      const existing = await deps.movespecs.findMetadata(request.movespecId);
+      if (!existing) throw moveSpecNotFound(request.movespecId);
+      if (existing.archived_at) return moveSpecMessage(existing);
+      deps.logger.info(
+        { movespec_id: request.movespecId, actor: request.actor },
+        "movespec archived",
+      );
+      const now = deps.now();
+      return adminUpdate(
+        request.movespecId,
+        { archived_at: now, updated_at: now },
+        { archived_at: { $exists: false } },
+      );
+    },
+
+    async resyncCatalogue(request: ResyncCatalogueRequest): Promise<number> {
+      const marked = await deps.movespecs.markAllCataloguePending(request.movespecId);
+      deps.relay.nudge();
+      return marked;
+    },
+  };
+}
+
+export type MoveSpecOperations = ReturnType<typeof createMoveSpecOperations>;

@@ -1,0 +1,75 @@
+import type { Caller } from "../../../proto/gen/common/v1/caller_pb.js";
+import { Code, serviceError } from "../../shared/errors/service-error.js";
+import { isUuid } from "../../shared/ids/uuid-v7.js";
+import { type Access, accessOf } from "../domain/access.js";
+import type { MoveSpecDoc } from "../store/documents.js";
+import type { MoveSpecStore } from "../store/movespec-store.js";
+
+export function moveSpecNotFound(movespecId: string) {
+  return serviceError(Code.NotFound, "MOVESPEC_NOT_FOUND", "movespec not found", {
+    movespec_id: movespecId,
+  });
+}
+
+export function versionNotFound(versionId: string) {
+  return serviceError(Code.NotFound, "VERSION_NOT_FOUND", "version not found", {
+    movespec_version_id: versionId,
+  });
+}
+
+export interface Visible {
+  readonly doc: MoveSpecDoc;
+  readonly access: Exclude<Access, "none">;
+}
+
+/**
+ * The MoveSpec if the caller may read it; hidden ones (and ids that are not UUIDs) are NOT_FOUND,
+ * word for word like a MoveSpec that does not exist.
+ */
+export async function findVisible(
+  store: MoveSpecStore,
+  movespecId: string,
+  caller: Caller | undefined,
+  withDraft = false,
+): Promise<Visible> {
+  if (!isUuid(movespecId)) throw moveSpecNotFound(movespecId);
+  const doc = withDraft
+    ? await store.findWithDraft(movespecId)
+    : await store.findMetadata(movespecId);
+  if (!doc) throw moveSpecNotFound(movespecId);
+  const access = accessOf(doc, caller?.projectId ?? "");
+  if (access === "none") throw moveSpecNotFound(movespecId);
+  return { doc, access };
+}
+
+/**
+ * The MoveSpec if the caller's project owns it. A public MoveSpec of another project is
+ * PERMISSION_DENIED PROJECT_MISMATCH (its existence is no secret); a hidden one is NOT_FOUND.
+ */
+export async function findOwned(
+  store: MoveSpecStore,
+  movespecId: string,
+  caller: Caller | undefined,
+  withDraft = false,
+): Promise<MoveSpecDoc> {
+  const { doc, access } = await findVisible(store, movespecId, caller, withDraft);
+  if (access !== "owner") {
+    throw serviceError(
+      Code.PermissionDenied,
+      "PROJECT_MISMATCH",
+      "this MoveSpec belongs to another project",
+      { movespec_id: movespecId },
+    );
+  }
+  return doc;
+}
+
+export function moveSpecArchived(movespecId: string) {
+  return serviceError(Code.FailedPrecondition, "MOVESPEC_ARCHIVED", "the MoveSpec is archived", {
+    movespec_id: movespecId,
+  });
+}
+
+export function assertNotArchived(doc: MoveSpecDoc): void {
+  if (doc.archived_at) throw moveSpecArchived(doc._id);
+}

@@ -1,0 +1,53 @@
+import { type Client, Code } from "@connectrpc/connect";
+import type { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
+import type { Caller } from "../../proto/gen/common/v1/caller_pb.js";
+import { errorInfo, serviceError } from "../shared/errors/service-error.js";
+import type { Logger } from "../shared/logging/logger.js";
+
+/**
+ * Writes to any MoveSpec of an archived project are refused (409 PROJECT_ARCHIVED). The project's
+ * state lives in the auth service, so every write asks it (writes are rare; no cache, so an
+ * archive takes effect at once).
+ */
+export interface ProjectGuard {
+  assertWritable(caller: Caller): Promise<void>;
+}
+
+export function createProjectGuard(auth: Client<typeof AuthService>, logger: Logger): ProjectGuard {
+  let warnedUnimplemented = false;
+  return {
+    async assertWritable(caller) {
+      let archivedAt: string | undefined;
+      try {
+        const { project } = await auth.getProject({ caller, projectId: caller.projectId });
+        archivedAt = project?.archivedAt;
+      } catch (error) {
+        const info = errorInfo(error);
+        if (info.code === Code.Unimplemented) {
+          // The auth service predates GetProject: nothing can be archived there yet.
+          if (!warnedUnimplemented)
+            logger.warn(
+              "auth.v1.AuthService/GetProject is not implemented; project archive not checked",
+            );
+          warnedUnimplemented = true;
+          return;
+        }
+        if (info.code === Code.NotFound) {
+          throw serviceError(Code.NotFound, "PROJECT_NOT_FOUND", "project not found", {
+            project_id: caller.projectId,
+          });
+        }
+        throw serviceError(
+          Code.Unavailable,
+          "DEPENDENCY_UNAVAILABLE",
+          "the auth service is unavailable",
+        );
+      }
+      if (archivedAt) {
+        throw serviceError(Code.FailedPrecondition, "PROJECT_ARCHIVED", "the project is archived", {
+          project_id: caller.projectId,
+        });
+      }
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import type { VisibilityName } from "../domain/access.js";
+
+/**
+ * A MoveSpec as stored: its metadata, its single draft (embedded, so that writes can be checked
+ * against the archive flag and the draft revision atomically) and its catalogue outbox state.
+ */
+export interface MoveSpecDoc {
+  _id: string;
+  project_id: string;
+  organization_id: string;
+  name: string;
+  description?: string;
+  visibility: VisibilityName;
+  created_at: Date;
+  updated_at: Date;
+  archived_at?: Date;
+  current_released_version_id?: string;
+  created_by: string;
+  updated_by: string;
+  /** Bumped with every metadata change: the ETag, and the revision the catalogue orders by. */
+  revision: number;
+  /**
+   * Outbox flag, set in the same update as any change the catalogue must see; the relay clears it
+   * (only for the revision it pushed) once the catalogue has stored that revision.
+   */
+  catalogue_pending: boolean;
+  draft: DraftDoc;
+}
+
+export interface DraftDoc {
+  draft_id: string;
+  yaml_source: string;
+  updated_at: Date;
+  updated_by: string;
+  revision: number;
+}
+
+export interface VersionDoc {
+  _id: string;
+  movespec_id: string;
+  version_number: number;
+  content_hash: string;
+  yaml_source: string;
+  created_at: Date;
+  created_by: string;
+}
+
+/** Every MoveSpec field but the draft's YAML (metadata reads never need it). */
+export const METADATA_PROJECTION = { "draft.yaml_source": 0 } as const;

@@ -1,0 +1,122 @@
+import type { Collection, Db, UpdateFilter } from "mongodb";
+import { type DraftDoc, METADATA_PROJECTION, type MoveSpecDoc } from "./documents.js";
+import { isDuplicateKey } from "./mongo-errors.js";
+
+export type DraftReplaceOutcome =
+  | { kind: "replaced"; doc: MoveSpecDoc }
+  | { kind: "missing" | "archived" | "revision_mismatch"; doc?: MoveSpecDoc };
+
+/** MoveSpec documents (metadata, draft, catalogue outbox flag). */
+export interface MoveSpecStore {
+  readonly collection: Collection<MoveSpecDoc>;
+  ensureIndexes(): Promise<void>;
+  /** false when a MoveSpec with this id exists already (an idempotent retry). */
+  insert(doc: MoveSpecDoc): Promise<boolean>;
+  /** Metadata and draft revision, without the draft's YAML. */
+  findMetadata(id: string): Promise<MoveSpecDoc | null>;
+  findWithDraft(id: string): Promise<MoveSpecDoc | null>;
+  replaceDraft(
+    id: string,
+    draft: Omit<DraftDoc, "draft_id" | "revision">,
+    ifRevision: number | undefined,
+  ): Promise<DraftReplaceOutcome>;
+  /**
+   * Applies a metadata change (`set`) to a MoveSpec matching `where`, bumping its revision and
+   * flagging it for the catalogue in the same atomic update. Null when nothing matched.
+   */
+  updateMetadata(
+    id: string,
+    where: Record<string, unknown>,
+    set: Partial<MoveSpecDoc>,
+    unset?: readonly (keyof MoveSpecDoc)[],
+  ): Promise<MoveSpecDoc | null>;
+  /** The outbox: MoveSpecs whose latest revision the catalogue has not stored yet. */
+  findCataloguePending(limit: number): Promise<MoveSpecDoc[]>;
+  /** Clears the outbox flag if the MoveSpec is still at `revision` (else a newer one is pending). */
+  markCatalogueSynced(id: string, revision: number): Promise<void>;
+  /** Flags one or every MoveSpec for pushing again; returns how many. */
+  markAllCataloguePending(id?: string): Promise<number>;
+}
+
+export function createMoveSpecStore(db: Db): MoveSpecStore {
+  const collection = db.collection<MoveSpecDoc>("movespecs");
+  const findMetadata = (id: string) =>
+    collection.findOne({ _id: id }, { projection: METADATA_PROJECTION });
+
+  return {
+    collection,
+    async ensureIndexes() {
+      await collection.createIndex({ catalogue_pending: 1 }, { name: "catalogue_pending" });
+      await collection.createIndex({ project_id: 1, created_at: -1 }, { name: "project_created" });
+    },
+
+    async insert(doc) {
+      try {
+        await collection.insertOne(doc);
+        return true;
+      } catch (error) {
+        if (isDuplicateKey(error)) return false;
+        throw error;
+      }
+    },
+
+    findMetadata,
+    findWithDraft: (id) => collection.findOne({ _id: id }),
+
+    async replaceDraft(id, draft, ifRevision) {
+      const filter: Record<string, unknown> = { _id: id, archived_at: { $exists: false } };
+      if (ifRevision !== undefined) filter["draft.revision"] = ifRevision;
+      const updated = await collection.findOneAndUpdate(
+        filter,
+        {
+          $set: {
+            "draft.yaml_source": draft.yaml_source,
+            "draft.updated_at": draft.updated_at,
+            "draft.updated_by": draft.updated_by,
+          },
+          $inc: { "draft.revision": 1 },
+        },
+        { returnDocument: "after" },
+      );
+      if (updated) return { kind: "replaced", doc: updated };
+      const current = await findMetadata(id);
+      if (!current) return { kind: "missing" };
+      if (current.archived_at) return { kind: "archived", doc: current };
+      return { kind: "revision_mismatch", doc: current };
+    },
+
+    async updateMetadata(id, where, set, unset = []) {
+      const update: UpdateFilter<MoveSpecDoc> = {
+        $set: { ...set, catalogue_pending: true },
+        $inc: { revision: 1 },
+      };
+      if (unset.length > 0) {
+        update.$unset = Object.fromEntries(unset.map((field) => [field, ""]));
+      }
+      return collection.findOneAndUpdate({ ...where, _id: id }, update, {
+        returnDocument: "after",
+        projection: METADATA_PROJECTION,
+      });
+    },
+
+    findCataloguePending: (limit) =>
+      collection
+        .find({ catalogue_pending: true }, { projection: METADATA_PROJECTION })
+        .limit(limit)
+        .toArray(),
+
+    async markCatalogueSynced(id, revision) {
+      await collection.updateOne(
+        { _id: id, revision, catalogue_pending: true },
+        { $set: { catalogue_pending: false } },
+      );
+    },
+
+    async markAllCataloguePending(id) {
+      const result = await collection.updateMany(id === undefined ? {} : { _id: id }, {
+        $set: { catalogue_pending: true },
+      });
+      return result.matchedCount;
+    },
+  };
+}

@@ -1,0 +1,151 @@
+import { create } from "@bufbuild/protobuf";
+import {
+  type ListMoveSpecsRequest,
+  type ListMoveSpecsResponse,
+  ListMoveSpecsResponseSchema,
+  Sort,
+  type SyncEntriesRequest,
+  Visibility,
+} from "../../proto/gen/catalogue/v1/catalogue_pb.js";
+import type { Caller } from "../../proto/gen/common/v1/caller_pb.js";
+import { Code, serviceError } from "../shared/errors/service-error.js";
+import { isUuid } from "../shared/ids/uuid-v7.js";
+import type { Logger } from "../shared/logging/logger.js";
+import { KEYWORD_LIMITS, keywordsOf } from "./domain/keywords.js";
+import { listingQuery } from "./domain/listing-query.js";
+import type { ListingCache } from "./listing-cache.js";
+import type { EntryDoc } from "./store/entry-document.js";
+import type { EntryStore } from "./store/entry-store.js";
+import type { StarStore } from "./store/star-store.js";
+import { entryFromSnapshot, entryMessage } from "./to-proto.js";
+
+export interface CatalogueDeps {
+  readonly entries: EntryStore;
+  readonly stars: StarStore;
+  readonly cache: ListingCache<ListMoveSpecsResponse>;
+  readonly logger: Logger;
+  readonly now: () => Date;
+}
+
+export const PAGE = { limitDefault: 20, limitMax: 200 } as const;
+
+function invalid(field: string, message: string, reason = "FIELD_INVALID", extra = {}) {
+  return serviceError(Code.InvalidArgument, reason, message, { field, ...extra });
+}
+
+/** Listing, search, stars, and the authoring service's pushes. */
+export function createCatalogueOperations(deps: CatalogueDeps) {
+  /** The entry if the caller may see it (its project's, or public), else NOT_FOUND. */
+  async function visibleEntry(caller: Caller | undefined, movespecId: string): Promise<EntryDoc> {
+    const entry = isUuid(movespecId) ? await deps.entries.find(movespecId) : null;
+    const mine =
+      entry !== null && caller?.projectId !== "" && entry.project_id === caller?.projectId;
+    if (!entry || !(mine || entry.visibility === Visibility.PUBLIC)) {
+      throw serviceError(Code.NotFound, "MOVESPEC_NOT_FOUND", "movespec not found", {
+        movespec_id: movespecId,
+      });
+    }
+    return entry;
+  }
+
+  function organizationOf(caller: Caller | undefined): string {
+    if (!caller?.organizationId) {
+      throw invalid("caller.organization_id", "stars belong to an organization", "FIELD_REQUIRED");
+    }
+    return caller.organizationId;
+  }
+
+  return {
+    async list(request: ListMoveSpecsRequest): Promise<ListMoveSpecsResponse> {
+      const limit = request.limit === 0 ? PAGE.limitDefault : request.limit;
+      if (limit > PAGE.limitMax) {
+        throw invalid("limit", "limit must be 1 to 200", "LIMIT_OUT_OF_RANGE", {
+          min: 1,
+          max: PAGE.limitMax,
+        });
+      }
+      if (request.offset > BigInt(Number.MAX_SAFE_INTEGER)) {
+        throw invalid("offset", "offset is too large", "LIMIT_OUT_OF_RANGE", {
+          min: 0,
+          max: Number.MAX_SAFE_INTEGER,
+        });
+      }
+      if (!(request.sort in Sort)) throw invalid("sort", "unknown sort");
+      if ([...request.q].length > KEYWORD_LIMITS.queryLength) {
+        throw invalid(
+          "q",
+          `q must be at most ${KEYWORD_LIMITS.queryLength} characters`,
+          "FIELD_INVALID",
+          {
+            max_length: KEYWORD_LIMITS.queryLength,
+          },
+        );
+      }
+      const words = keywordsOf(request.q);
+      if (words.length > KEYWORD_LIMITS.queryWords) {
+        throw invalid(
+          "q",
+          `q may hold at most ${KEYWORD_LIMITS.queryWords} words`,
+          "FIELD_INVALID",
+          {
+            max_words: KEYWORD_LIMITS.queryWords,
+          },
+        );
+      }
+      const offset = Number(request.offset);
+      const key = `${words.join(" ")}|${request.sort}|${limit}|${offset}`;
+      const cached = deps.cache.get(key);
+      if (cached) return cached;
+      const generation = deps.cache.generation();
+      const query = listingQuery(words, request.sort);
+      const total = await deps.entries.count(query);
+      const items = offset >= total ? [] : await deps.entries.list(query, limit, offset);
+      const response = create(ListMoveSpecsResponseSchema, {
+        items: items.map(entryMessage),
+        total,
+        hasMore: offset + items.length < total,
+        limit,
+        offset: BigInt(offset),
+      });
+      deps.cache.set(key, response, generation);
+      return response;
+    },
+
+    async starCounts(ids: readonly string[]): Promise<Record<string, number>> {
+      const wanted = [...new Set(ids.filter(isUuid))].slice(0, 1000);
+      const counts = await deps.entries.starCounts(wanted);
+      return Object.fromEntries(wanted.map((id) => [id, counts.get(id) ?? 0]));
+    },
+
+    async star(request: { caller?: Caller; movespecId: string }, starred: boolean) {
+      const organizationId = organizationOf(request.caller);
+      const entry = await visibleEntry(request.caller, request.movespecId);
+      const changed = starred
+        ? await deps.stars.add(organizationId, entry._id, deps.now())
+        : await deps.stars.remove(organizationId, entry._id);
+      let count = entry.star_count;
+      if (changed) {
+        const updated = await deps.entries.addStars(entry._id, starred ? 1 : -1);
+        deps.cache.invalidate();
+        count = updated?.star_count ?? count;
+      }
+      return { starCount: Math.max(0, count), starred };
+    },
+
+    async sync(request: SyncEntriesRequest): Promise<Record<string, number>> {
+      const stored: Record<string, number> = {};
+      let applied = 0;
+      for (const snapshot of request.entries) {
+        if (!isUuid(snapshot.movespecId)) throw invalid("entries.movespec_id", "not a UUID");
+        const outcome = await deps.entries.upsertIfNewer(entryFromSnapshot(snapshot));
+        stored[snapshot.movespecId] = outcome.storedRevision;
+        if (outcome.applied) applied += 1;
+      }
+      if (applied > 0) deps.cache.invalidate();
+      deps.logger.debug({ pushed: request.entries.length, applied }, "entries synced");
+      return stored;
+    },
+  };
+}
+
+export type CatalogueOperations = ReturnType<typeof createCatalogueOperations>;

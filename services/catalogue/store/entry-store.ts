@@ -1,0 +1,89 @@
+import type { Collection, Db } from "mongodb";
+import { LISTING_INDEXES, type ListingQuery } from "../domain/listing-query.js";
+import type { EntryDoc } from "./entry-document.js";
+
+export type UpsertOutcome = { applied: boolean; storedRevision: number };
+
+/** Catalogue entries. */
+export interface EntryStore {
+  readonly collection: Collection<EntryDoc>;
+  ensureIndexes(): Promise<void>;
+  /** Stores the snapshot unless the entry already has this revision or a newer one. */
+  upsertIfNewer(entry: Omit<EntryDoc, "star_count">): Promise<UpsertOutcome>;
+  find(id: string): Promise<EntryDoc | null>;
+  list(query: ListingQuery, limit: number, offset: number): Promise<EntryDoc[]>;
+  count(query: ListingQuery): Promise<number>;
+  addStars(id: string, delta: number): Promise<EntryDoc | null>;
+  starCounts(ids: readonly string[]): Promise<Map<string, number>>;
+}
+
+export function createEntryStore(db: Db): EntryStore {
+  const collection = db.collection<EntryDoc>("entries");
+
+  return {
+    collection,
+    async ensureIndexes() {
+      for (const index of LISTING_INDEXES) {
+        await collection.createIndex(index.key, { name: index.name });
+      }
+    },
+
+    async upsertIfNewer(entry) {
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        const { _id, ...fields } = entry;
+        const unset: Record<string, ""> = {};
+        for (const optional of [
+          "description",
+          "archived_at",
+          "current_released_version_id",
+        ] as const) {
+          if (fields[optional] === undefined) {
+            delete fields[optional];
+            unset[optional] = "";
+          }
+        }
+        const updated = await collection.updateOne(
+          { _id, revision: { $lt: entry.revision } },
+          Object.keys(unset).length > 0 ? { $set: fields, $unset: unset } : { $set: fields },
+        );
+        if (updated.matchedCount === 1) return { applied: true, storedRevision: entry.revision };
+        const existing = await collection.findOne({ _id }, { projection: { revision: 1 } });
+        if (existing) return { applied: false, storedRevision: existing.revision };
+        try {
+          await collection.insertOne({ ...entry, star_count: 0 });
+          return { applied: true, storedRevision: entry.revision };
+        } catch (error) {
+          // Someone inserted it between our two steps: compare revisions again.
+          if ((error as { code?: number }).code !== 11000) throw error;
+        }
+      }
+      throw new Error(`entry ${entry._id} kept changing during upsert`);
+    },
+
+    find: (id) => collection.findOne({ _id: id }),
+
+    list: (query, limit, offset) =>
+      collection
+        .find(query.filter, { projection: { keywords: 0 } })
+        .sort(query.sort)
+        .skip(offset)
+        .limit(limit)
+        .toArray(),
+
+    count: (query) => collection.countDocuments(query.filter),
+
+    addStars: (id, delta) =>
+      collection.findOneAndUpdate(
+        { _id: id },
+        { $inc: { star_count: delta } },
+        { returnDocument: "after", projection: { keywords: 0 } },
+      ),
+
+    async starCounts(ids) {
+      const found = await collection
+        .find({ _id: { $in: [...ids] } }, { projection: { star_count: 1 } })
+        .toArray();
+      return new Map(found.map((entry) => [entry._id, entry.star_count]));
+    },
+  };
+}
