@@ -1,8 +1,231 @@
 import Router from "@koa/router";
-import type { GatewayState } from "../state.js";
+import type { MoveSpec } from "../../proto/gen/authoring/v1/authoring_pb.js";
+import { Visibility } from "../../proto/gen/authoring/v1/authoring_pb.js";
+import { callerOf, requireScope } from "../auth/principal.js";
+import { ApiError } from "../errors/api-error.js";
+import type { GatewayContext, GatewayState } from "../state.js";
+import { optionalString, requiredString } from "./movespecs/body-fields.js";
+import { contentETag, draftETag, parseIfMatch } from "./movespecs/etag.js";
+import {
+  draftJson,
+  type Json,
+  moveSpecJson,
+  validationJson,
+  versionJson,
+} from "./movespecs/public-json.js";
+import { pageParams, searchParam, sortParam } from "./movespecs/query-params.js";
+import { readWithOptionalScope, serviceCall } from "./movespecs/read-access.js";
 import type { RouteDeps } from "./route-deps.js";
 
-/** the eleven MoveSpec routes (issue 6). */
-export function movespecRoutes(_deps: RouteDeps): Router<GatewayState> {
-  return new Router<GatewayState>();
+const VISIBILITY_FROM_JSON: Readonly<Record<string, Visibility>> = {
+  private: Visibility.PRIVATE,
+  public: Visibility.PUBLIC,
+  delisted: Visibility.DELISTED,
+};
+
+/**
+ * The eleven MoveSpec routes (spec "Endpoints", contract "MoveSpecs"): the public catalogue from
+ * the catalogue service, everything else from the authoring service. See docs/movespecs.md.
+ */
+export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
+  const router = new Router<GatewayState>();
+  const { authoring, catalogue } = deps.clients;
+
+  /** The star count shown with one MoveSpec; omitted if the catalogue cannot say right now. */
+  async function starCountOf(movespecId: string): Promise<number | undefined> {
+    try {
+      const { starCounts } = await catalogue.getStarCounts({ movespecIds: [movespecId] });
+      return starCounts[movespecId] ?? 0;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async function answerMoveSpec(ctx: GatewayContext, movespec: MoveSpec | undefined, status = 200) {
+    if (!movespec) throw new ApiError("internal", "INTERNAL", "internal error");
+    const body = moveSpecJson(movespec, await starCountOf(movespec.movespecId));
+    ctx.status = status;
+    ctx.set("ETag", contentETag(body));
+    ctx.body = body;
+  }
+
+  function idempotencyKey(ctx: GatewayContext): string {
+    return ctx.get("idempotency-key");
+  }
+
+  router.get("/api/movespecs", async (ctx) => {
+    const params = new URLSearchParams(ctx.querystring);
+    const page = pageParams(params);
+    const request = {
+      q: searchParam(params),
+      sort: sortParam(params),
+      limit: page.limit,
+      offset: page.offset,
+    };
+    const listing = await serviceCall(() => catalogue.listMoveSpecs(request));
+    ctx.body = {
+      items: listing.items.map((entry) => moveSpecJson(entry)),
+      has_more: listing.hasMore,
+      limit: page.limit,
+      offset: Number(page.offset),
+      total: listing.total,
+    } satisfies Json;
+  });
+
+  router.post("/api/movespecs", async (ctx) => {
+    const principal = requireScope(ctx, "movespecs:write");
+    const body = ctx.state.body;
+    const name = requiredString(body, "name");
+    const projectId = requiredString(body, "project_id");
+    const description = optionalString(body, "description");
+    const visibilityName = optionalString(body, "visibility");
+    const visibility =
+      visibilityName === undefined ? Visibility.UNSPECIFIED : VISIBILITY_FROM_JSON[visibilityName];
+    if (visibility === undefined || visibility === Visibility.DELISTED) {
+      throw new ApiError(
+        "invalid_argument",
+        "FIELD_INVALID",
+        "visibility must be private or public",
+        {
+          field: "visibility",
+          allowed: ["private", "public"],
+        },
+      );
+    }
+    const created = await serviceCall(() =>
+      authoring.createMoveSpec({
+        caller: callerOf(principal),
+        projectId,
+        name,
+        description,
+        visibility,
+        idempotencyKey: idempotencyKey(ctx),
+      }),
+    );
+    ctx.set("Location", `/api/movespecs/${created.movespec?.movespecId}`);
+    const json = moveSpecJson(created.movespec as MoveSpec, 0);
+    ctx.status = 201;
+    ctx.set("ETag", contentETag(json));
+    ctx.body = json;
+  });
+
+  router.get("/api/movespecs/:movespecId", async (ctx) => {
+    const { movespec } = await readWithOptionalScope(ctx, (caller) =>
+      authoring.getMoveSpec({ caller, movespecId: ctx.params.movespecId }),
+    );
+    await answerMoveSpec(ctx, movespec);
+  });
+
+  router.get("/api/movespecs/:movespecId/draft", async (ctx) => {
+    const principal = requireScope(ctx, "movespecs:read");
+    const { draft } = await serviceCall(() =>
+      authoring.getDraft({ caller: callerOf(principal), movespecId: ctx.params.movespecId }),
+    );
+    if (!draft) throw new ApiError("internal", "INTERNAL", "internal error");
+    ctx.set("ETag", draftETag(draft.revision));
+    ctx.body = draftJson(draft);
+  });
+
+  router.put("/api/movespecs/:movespecId/draft", async (ctx) => {
+    const principal = requireScope(ctx, "movespecs:write");
+    const yamlSource = requiredString(ctx.state.body, "yaml_source");
+    const ifMatch = parseIfMatch(ctx.get("if-match"));
+    // Revisions start at 1: 0 never matches (a weak or foreign ETag in If-Match).
+    const ifRevision =
+      ifMatch.kind === "revision" ? ifMatch.revision : ifMatch.kind === "never" ? 0 : undefined;
+    const { draft } = await serviceCall(() =>
+      authoring.replaceDraft({
+        caller: callerOf(principal),
+        movespecId: ctx.params.movespecId,
+        yamlSource,
+        ifRevision,
+      }),
+    );
+    if (!draft) throw new ApiError("internal", "INTERNAL", "internal error");
+    ctx.set("ETag", draftETag(draft.revision));
+    ctx.body = draftJson(draft);
+  });
+
+  router.post("/api/movespecs/:movespecId/draft/validate", async (ctx) => {
+    const principal = requireScope(ctx, "movespecs:write");
+    const result = await serviceCall(() =>
+      authoring.validateDraft({ caller: callerOf(principal), movespecId: ctx.params.movespecId }),
+    );
+    ctx.body = validationJson(result);
+  });
+
+  router.get("/api/movespecs/:movespecId/versions", async (ctx) => {
+    const page = pageParams(new URLSearchParams(ctx.querystring));
+    const listing = await readWithOptionalScope(ctx, (caller) =>
+      authoring.listVersions({
+        caller,
+        movespecId: ctx.params.movespecId,
+        limit: page.limit,
+        offset: page.offset,
+      }),
+    );
+    ctx.body = {
+      items: listing.items.map(versionJson),
+      has_more: listing.hasMore,
+      limit: page.limit,
+      offset: Number(page.offset),
+      total: listing.total,
+    } satisfies Json;
+  });
+
+  router.post("/api/movespecs/:movespecId/versions", async (ctx) => {
+    const principal = requireScope(ctx, "movespecs:write");
+    const { version } = await serviceCall(() =>
+      authoring.createVersion({
+        caller: callerOf(principal),
+        movespecId: ctx.params.movespecId,
+        idempotencyKey: idempotencyKey(ctx),
+      }),
+    );
+    if (!version) throw new ApiError("internal", "INTERNAL", "internal error");
+    ctx.status = 201;
+    ctx.set(
+      "Location",
+      `/api/movespecs/${version.movespecId}/versions/${version.movespecVersionId}`,
+    );
+    ctx.body = versionJson(version);
+  });
+
+  router.get("/api/movespecs/:movespecId/versions/:versionId", async (ctx) => {
+    const { version } = await readWithOptionalScope(ctx, (caller) =>
+      authoring.getVersion({
+        caller,
+        movespecId: ctx.params.movespecId,
+        movespecVersionId: ctx.params.versionId,
+      }),
+    );
+    if (!version) throw new ApiError("internal", "INTERNAL", "internal error");
+    ctx.body = versionJson(version);
+  });
+
+  router.post("/api/movespecs/:movespecId/versions/:versionId/release", async (ctx) => {
+    const principal = requireScope(ctx, "movespecs:write");
+    const { movespec } = await serviceCall(() =>
+      authoring.releaseVersion({
+        caller: callerOf(principal),
+        movespecId: ctx.params.movespecId,
+        movespecVersionId: ctx.params.versionId,
+      }),
+    );
+    await answerMoveSpec(ctx, movespec);
+  });
+
+  router.get("/api/movespecs/:movespecId/released-source", async (ctx) => {
+    const source = await readWithOptionalScope(ctx, (caller) =>
+      authoring.getReleasedSource({ caller, movespecId: ctx.params.movespecId }),
+    );
+    ctx.body = {
+      movespec_id: source.movespecId,
+      movespec_version_id: source.movespecVersionId,
+      version_number: source.versionNumber,
+      yaml_source: source.yamlSource,
+    } satisfies Json;
+  });
+
+  return router;
 }
