@@ -29,8 +29,15 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../
 const mainScript = path.join(repoRoot, "services/embedded-mongo/main.ts");
 const READY_TIMEOUT_MS = 20_000;
 
+export interface StartEmbeddedMongoOptions {
+  dataDir?: string;
+  port?: number;
+  /** Extra environment for the server process (e.g. EMBEDDED_MONGO_COMPACT_BYTES). */
+  env?: Record<string, string>;
+}
+
 export async function startEmbeddedMongo(
-  options: { dataDir?: string; port?: number } = {},
+  options: StartEmbeddedMongoOptions = {},
 ): Promise<EmbeddedMongoHandle> {
   const external = process.env.MONGODB_URI;
   if (external) {
@@ -57,6 +64,7 @@ export async function startEmbeddedMongo(
       stdio: ["ignore", "pipe", "pipe"],
       env: {
         ...process.env,
+        ...options.env,
         EMBEDDED_MONGO_LOG_LEVEL: process.env.EMBEDDED_MONGO_LOG_LEVEL ?? "info",
       },
     },

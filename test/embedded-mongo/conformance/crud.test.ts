@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { ObjectId } from "mongodb";
+import { type Document, ObjectId } from "mongodb";
 import { errorOf, useConformanceDb } from "./harness.js";
 
 describe("embedded-mongo conformance: CRUD", () => {
@@ -156,20 +156,17 @@ describe("embedded-mongo conformance: CRUD", () => {
         set: ["x"],
         pulls: [1, 2, 1, 3],
       });
-      const result = await c.updateOne(
-        { _id: 1 as never },
-        {
-          $set: { "b.c": 2 },
-          $unset: { gone: "" },
-          $inc: { a: 2 },
-          $max: { hi: 9 },
-          $min: { lo: 3 },
-          $push: { list: { $each: [4, 5], $slice: -4 } },
-          $addToSet: { set: { $each: ["x", "y"] } },
-          $pull: { pulls: 1 },
-          $currentDate: { touched: true },
-        },
-      );
+      const result = await c.updateOne({ _id: 1 as never }, {
+        $set: { "b.c": 2 },
+        $unset: { gone: "" },
+        $inc: { a: 2 },
+        $max: { hi: 9 },
+        $min: { lo: 3 },
+        $push: { list: { $each: [4, 5], $slice: -4 } },
+        $addToSet: { set: { $each: ["x", "y"] } },
+        $pull: { pulls: 1 },
+        $currentDate: { touched: true },
+      } as Document);
       expect(result.matchedCount).to.equal(1);
       expect(result.modifiedCount).to.equal(1);
       const doc = await c.findOne({ _id: 1 as never });
