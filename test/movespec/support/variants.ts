@@ -1,0 +1,79 @@
+/**
+ * Re-renders a recording as other cameras and pose models would give it, to check that the
+ * reference MoveSpecs count the movement rather than the file: 2D only (no z, no visibility),
+ * the camera turned about the person, half the frame rate, jitter, and the COCO-17 topology.
+ */
+type Frame = { seq: number; t: number; keypoints: number[][] };
+
+const ASPECT = 16 / 9;
+const LEFT_HIP = 23;
+const RIGHT_HIP = 24;
+
+/** Drops z and visibility: what a 2D pose model without confidences gives. */
+export function twoD(frames: Frame[]): Frame[] {
+  return frames.map((f) => ({ ...f, keypoints: f.keypoints.map((p) => [p[0], p[1]]) }));
+}
+
+/**
+ * Turns the camera by `degrees` about the vertical axis through the hips (orthographic, in
+ * aspect-corrected units), then keeps x and y only.
+ */
+export function rotated(frames: Frame[], degrees: number): Frame[] {
+  const a = (degrees * Math.PI) / 180;
+  const cos = Math.cos(a);
+  const sin = Math.sin(a);
+  return frames.map((f) => {
+    const l = f.keypoints[LEFT_HIP];
+    const r = f.keypoints[RIGHT_HIP];
+    const cx = ((l[0] + r[0]) / 2) * ASPECT;
+    const cz = ((l[2] + r[2]) / 2) * ASPECT;
+    return {
+      ...f,
+      keypoints: f.keypoints.map((p) => {
+        const x = p[0] * ASPECT - cx;
+        const z = p[2] * ASPECT - cz;
+        return [(cx + x * cos + z * sin) / ASPECT, p[1]];
+      }),
+    };
+  });
+}
+
+/** Every other frame (15 fps from 30 fps), renumbered. */
+export function halfRate(frames: Frame[]): Frame[] {
+  return frames.filter((_, i) => i % 2 === 0).map((f, i) => ({ ...f, seq: i }));
+}
+
+/** Adds deterministic jitter of about `sigma` image heights to x and y. */
+export function jittered(frames: Frame[], sigma: number, seed = 1): Frame[] {
+  let s = seed >>> 0;
+  const rand = () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+  const gauss = () => Math.sqrt(-2 * Math.log(rand() + 1e-12)) * Math.cos(2 * Math.PI * rand());
+  return frames.map((f) => ({
+    ...f,
+    keypoints: f.keypoints.map((p) => [
+      p[0] + (gauss() * sigma) / ASPECT,
+      p[1] + gauss() * sigma,
+      ...p.slice(2),
+    ]),
+  }));
+}
+
+/** BlazePose-33 index of each COCO-17 keypoint. */
+const COCO_FROM_BLAZEPOSE = [0, 2, 5, 7, 8, 11, 12, 13, 14, 15, 16, 23, 24, 25, 26, 27, 28];
+
+export function toCoco17(frames: Frame[]): Frame[] {
+  return frames.map((f) => ({ ...f, keypoints: COCO_FROM_BLAZEPOSE.map((i) => f.keypoints[i]) }));
+}
+
+export const VARIANTS: Record<string, (frames: Frame[]) => Frame[]> = {
+  "2d": twoD,
+  "turned +45": (f) => rotated(f, 45),
+  "turned -45": (f) => rotated(f, -45),
+  "side view": (f) => rotated(f, 90),
+  "15 fps": halfRate,
+  jitter: (f) => jittered(f, 0.004),
+  "coco-17 2d": (f) => twoD(toCoco17(f)),
+};
