@@ -61,11 +61,13 @@ export function createHealthService(state: HealthState): ServiceImpl<typeof Heal
         context.signal.addEventListener("abort", () => resolve(), { once: true });
       });
       try {
-        while (!context.signal.aborted) {
+        // Statuses set while shutting down (NOT_SERVING) are still delivered before the end.
+        for (;;) {
           while (pending.length > 0) {
             const status = pending.shift() as ServingStatus;
             yield { status };
           }
+          if (context.signal.aborted) return;
           await Promise.race([new Promise<void>((resolve) => (wake = resolve)), stopped]);
         }
       } finally {
