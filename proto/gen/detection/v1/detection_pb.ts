@@ -2,22 +2,631 @@
 // @generated from file detection/v1/detection.proto (package detection.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Caller } from "../../common/v1/caller_pb.js";
+import { file_common_v1_caller } from "../../common/v1/caller_pb.js";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file detection/v1/detection.proto.
  */
 export const file_detection_v1_detection: GenFile = /*@__PURE__*/
-  fileDesc("ChxkZXRlY3Rpb24vdjEvZGV0ZWN0aW9uLnByb3RvEgxkZXRlY3Rpb24udjEyEgoQRGV0ZWN0aW9uU2VydmljZWIGcHJvdG8z");
+  fileDesc("ChxkZXRlY3Rpb24vdjEvZGV0ZWN0aW9uLnByb3RvEgxkZXRlY3Rpb24udjEivgQKB1Nlc3Npb24SEgoKc2Vzc2lvbl9pZBgBIAEoCRIXCg9vcmdhbml6YXRpb25faWQYAiABKAkSEgoKcHJvamVjdF9pZBgDIAEoCRIkChxyZXNvbHZlZF9tb3Zlc3BlY192ZXJzaW9uX2lkGAQgASgJEicKBG1vZGUYBSABKA4yGS5kZXRlY3Rpb24udjEuU2Vzc2lvbk1vZGUSKwoGc3RhdHVzGAYgASgOMhsuZGV0ZWN0aW9uLnYxLlNlc3Npb25TdGF0dXMSIQoVYWNjZXB0ZWRfZnJhbWVzX3RvdGFsGAcgASgDQgIwAhIuCgpzdGFydGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoKZXJyb3JfY29kZRgKIAEoCUgAiAEBEhoKDWVycm9yX21lc3NhZ2UYCyABKAlIAYgBARIdChB0ZXJtaW5hbF9vdXRjb21lGAwgASgJSAKIAQESLgoKY3JlYXRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLbW92ZXNwZWNfaWQYDiABKAkSGQoIbGFzdF9zZXEYDyABKANCAjACSAOIAQFCDQoLX2Vycm9yX2NvZGVCEAoOX2Vycm9yX21lc3NhZ2VCEwoRX3Rlcm1pbmFsX291dGNvbWVCCwoJX2xhc3Rfc2VxIrwCChRDcmVhdGVTZXNzaW9uUmVxdWVzdBIhCgZjYWxsZXIYASABKAsyES5jb21tb24udjEuQ2FsbGVyEhIKCnByb2plY3RfaWQYAiABKAkSJwoEbW9kZRgDIAEoDjIZLmRldGVjdGlvbi52MS5TZXNzaW9uTW9kZRIbCg5jb250cmFjdF9tYWpvchgEIAEoBUgAiAEBEhgKC21vdmVzcGVjX2lkGAUgASgJSAGIAQESIAoTbW92ZXNwZWNfdmVyc2lvbl9pZBgGIAEoCUgCiAEBEhwKD2lkZW1wb3RlbmN5X2tleRgHIAEoCUgDiAEBQhEKD19jb250cmFjdF9tYWpvckIOCgxfbW92ZXNwZWNfaWRCFgoUX21vdmVzcGVjX3ZlcnNpb25faWRCEgoQX2lkZW1wb3RlbmN5X2tleSLRAQoVQ3JlYXRlU2Vzc2lvblJlc3BvbnNlEiYKB3Nlc3Npb24YASABKAsyFS5kZXRlY3Rpb24udjEuU2Vzc2lvbhIcChRpbnB1dF9zY2hlbWFfdmVyc2lvbhgCIAEoCRIdChVvdXRwdXRfc2NoZW1hX3ZlcnNpb24YAyABKAkSFQoNcnVudGltZV90b2tlbhgEIAEoCRI8ChhydW50aW1lX3Rva2VuX2V4cGlyZXNfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkoKEUdldFNlc3Npb25SZXF1ZXN0EiEKBmNhbGxlchgBIAEoCzIRLmNvbW1vbi52MS5DYWxsZXISEgoKc2Vzc2lvbl9pZBgCIAEoCSI8ChJHZXRTZXNzaW9uUmVzcG9uc2USJgoHc2Vzc2lvbhgBIAEoCzIVLmRldGVjdGlvbi52MS5TZXNzaW9uIk8KFkZpbmFsaXplU2Vzc2lvblJlcXVlc3QSIQoGY2FsbGVyGAEgASgLMhEuY29tbW9uLnYxLkNhbGxlchISCgpzZXNzaW9uX2lkGAIgASgJIkEKF0ZpbmFsaXplU2Vzc2lvblJlc3BvbnNlEiYKB3Nlc3Npb24YASABKAsyFS5kZXRlY3Rpb24udjEuU2Vzc2lvbiIaChhHZXRTdHJlYW1FbmRwb2ludFJlcXVlc3QiXwoZR2V0U3RyZWFtRW5kcG9pbnRSZXNwb25zZRITCgtzdHJlYW1fcG9ydBgBIAEoBRISCgpyZXBsaWNhX2lkGAIgASgJEhkKEW1heF9tZXNzYWdlX2J5dGVzGAMgASgFIkcKGFJlbGVhc2VBdHRhY2htZW50UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhcKC2xlYXNlX2Vwb2NoGAIgASgDQgIwAiItChlSZWxlYXNlQXR0YWNobWVudFJlc3BvbnNlEhAKCHJlbGVhc2VkGAEgASgIIiwKFkdldExpdmVQcm9ncmVzc1JlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCSJ2ChdHZXRMaXZlUHJvZ3Jlc3NSZXNwb25zZRIQCghhdHRhY2hlZBgBIAEoCBIhChVhY2NlcHRlZF9mcmFtZXNfdG90YWwYAiABKANCAjACEhkKCGxhc3Rfc2VxGAMgASgDQgIwAkgAiAEBQgsKCV9sYXN0X3NlcSIrChVOb3RpZnlGaW5hbGl6ZVJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCSIqChZOb3RpZnlGaW5hbGl6ZVJlc3BvbnNlEhAKCGF0dGFjaGVkGAEgASgIKlsKC1Nlc3Npb25Nb2RlEhwKGFNFU1NJT05fTU9ERV9VTlNQRUNJRklFRBAAEhUKEVNFU1NJT05fTU9ERV9MSVZFEAESFwoTU0VTU0lPTl9NT0RFX1JFUExBWRACKt8BCg1TZXNzaW9uU3RhdHVzEh4KGlNFU1NJT05fU1RBVFVTX1VOU1BFQ0lGSUVEEAASGgoWU0VTU0lPTl9TVEFUVVNfQ1JFQVRFRBABEhwKGFNFU1NJT05fU1RBVFVTX1NUUkVBTUlORxACEh0KGVNFU1NJT05fU1RBVFVTX0ZJTkFMSVpJTkcQAxIcChhTRVNTSU9OX1NUQVRVU19DT01QTEVURUQQBBIZChVTRVNTSU9OX1NUQVRVU19GQUlMRUQQBRIcChhTRVNTSU9OX1NUQVRVU19DQU5DRUxMRUQQBjKmBQoQRGV0ZWN0aW9uU2VydmljZRJYCg1DcmVhdGVTZXNzaW9uEiIuZGV0ZWN0aW9uLnYxLkNyZWF0ZVNlc3Npb25SZXF1ZXN0GiMuZGV0ZWN0aW9uLnYxLkNyZWF0ZVNlc3Npb25SZXNwb25zZRJPCgpHZXRTZXNzaW9uEh8uZGV0ZWN0aW9uLnYxLkdldFNlc3Npb25SZXF1ZXN0GiAuZGV0ZWN0aW9uLnYxLkdldFNlc3Npb25SZXNwb25zZRJeCg9GaW5hbGl6ZVNlc3Npb24SJC5kZXRlY3Rpb24udjEuRmluYWxpemVTZXNzaW9uUmVxdWVzdBolLmRldGVjdGlvbi52MS5GaW5hbGl6ZVNlc3Npb25SZXNwb25zZRJkChFHZXRTdHJlYW1FbmRwb2ludBImLmRldGVjdGlvbi52MS5HZXRTdHJlYW1FbmRwb2ludFJlcXVlc3QaJy5kZXRlY3Rpb24udjEuR2V0U3RyZWFtRW5kcG9pbnRSZXNwb25zZRJkChFSZWxlYXNlQXR0YWNobWVudBImLmRldGVjdGlvbi52MS5SZWxlYXNlQXR0YWNobWVudFJlcXVlc3QaJy5kZXRlY3Rpb24udjEuUmVsZWFzZUF0dGFjaG1lbnRSZXNwb25zZRJeCg9HZXRMaXZlUHJvZ3Jlc3MSJC5kZXRlY3Rpb24udjEuR2V0TGl2ZVByb2dyZXNzUmVxdWVzdBolLmRldGVjdGlvbi52MS5HZXRMaXZlUHJvZ3Jlc3NSZXNwb25zZRJbCg5Ob3RpZnlGaW5hbGl6ZRIjLmRldGVjdGlvbi52MS5Ob3RpZnlGaW5hbGl6ZVJlcXVlc3QaJC5kZXRlY3Rpb24udjEuTm90aWZ5RmluYWxpemVSZXNwb25zZWIGcHJvdG8z", [file_common_v1_caller, file_google_protobuf_timestamp]);
+
+/**
+ * Session is the detection session resource (the public fields plus a few internal ones).
+ *
+ * @generated from message detection.v1.Session
+ */
+export type Session = Message<"detection.v1.Session"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: string organization_id = 2;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string project_id = 3;
+   */
+  projectId: string;
+
+  /**
+   * @generated from field: string resolved_movespec_version_id = 4;
+   */
+  resolvedMovespecVersionId: string;
+
+  /**
+   * @generated from field: detection.v1.SessionMode mode = 5;
+   */
+  mode: SessionMode;
+
+  /**
+   * @generated from field: detection.v1.SessionStatus status = 6;
+   */
+  status: SessionStatus;
+
+  /**
+   * @generated from field: int64 accepted_frames_total = 7 [jstype = JS_NUMBER];
+   */
+  acceptedFramesTotal: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp started_at = 8;
+   */
+  startedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp ended_at = 9;
+   */
+  endedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional string error_code = 10;
+   */
+  errorCode?: string | undefined;
+
+  /**
+   * @generated from field: optional string error_message = 11;
+   */
+  errorMessage?: string | undefined;
+
+  /**
+   * The session.summary payload as JSON text (the public field is a string).
+   *
+   * @generated from field: optional string terminal_outcome = 12;
+   */
+  terminalOutcome?: string | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 13;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string movespec_id = 14;
+   */
+  movespecId: string;
+
+  /**
+   * Highest accepted frame seq, when a frame was accepted.
+   *
+   * @generated from field: optional int64 last_seq = 15 [jstype = JS_NUMBER];
+   */
+  lastSeq?: bigint | undefined;
+};
+
+/**
+ * Describes the message detection.v1.Session.
+ * Use `create(SessionSchema)` to create a new message.
+ */
+export const SessionSchema: GenMessage<Session> = /*@__PURE__*/
+  messageDesc(file_detection_v1_detection, 0);
+
+/**
+ * CreateSessionRequest mirrors POST /api/detection/sessions.
+ *
+ * @generated from message detection.v1.CreateSessionRequest
+ */
+export type CreateSessionRequest = Message<"detection.v1.CreateSessionRequest"> & {
+  /**
+   * @generated from field: common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string project_id = 2;
+   */
+  projectId: string;
+
+  /**
+   * Unspecified means live.
+   *
+   * @generated from field: detection.v1.SessionMode mode = 3;
+   */
+  mode: SessionMode;
+
+  /**
+   * Absent means the newest supported major.
+   *
+   * @generated from field: optional int32 contract_major = 4;
+   */
+  contractMajor?: number | undefined;
+
+  /**
+   * @generated from field: optional string movespec_id = 5;
+   */
+  movespecId?: string | undefined;
+
+  /**
+   * @generated from field: optional string movespec_version_id = 6;
+   */
+  movespecVersionId?: string | undefined;
+
+  /**
+   * The Idempotency-Key header, when the client sent one.
+   *
+   * @generated from field: optional string idempotency_key = 7;
+   */
+  idempotencyKey?: string | undefined;
+};
+
+/**
+ * Describes the message detection.v1.CreateSessionRequest.
+ * Use `create(CreateSessionRequestSchema)` to create a new message.
+ */
+export const CreateSessionRequestSchema: GenMessage<CreateSessionRequest> = /*@__PURE__*/
+  messageDesc(file_detection_v1_detection, 1);
+
+/**
+ * CreateSessionResponse is the session creation result, minus the gateway's stream_url.
+ *
+ * @generated from message detection.v1.CreateSessionResponse
+ */
+export type CreateSessionResponse = Message<"detection.v1.CreateSessionResponse"> & {
+  /**
+   * @generated from field: detection.v1.Session session = 1;
+   */
+  session?: Session | undefined;
+
+  /**
+   * @generated from field: string input_schema_version = 2;
+   */
+  inputSchemaVersion: string;
+
+  /**
+   * @generated from field: string output_schema_version = 3;
+   */
+  outputSchemaVersion: string;
+
+  /**
+   * @generated from field: string runtime_token = 4;
+   */
+  runtimeToken: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp runtime_token_expires_at = 5;
+   */
+  runtimeTokenExpiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message detection.v1.CreateSessionResponse.
+ * Use `create(CreateSessionResponseSchema)` to create a new message.
+ */
+export const CreateSessionResponseSchema: GenMessage<CreateSessionResponse> = /*@__PURE__*/
+  messageDesc(file_detection_v1_detection, 2);
+
+/**
+ * GetSessionRequest loads one session of the caller's project.
+ *
+ * @generated from message detection.v1.GetSessionRequest
+ */
+export type GetSessionRequest = Message<"detection.v1.GetSessionRequest"> & {
+  /**
+   * @generated from field: common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message detection.v1.GetSessionRequest.
+ * Use `create(GetSessionRequestSchema)` to create a new message.
+ */
+export const GetSessionRequestSchema: GenMessage<GetSessionRequest> = /*@__PURE__*/
+  messageDesc(file_detection_v1_detection, 3);
+
+/**
+ * GetSessionResponse carries the session.
+ *
+ * @generated from message detection.v1.GetSessionResponse
+ */
+export type GetSessionResponse = Message<"detection.v1.GetSessionResponse"> & {
+  /**
+   * @generated from field: detection.v1.Session session = 1;
+   */
+  session?: Session | undefined;
+};
+
+/**
+ * Describes the message detection.v1.GetSessionResponse.
+ * Use `create(GetSessionResponseSchema)` to create a new message.
+ */
+export const GetSessionResponseSchema: GenMessage<GetSessionResponse> = /*@__PURE__*/
+  messageDesc(file_detection_v1_detection, 4);
+
+/**
+ * FinalizeSessionRequest finalizes one session of the caller's project.
+ *
+ * @generated from message detection.v1.FinalizeSessionRequest
+ */
+export type FinalizeSessionRequest = Message<"detection.v1.FinalizeSessionRequest"> & {
+  /**
+   * @generated from field: common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message detection.v1.FinalizeSessionRequest.
+ * Use `create(FinalizeSessionRequestSchema)` to create a new message.
+ */
+export const FinalizeSessionRequestSchema: GenMessage<FinalizeSessionRequest> = /*@__PURE__*/
+  messageDesc(file_detection_v1_detection, 5);
+
+/**
+ * FinalizeSessionResponse carries the session after the transition.
+ *
+ * @generated from message detection.v1.FinalizeSessionResponse
+ */
+export type FinalizeSessionResponse = Message<"detection.v1.FinalizeSessionResponse"> & {
+  /**
+   * @generated from field: detection.v1.Session session = 1;
+   */
+  session?: Session | undefined;
+};
+
+/**
+ * Describes the message detection.v1.FinalizeSessionResponse.
+ * Use `create(FinalizeSessionResponseSchema)` to create a new message.
+ */
+export const FinalizeSessionResponseSchema: GenMessage<FinalizeSessionResponse> = /*@__PURE__*/
+  messageDesc(file_detection_v1_detection, 6);
+
+/**
+ * GetStreamEndpointRequest has no fields.
+ *
+ * @generated from message detection.v1.GetStreamEndpointRequest
+ */
+export type GetStreamEndpointRequest = Message<"detection.v1.GetStreamEndpointRequest"> & {
+};
+
+/**
+ * Describes the message detection.v1.GetStreamEndpointRequest.
+ * Use `create(GetStreamEndpointRequestSchema)` to create a new message.
+ */
+export const GetStreamEndpointRequestSchema: GenMessage<GetStreamEndpointRequest> = /*@__PURE__*/
+  messageDesc(file_detection_v1_detection, 7);
+
+/**
+ * GetStreamEndpointResponse describes this replica's websocket listener.
+ *
+ * @generated from message detection.v1.GetStreamEndpointResponse
+ */
+export type GetStreamEndpointResponse = Message<"detection.v1.GetStreamEndpointResponse"> & {
+  /**
+   * @generated from field: int32 stream_port = 1;
+   */
+  streamPort: number;
+
+  /**
+   * @generated from field: string replica_id = 2;
+   */
+  replicaId: string;
+
+  /**
+   * The public message size limit (the gateway enforces it at its edge too).
+   *
+   * @generated from field: int32 max_message_bytes = 3;
+   */
+  maxMessageBytes: number;
+};
+
+/**
+ * Describes the message detection.v1.GetStreamEndpointResponse.
+ * Use `create(GetStreamEndpointResponseSchema)` to create a new message.
+ */
+export const GetStreamEndpointResponseSchema: GenMessage<GetStreamEndpointResponse> = /*@__PURE__*/
+  messageDesc(file_detection_v1_detection, 8);
+
+/**
+ * ReleaseAttachmentRequest names the lease to give up.
+ *
+ * @generated from message detection.v1.ReleaseAttachmentRequest
+ */
+export type ReleaseAttachmentRequest = Message<"detection.v1.ReleaseAttachmentRequest"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: int64 lease_epoch = 2 [jstype = JS_NUMBER];
+   */
+  leaseEpoch: bigint;
+};
+
+/**
+ * Describes the message detection.v1.ReleaseAttachmentRequest.
+ * Use `create(ReleaseAttachmentRequestSchema)` to create a new message.
+ */
+export const ReleaseAttachmentRequestSchema: GenMessage<ReleaseAttachmentRequest> = /*@__PURE__*/
+  messageDesc(file_detection_v1_detection, 9);
+
+/**
+ * ReleaseAttachmentResponse says whether the lease is free now.
+ *
+ * @generated from message detection.v1.ReleaseAttachmentResponse
+ */
+export type ReleaseAttachmentResponse = Message<"detection.v1.ReleaseAttachmentResponse"> & {
+  /**
+   * @generated from field: bool released = 1;
+   */
+  released: boolean;
+};
+
+/**
+ * Describes the message detection.v1.ReleaseAttachmentResponse.
+ * Use `create(ReleaseAttachmentResponseSchema)` to create a new message.
+ */
+export const ReleaseAttachmentResponseSchema: GenMessage<ReleaseAttachmentResponse> = /*@__PURE__*/
+  messageDesc(file_detection_v1_detection, 10);
+
+/**
+ * GetLiveProgressRequest names an attached session.
+ *
+ * @generated from message detection.v1.GetLiveProgressRequest
+ */
+export type GetLiveProgressRequest = Message<"detection.v1.GetLiveProgressRequest"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message detection.v1.GetLiveProgressRequest.
+ * Use `create(GetLiveProgressRequestSchema)` to create a new message.
+ */
+export const GetLiveProgressRequestSchema: GenMessage<GetLiveProgressRequest> = /*@__PURE__*/
+  messageDesc(file_detection_v1_detection, 11);
+
+/**
+ * GetLiveProgressResponse is the in-memory progress, when the session is attached here.
+ *
+ * @generated from message detection.v1.GetLiveProgressResponse
+ */
+export type GetLiveProgressResponse = Message<"detection.v1.GetLiveProgressResponse"> & {
+  /**
+   * @generated from field: bool attached = 1;
+   */
+  attached: boolean;
+
+  /**
+   * @generated from field: int64 accepted_frames_total = 2 [jstype = JS_NUMBER];
+   */
+  acceptedFramesTotal: bigint;
+
+  /**
+   * @generated from field: optional int64 last_seq = 3 [jstype = JS_NUMBER];
+   */
+  lastSeq?: bigint | undefined;
+};
+
+/**
+ * Describes the message detection.v1.GetLiveProgressResponse.
+ * Use `create(GetLiveProgressResponseSchema)` to create a new message.
+ */
+export const GetLiveProgressResponseSchema: GenMessage<GetLiveProgressResponse> = /*@__PURE__*/
+  messageDesc(file_detection_v1_detection, 12);
+
+/**
+ * NotifyFinalizeRequest names a session that moved to finalizing.
+ *
+ * @generated from message detection.v1.NotifyFinalizeRequest
+ */
+export type NotifyFinalizeRequest = Message<"detection.v1.NotifyFinalizeRequest"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message detection.v1.NotifyFinalizeRequest.
+ * Use `create(NotifyFinalizeRequestSchema)` to create a new message.
+ */
+export const NotifyFinalizeRequestSchema: GenMessage<NotifyFinalizeRequest> = /*@__PURE__*/
+  messageDesc(file_detection_v1_detection, 13);
+
+/**
+ * NotifyFinalizeResponse says whether this replica holds the session and will complete it.
+ *
+ * @generated from message detection.v1.NotifyFinalizeResponse
+ */
+export type NotifyFinalizeResponse = Message<"detection.v1.NotifyFinalizeResponse"> & {
+  /**
+   * @generated from field: bool attached = 1;
+   */
+  attached: boolean;
+};
+
+/**
+ * Describes the message detection.v1.NotifyFinalizeResponse.
+ * Use `create(NotifyFinalizeResponseSchema)` to create a new message.
+ */
+export const NotifyFinalizeResponseSchema: GenMessage<NotifyFinalizeResponse> = /*@__PURE__*/
+  messageDesc(file_detection_v1_detection, 14);
+
+/**
+ * SessionMode is how frames are paced: live enforces the frame-rate limit, replay does not.
+ *
+ * @generated from enum detection.v1.SessionMode
+ */
+export enum SessionMode {
+  /**
+   * @generated from enum value: SESSION_MODE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: SESSION_MODE_LIVE = 1;
+   */
+  LIVE = 1,
+
+  /**
+   * @generated from enum value: SESSION_MODE_REPLAY = 2;
+   */
+  REPLAY = 2,
+}
+
+/**
+ * Describes the enum detection.v1.SessionMode.
+ */
+export const SessionModeSchema: GenEnum<SessionMode> = /*@__PURE__*/
+  enumDesc(file_detection_v1_detection, 0);
+
+/**
+ * SessionStatus is the lifecycle of a detection session.
+ *
+ * @generated from enum detection.v1.SessionStatus
+ */
+export enum SessionStatus {
+  /**
+   * @generated from enum value: SESSION_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: SESSION_STATUS_CREATED = 1;
+   */
+  CREATED = 1,
+
+  /**
+   * @generated from enum value: SESSION_STATUS_STREAMING = 2;
+   */
+  STREAMING = 2,
+
+  /**
+   * @generated from enum value: SESSION_STATUS_FINALIZING = 3;
+   */
+  FINALIZING = 3,
+
+  /**
+   * @generated from enum value: SESSION_STATUS_COMPLETED = 4;
+   */
+  COMPLETED = 4,
+
+  /**
+   * @generated from enum value: SESSION_STATUS_FAILED = 5;
+   */
+  FAILED = 5,
+
+  /**
+   * @generated from enum value: SESSION_STATUS_CANCELLED = 6;
+   */
+  CANCELLED = 6,
+}
+
+/**
+ * Describes the enum detection.v1.SessionStatus.
+ */
+export const SessionStatusSchema: GenEnum<SessionStatus> = /*@__PURE__*/
+  enumDesc(file_detection_v1_detection, 1);
 
 /**
  * DetectionService is the internal gRPC API of the detection service. Only the gateway and internal tools
- * call it; the public JSON API is the gateway's.
+ * call it; the public JSON API is the gateway's. The realtime stream itself is a websocket on the
+ * replica's stream port (see GetStreamEndpoint), which the gateway proxies byte for byte.
+ *
+ * Any replica answers the session RPCs (state lives in MongoDB). ReleaseAttachment, GetLiveProgress
+ * and NotifyFinalize are replica-to-replica calls addressed to the replica that holds a session's
+ * attachment lease.
  *
  * @generated from service detection.v1.DetectionService
  */
 export const DetectionService: GenService<{
+  /**
+   * Admission: resolves the MoveSpec through authoring, applies the project quota, mints the
+   * runtime token. Errors: CONTRACT_UNSUPPORTED, FIELD_REQUIRED, FIELD_INVALID, PROJECT_MISMATCH,
+   * VERSION_NOT_IN_MOVESPEC, NO_RELEASED_VERSION, MOVESPEC_NOT_FOUND, VERSION_NOT_FOUND,
+   * SESSION_QUOTA_EXCEEDED, IDEMPOTENCY_KEY_REUSED.
+   *
+   * @generated from rpc detection.v1.DetectionService.CreateSession
+   */
+  createSession: {
+    methodKind: "unary";
+    input: typeof CreateSessionRequestSchema;
+    output: typeof CreateSessionResponseSchema;
+  },
+  /**
+   * The session as the caller's project sees it, with a current accepted_frames_total.
+   * Errors: SESSION_NOT_FOUND.
+   *
+   * @generated from rpc detection.v1.DetectionService.GetSession
+   */
+  getSession: {
+    methodKind: "unary";
+    input: typeof GetSessionRequestSchema;
+    output: typeof GetSessionResponseSchema;
+  },
+  /**
+   * created|streaming -> finalizing (completion follows asynchronously); idempotent in finalizing.
+   * Errors: SESSION_NOT_FOUND, SESSION_TERMINAL.
+   *
+   * @generated from rpc detection.v1.DetectionService.FinalizeSession
+   */
+  finalizeSession: {
+    methodKind: "unary";
+    input: typeof FinalizeSessionRequestSchema;
+    output: typeof FinalizeSessionResponseSchema;
+  },
+  /**
+   * Where this replica's websocket listener is (the host is the one the caller used for gRPC).
+   *
+   * @generated from rpc detection.v1.DetectionService.GetStreamEndpoint
+   */
+  getStreamEndpoint: {
+    methodKind: "unary";
+    input: typeof GetStreamEndpointRequestSchema;
+    output: typeof GetStreamEndpointResponseSchema;
+  },
+  /**
+   * Asks the lease holder to close its attachment (4409), checkpoint and release the lease.
+   *
+   * @generated from rpc detection.v1.DetectionService.ReleaseAttachment
+   */
+  releaseAttachment: {
+    methodKind: "unary";
+    input: typeof ReleaseAttachmentRequestSchema;
+    output: typeof ReleaseAttachmentResponseSchema;
+  },
+  /**
+   * The lease holder's in-memory progress of an attached session.
+   *
+   * @generated from rpc detection.v1.DetectionService.GetLiveProgress
+   */
+  getLiveProgress: {
+    methodKind: "unary";
+    input: typeof GetLiveProgressRequestSchema;
+    output: typeof GetLiveProgressResponseSchema;
+  },
+  /**
+   * Tells the lease holder that the session was finalized through the API.
+   *
+   * @generated from rpc detection.v1.DetectionService.NotifyFinalize
+   */
+  notifyFinalize: {
+    methodKind: "unary";
+    input: typeof NotifyFinalizeRequestSchema;
+    output: typeof NotifyFinalizeResponseSchema;
+  },
 }> = /*@__PURE__*/
   serviceDesc(file_detection_v1_detection, 0);
 
