@@ -55,7 +55,7 @@ export function draftMessage(doc: MoveSpecDoc): Draft {
   return create(DraftSchema, {
     draftId: doc.draft.draft_id,
     movespecId: doc._id,
-    yamlSource: doc.draft.yaml_source,
+    yamlSource: doc.draft_yaml_source,
     updatedAt: timestampFromDate(doc.draft.updated_at),
     revision: doc.draft.revision,
   });

@@ -36,7 +36,7 @@ export function createDraftOperations(deps: AuthoringDeps) {
       const outcome = await deps.movespecs.replaceDraft(
         request.movespecId,
         {
-          yaml_source: request.yamlSource,
+          yamlSource: request.yamlSource,
           updated_at: deps.now(),
           updated_by: request.caller?.credentialId ?? "",
         },
@@ -61,7 +61,7 @@ export function createDraftOperations(deps: AuthoringDeps) {
 
     async validateDraft(request: ValidateDraftRequest): Promise<ValidateDraftResponse> {
       const doc = await findOwned(deps.movespecs, request.movespecId, request.caller, true);
-      const result = loadMoveSpec(doc.draft.yaml_source);
+      const result = loadMoveSpec(doc.draft_yaml_source);
       return create(ValidateDraftResponseSchema, {
         ok: result.errors.length === 0,
         targetId: doc.draft.draft_id,

@@ -45,9 +45,9 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
       updated_by: actor,
       revision: 1,
       catalogue_pending: true,
+      draft_yaml_source: MOVESPEC_TEMPLATE,
       draft: {
         draft_id: newId(now.getTime()),
-        yaml_source: MOVESPEC_TEMPLATE,
         updated_at: now,
         updated_by: actor,
         revision: 1,

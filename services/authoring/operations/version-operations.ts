@@ -60,7 +60,7 @@ export function createVersionOperations(deps: AuthoringDeps) {
     const doc = await deps.movespecs.findWithDraft(movespecId);
     if (!doc) throw moveSpecNotFound(movespecId);
     assertNotArchived(doc);
-    const yamlSource = doc.draft.yaml_source;
+    const yamlSource = doc.draft_yaml_source;
     const loaded = loadMoveSpec(yamlSource);
     if (loaded.errors.length > 0) {
       throw serviceError(

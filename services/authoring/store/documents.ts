@@ -25,11 +25,15 @@ export interface MoveSpecDoc {
    */
   catalogue_pending: boolean;
   draft: DraftDoc;
+  /**
+   * The draft's YAML, at the top level (not inside `draft`) so that metadata reads can leave it
+   * out with a top-level projection.
+   */
+  draft_yaml_source: string;
 }
 
 export interface DraftDoc {
   draft_id: string;
-  yaml_source: string;
   updated_at: Date;
   updated_by: string;
   revision: number;
@@ -46,4 +50,4 @@ export interface VersionDoc {
 }
 
 /** Every MoveSpec field but the draft's YAML (metadata reads never need it). */
-export const METADATA_PROJECTION = { "draft.yaml_source": 0 } as const;
+export const METADATA_PROJECTION = { draft_yaml_source: 0 } as const;

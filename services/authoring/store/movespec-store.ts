@@ -17,7 +17,7 @@ export interface MoveSpecStore {
   findWithDraft(id: string): Promise<MoveSpecDoc | null>;
   replaceDraft(
     id: string,
-    draft: Omit<DraftDoc, "draft_id" | "revision">,
+    draft: Omit<DraftDoc, "draft_id" | "revision"> & { yamlSource: string },
     ifRevision: number | undefined,
   ): Promise<DraftReplaceOutcome>;
   /**
@@ -70,7 +70,7 @@ export function createMoveSpecStore(db: Db): MoveSpecStore {
         filter,
         {
           $set: {
-            "draft.yaml_source": draft.yaml_source,
+            draft_yaml_source: draft.yamlSource,
             "draft.updated_at": draft.updated_at,
             "draft.updated_by": draft.updated_by,
           },
