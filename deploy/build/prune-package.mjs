@@ -15,7 +15,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 
 const [file, keepList = ""] = process.argv.slice(2);
 if (!file) {
-  console.error("usage: prune-package.mjs <package.json> [comma-separated devDependencies to keep]");
+  console.error(
+    "usage: prune-package.mjs <package.json> [comma-separated devDependencies to keep]",
+  );
   process.exit(2);
 }
 const keep = keepList
