@@ -12,6 +12,7 @@ import {
   type FindRequest,
   findDocuments,
 } from "./find-executor.js";
+import { MINGO_OPTIONS } from "./matcher.js";
 
 const UNSUPPORTED_STAGES = new Set([
   "$out",
@@ -86,7 +87,7 @@ export function runPipeline(
   const readOnly = rest.every((s) => READ_ONLY_STAGES.has(Object.keys(s)[0]));
   const input = readOnly ? pushdown.docs : pushdown.docs.map(cloneDoc);
   try {
-    const aggregator = new Aggregator(rest, { collectionResolver: resolve });
+    const aggregator = new Aggregator(rest, { ...MINGO_OPTIONS, collectionResolver: resolve });
     return { docs: aggregator.run(input) as Doc[], pushdown };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

@@ -3,10 +3,14 @@
  * as BadValue naming it, never ignored.
  */
 import { Query } from "mingo";
-import type { Doc } from "../bson-values.js";
+import { compareValues, type Doc, isPlainObject, typeOrder } from "../bson-values.js";
+import { valuesAtPath } from "../document-paths.js";
 import { badValue, MongoCommandError } from "../errors.js";
 
 export type Matcher = (doc: Doc) => boolean;
+
+/** Server-side JavaScript ($where, $function, $accumulator) is never run by this server. */
+export const MINGO_OPTIONS = { scriptEnabled: false } as const;
 
 const matchAll: Matcher = () => true;
 
@@ -21,9 +25,11 @@ export function compileFilter(filter: unknown): Matcher {
     throw new MongoCommandError("TypeMismatch", "filter must be an object");
   }
   if (Object.keys(filter).length === 0) return matchAll;
+  const fast = equalityMatcher(filter as Doc);
+  if (fast) return fast;
   let query: Query;
   try {
-    query = new Query(filter as Doc);
+    query = new Query(filter as Doc, MINGO_OPTIONS);
   } catch (error) {
     throw mingoError(error, "unsupported or invalid query");
   }
@@ -34,6 +40,35 @@ export function compileFilter(filter: unknown): Matcher {
       throw mingoError(error, "query evaluation failed");
     }
   };
+}
+
+/** Scalar types whose equality semantics are plain value comparison. */
+function isSimpleScalar(value: unknown): boolean {
+  const order = typeOrder(value);
+  // numbers, strings, ObjectId, booleans, dates
+  return (
+    (order === 3 || order === 4 || order === 8 || order === 9 || order === 10) &&
+    !isPlainObject(value)
+  );
+}
+
+/**
+ * Fast path for the most common filters, `{ field: scalar, ... }`: a field matches when its
+ * value, or an element of an array value, equals the scalar (MongoDB's equality semantics
+ * for scalars). Anything else goes through mingo.
+ */
+function equalityMatcher(filter: Doc): Matcher | undefined {
+  const conditions: Array<[string[], unknown, number]> = [];
+  for (const [key, value] of Object.entries(filter)) {
+    if (key.startsWith("$") || !isSimpleScalar(value)) return undefined;
+    conditions.push([key.split("."), value, typeOrder(value)]);
+  }
+  return (doc) =>
+    conditions.every(([path, expected, order]) =>
+      valuesAtPath(doc, path).some(
+        (v) => typeOrder(v) === order && compareValues(v, expected) === 0,
+      ),
+    );
 }
 
 export function isEmptyProjection(projection: unknown): boolean {
@@ -48,7 +83,9 @@ export function projectDocuments(docs: Doc[], projection: unknown, filter: Doc =
   const spec = projection as Doc;
   const positional = Object.keys(spec).some((k) => k.endsWith(".$"));
   try {
-    const projected = new Query(positional ? filter : {}).find(docs, spec).all() as Doc[];
+    const projected = new Query(positional ? filter : {}, MINGO_OPTIONS)
+      .find(docs, spec)
+      .all() as Doc[];
     return projected.map(idFirst);
   } catch (error) {
     throw mingoError(error, "unsupported or invalid projection");

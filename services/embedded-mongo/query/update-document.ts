@@ -14,7 +14,7 @@ import {
   isPlainObject,
 } from "../bson-values.js";
 import { MongoCommandError } from "../errors.js";
-import { idFirst } from "./matcher.js";
+import { idFirst, MINGO_OPTIONS } from "./matcher.js";
 
 const SUPPORTED_OPERATORS = new Set([
   "$set",
@@ -101,7 +101,7 @@ export function applyUpdate(
   if (Array.isArray(update)) {
     const docs = [cloneDoc(original)];
     try {
-      mingoUpdateOne(docs, {}, update as never);
+      mingoUpdateOne(docs, {}, update as never, {}, MINGO_OPTIONS);
     } catch (error) {
       throw new MongoCommandError(
         "BadValue",
@@ -120,7 +120,9 @@ export function applyUpdate(
     if (options.inserting && onInsert) modifier.$set = { ...(modifier.$set as Doc), ...onInsert };
     if (Object.keys(modifier).length > 0) {
       try {
-        mingoUpdate(next, modifier as never, options.arrayFilters, options.filter ?? {});
+        mingoUpdate(next, modifier as never, options.arrayFilters, options.filter ?? {}, {
+          queryOptions: MINGO_OPTIONS,
+        });
       } catch (error) {
         throw toUpdateError(error);
       }

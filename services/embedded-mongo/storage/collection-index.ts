@@ -6,6 +6,7 @@ import { Query } from "mingo";
 import { compareValues, type Doc, isPlainObject } from "../bson-values.js";
 import { valuesAtPath } from "../document-paths.js";
 import { badValue, MongoCommandError } from "../errors.js";
+import { MINGO_OPTIONS } from "../query/matcher.js";
 import { SortedList } from "./sorted-list.js";
 
 export interface IndexSpec {
@@ -123,7 +124,8 @@ export class CollectionIndex {
       }
       return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
     });
-    if (spec.partialFilterExpression) this.partial = new Query(spec.partialFilterExpression);
+    if (spec.partialFilterExpression)
+      this.partial = new Query(spec.partialFilterExpression, MINGO_OPTIONS);
   }
 
   get name(): string {
