@@ -62,6 +62,17 @@ export function isEmpty(i: Interval): boolean {
   return i.lo > i.hi || (i.lo === i.hi && (i.loOpen || i.hiOpen));
 }
 
+const NEGATED: Record<CompareOp, CompareOp> = { "<": ">=", "<=": ">", ">": "<=", ">=": "<" };
+
+/** Pushes `not` inwards where that keeps the condition a conjunction of comparisons. */
+function normalise(e: Expr, negate = false): Expr {
+  if (e.kind === "not") return normalise(e.operand, !negate);
+  if (!negate) return e.kind === "and" ? { ...e, left: normalise(e.left), right: normalise(e.right) } : e;
+  if (e.kind === "compare") return { ...e, op: NEGATED[e.op] };
+  if (e.kind === "or") return { kind: "and", left: normalise(e.left, true), right: normalise(e.right, true), span: e.span };
+  return { kind: "not", operand: e, span: e.span };
+}
+
 /** Per-signal intervals of a conjunction of simple comparisons, or undefined. */
 export function conjunctionIntervals(e: Expr): Map<string, Interval> | undefined {
   const out = new Map<string, Interval>();
@@ -72,7 +83,7 @@ export function conjunctionIntervals(e: Expr): Map<string, Interval> | undefined
     out.set(c.key, intersect(out.get(c.key) ?? FULL, intervalOf(c.op, c.value)));
     return true;
   };
-  return visit(e) ? out : undefined;
+  return visit(normalise(e)) ? out : undefined;
 }
 
 /** True when some values satisfy both conjunctions. */

@@ -1,0 +1,87 @@
+/**
+ * Hand-made frames for engine tests: the 2D elbow angle of each arm is set exactly, so a test
+ * can drive a signal through any sequence of values.
+ */
+import { type CompiledSpec, load } from "../../../services/shared/movespec/index.js";
+
+const ASPECT = 16 / 9;
+export type Frame = { seq: number; t: number; keypoints: number[][] };
+
+/** BlazePose keypoints with the left and right elbow angles (degrees) given. */
+export function arms(leftDeg: number, rightDeg: number, visibility = { left: 1, right: 1 }): number[][] {
+  const kp: number[][] = Array.from({ length: 33 }, () => [0.5, 0.5, 0, 1]);
+  const place = (shoulder: number, elbow: number, wrist: number, cx: number, deg: number, vis: number) => {
+    const ex = cx;
+    const ey = 0.5;
+    kp[shoulder] = [ex / ASPECT, ey - 0.1, 0, vis];
+    kp[elbow] = [ex / ASPECT, ey, 0, vis];
+    const a = (deg * Math.PI) / 180;
+    // Angle at the elbow between "up" (towards the shoulder) and the forearm.
+    kp[wrist] = [(ex + 0.1 * Math.sin(a)) / ASPECT, ey - 0.1 * Math.cos(a), 0, vis];
+  };
+  place(11, 13, 15, 1.0, leftDeg, visibility.left);
+  place(12, 14, 16, 0.6, rightDeg, visibility.right);
+  // Torso for the body scale: shoulders above hips.
+  kp[23] = [1.0 / ASPECT, 0.8, 0, 1];
+  kp[24] = [0.6 / ASPECT, 0.8, 0, 1];
+  return kp;
+}
+
+/** Frames at `fps` from a list of (left, right) angles; visibility per frame optional. */
+export function sequence(angles: ([number, number] | [number, number, { left: number; right: number }])[], fps = 10, start = 0): Frame[] {
+  return angles.map(([l, r, vis], i) => ({ seq: start + i, t: Math.round(((start + i) / fps) * 1e6) / 1e6, keypoints: arms(l, r, vis) }));
+}
+
+/** Same angle on both arms, one frame per value. */
+export function both(values: number[], fps = 10, start = 0): Frame[] {
+  return sequence(
+    values.map((v) => [v, v] as [number, number]),
+    fps,
+    start,
+  );
+}
+
+/** Linear ramp from a to b in n steps (inclusive of b, exclusive of a). */
+export function ramp(a: number, b: number, n: number): number[] {
+  return Array.from({ length: n }, (_, i) => a + ((b - a) * (i + 1)) / n);
+}
+
+export function hold(v: number, n: number): number[] {
+  return Array.from({ length: n }, () => v);
+}
+
+/** One repetition 170 -> 40 -> 170 over about 2 s at 10 fps, with rests around it. */
+export function oneRep(): number[] {
+  return [...hold(170, 5), ...ramp(170, 40, 8), ...hold(40, 3), ...ramp(40, 170, 8), ...hold(170, 5)];
+}
+
+/** A MoveSpec on the elbow angle, with `extra` YAML appended (it may override nothing). */
+export const ELBOW_SPEC = (opts: { sides?: string; extra?: string; phases?: string; repetition?: string; smoothing?: string } = {}) => `movespec: 1
+name: Elbow test
+sides: ${opts.sides ?? "left"}
+smoothing: ${opts.smoothing ?? "none"}
+signals:
+  elbow: angle2d(shoulder, elbow, wrist)
+phases:
+${
+  opts.phases ??
+  `  open:
+    enter: elbow > 150
+    exit: elbow < 140
+    min_dwell: 0
+  closed:
+    enter: elbow < 60
+    exit: elbow > 70
+    min_dwell: 0`
+}
+${opts.repetition ?? `repetition:
+  cycle: [open, closed, open]
+  within: [0.2s, 5s]`}
+${opts.extra ?? ""}
+`;
+
+export function compile(yaml: string): CompiledSpec {
+  const r = load(yaml);
+  if (!r.spec) throw new Error(`spec did not load: ${JSON.stringify(r.errors, null, 1)}`);
+  return r.spec;
+}
