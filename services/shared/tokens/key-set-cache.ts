@@ -7,8 +7,8 @@ export interface KeySetCacheOptions {
   /** Refetch in the background of a lookup once the set is older than this. Default 5 min. */
   readonly maxAgeMs?: number;
   /**
-   * An unknown `kid` triggers a refetch at most this often, so that a flood of tokens with made-up
-   * key ids cannot flood the auth service. Default 1 s.
+   * An unknown `kid` triggers a refetch at most this often (later ones wait for the next slot), so
+   * that a flood of tokens with made-up key ids cannot flood the auth service. Default 1 s.
    */
   readonly minRefreshIntervalMs?: number;
   readonly now?: () => number;
@@ -64,8 +64,13 @@ export function createKeySetCache(options: KeySetCacheOptions) {
       const age = now() - fetchedAt;
       if (!loaded || age > maxAgeMs) await refreshOrFail();
       let found = keys.get(kid);
-      if (!found && now() - fetchedAt >= minRefreshIntervalMs) {
-        await refreshOrFail();
+      if (!found) {
+        // A rotation: fetch again, but at most once per interval (a flood of made-up kids waits
+        // and shares one fetch rather than reaching the auth service once each).
+        const askedAt = now();
+        const wait = fetchedAt + minRefreshIntervalMs - askedAt;
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        if (fetchedAt < askedAt || inFlight) await refreshOrFail();
         found = keys.get(kid);
       }
       if (!found) throw new TokenError("TOKEN_INVALID", "the token's signing key is unknown");
