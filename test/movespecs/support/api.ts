@@ -1,0 +1,82 @@
+/**
+ * Small helpers for black-box tests of the MoveSpec routes: JSON requests against the gateway,
+ * and typed gRPC clients of the authoring and catalogue services (short idle timeouts, so that
+ * mocha exits on its own).
+ */
+import { type Client, createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { AuthoringService } from "../../../proto/gen/authoring/v1/authoring_pb.js";
+import { CatalogueService } from "../../../proto/gen/catalogue/v1/catalogue_pb.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field with chai
+export type JsonBody = Record<string, any>;
+
+export interface ApiResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: JsonBody;
+}
+
+export interface RequestOptions {
+  readonly token?: string;
+  readonly body?: unknown;
+  readonly headers?: Record<string, string>;
+}
+
+/** One HTTP request to the gateway; the body parsed as JSON. */
+export async function api(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<ApiResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    headers["content-type"] = "application/json";
+    body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
+  }
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+  const text = await response.text();
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: text === "" ? {} : (JSON.parse(text) as JsonBody),
+  };
+}
+
+/** `api` bound to one gateway. */
+export function apiOf(baseUrl: string) {
+  return (method: string, path: string, options?: RequestOptions) =>
+    api(baseUrl, method, path, options);
+}
+
+function transport(baseUrl: string) {
+  return createGrpcTransport({ baseUrl, idleConnectionTimeoutMs: 1000, defaultTimeoutMs: 15_000 });
+}
+
+export function authoringClient(grpcUrl: string): Client<typeof AuthoringService> {
+  return createClient(AuthoringService, transport(grpcUrl));
+}
+
+export function catalogueClient(grpcUrl: string): Client<typeof CatalogueService> {
+  return createClient(CatalogueService, transport(grpcUrl));
+}
+
+/** Polls `check` until it returns true (or throws the last failure after `timeoutMs`). */
+export async function eventually(
+  check: () => Promise<boolean>,
+  timeoutMs = 10_000,
+  stepMs = 50,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, stepMs));
+  }
+}
+
+/** A MoveSpec draft that does not load: a YAML syntax error at line 4, column 8. */
+export const BROKEN_YAML = "movespec: 1\nname: Broken\nphases:\n  up: [\n";
