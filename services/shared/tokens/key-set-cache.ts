@@ -32,9 +32,11 @@ export function createKeySetCache(options: KeySetCacheOptions) {
   let fetchedAt = Number.NEGATIVE_INFINITY;
   let loaded = false;
   let inFlight: Promise<void> | undefined;
+  let fetchesStarted = 0;
 
   const refresh = (): Promise<void> => {
     inFlight ??= (async () => {
+      fetchesStarted += 1;
       try {
         const set = await options.fetchJwks();
         keys = await importKeys(set, keys);
@@ -67,10 +69,11 @@ export function createKeySetCache(options: KeySetCacheOptions) {
       if (!found) {
         // A rotation: fetch again, but at most once per interval (a flood of made-up kids waits
         // and shares one fetch rather than reaching the auth service once each).
-        const askedAt = now();
-        const wait = fetchedAt + minRefreshIntervalMs - askedAt;
+        const startedBefore = fetchesStarted;
+        const wait = fetchedAt + minRefreshIntervalMs - now();
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-        if (fetchedAt < askedAt || inFlight) await refreshOrFail();
+        // One fetch that started after this token arrived is enough (another waiter's will do).
+        if (fetchesStarted === startedBefore || inFlight) await refreshOrFail();
         found = keys.get(kid);
       }
       if (!found) throw new TokenError("TOKEN_INVALID", "the token's signing key is unknown");

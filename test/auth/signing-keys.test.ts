@@ -1,0 +1,88 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { expect } from "chai";
+import {
+  createDirectoryKeySource,
+  SIGNING_KID_FILE,
+} from "../../services/auth/signing/directory-key-source.js";
+import { createKeyRing } from "../../services/auth/signing/key-ring.js";
+import { nextChange, scheduleKeys } from "../../services/auth/signing/key-schedule.js";
+import { createLogger } from "../../services/shared/logging/logger.js";
+import { generateTestKey, writeKeyDirectory } from "./token-forge.js";
+
+const logger = createLogger({ service: "test", level: "silent" });
+
+describe("services/auth/signing", () => {
+  describe("scheduleKeys", () => {
+    const retention = 1000;
+    const keys = [
+      { kid: "a", createdAt: 0, activatesAt: 0 },
+      { kid: "b", createdAt: 100, activatesAt: 100 },
+      { kid: "c", createdAt: 150, activatesAt: 5000 },
+    ];
+
+    it("the newest active key signs; the one before retired when it took over", () => {
+      const states = scheduleKeys(keys, 200, retention);
+      expect(states.map((s) => [s.kid, s.signing, s.published])).to.deep.equal([
+        ["a", false, true],
+        ["b", true, true],
+        ["c", false, true], // published before it signs
+      ]);
+      expect(states[0]).to.include({ retiredAt: 100, verifyUntil: 1100 });
+    });
+
+    it("a retired key is unpublished once every token it signed has expired", () => {
+      const states = scheduleKeys(keys, 1100, retention);
+      expect(states.find((s) => s.kid === "a")?.published).to.equal(false);
+    });
+
+    it("a pending key signs once its time comes", () => {
+      const states = scheduleKeys(keys, 5000, retention);
+      expect(states.find((s) => s.signing)?.kid).to.equal("c");
+      expect(nextChange(scheduleKeys(keys, 200, retention), 200)).to.equal(1100);
+    });
+  });
+
+  describe("directory key source (production SIGNING_KEYS_DIR)", () => {
+    it("publishes every key, signs with signing-kid, and follows changes without a restart", async () => {
+      const first = await generateTestKey("2026-01-a");
+      const second = await generateTestKey("2026-02-b");
+      const dir = await writeKeyDirectory([first]);
+      try {
+        const ring = createKeyRing({
+          source: createDirectoryKeySource(dir.dir),
+          reloadMs: 0,
+          logger,
+        });
+        await ring.load();
+        expect((await ring.signer()).kid).to.equal(first.kid);
+        await writeFile(join(dir.dir, `${second.kid}.json`), JSON.stringify(second.jwk));
+        await writeFile(join(dir.dir, SIGNING_KID_FILE), first.kid);
+        const published = JSON.parse(await ring.jwksJson()).keys.map((k: { kid: string }) => k.kid);
+        expect(published).to.have.members([first.kid, second.kid]);
+        expect((await ring.signer()).kid).to.equal(first.kid);
+        await writeFile(join(dir.dir, SIGNING_KID_FILE), second.kid);
+        expect((await ring.signer()).kid).to.equal(second.kid);
+        expect(await ring.rotate(0)).to.equal(undefined); // the operator rotates, not the service
+      } finally {
+        await dir.remove();
+      }
+    });
+
+    it("refuses a public key, or a key without kid", async () => {
+      const key = await generateTestKey();
+      const dir = await writeKeyDirectory([]);
+      try {
+        await writeFile(join(dir.dir, "k.json"), JSON.stringify(key.publicJwk));
+        await createDirectoryKeySource(dir.dir)
+          .load(0)
+          .then(
+            () => expect.fail("loaded a public key as a signing key"),
+            (error: Error) => expect(error.message).to.match(/not a private key/),
+          );
+      } finally {
+        await dir.remove();
+      }
+    });
+  });
+});
