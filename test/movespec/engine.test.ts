@@ -1,8 +1,28 @@
 import { expect } from "chai";
-import { createEngine, type DetectionEvent, load, restoreEngine, supportsTopology } from "../../services/shared/movespec/index.js";
-import { arms, both, compile, ELBOW_SPEC, type Frame, hold, oneRep, ramp, sequence } from "./support/frames.js";
+import {
+  createEngine,
+  type DetectionEvent,
+  load,
+  restoreEngine,
+  supportsTopology,
+} from "../../services/shared/movespec/index.js";
+import {
+  arms,
+  both,
+  compile,
+  ELBOW_SPEC,
+  type Frame,
+  hold,
+  oneRep,
+  ramp,
+  sequence,
+} from "./support/frames.js";
 
-function run(yaml: string, frames: unknown[], options = {}): { events: DetectionEvent[]; all: DetectionEvent[] } {
+function run(
+  yaml: string,
+  frames: unknown[],
+  options = {},
+): { events: DetectionEvent[]; all: DetectionEvent[] } {
   const engine = createEngine(compile(yaml), options);
   const { events, rejected } = engine.pushMany(frames);
   expect(rejected).to.deep.equal([]);
@@ -22,7 +42,10 @@ describe("movespec engine", () => {
       expect(first.start_t).to.be.within(0.5, 0.8);
       expect(first.end_t).to.be.within(1.7, 2.2);
       expect(first.metrics.tempo).to.have.length(2);
-      expect(first.metrics.tempo[0] + first.metrics.tempo[1]).to.be.closeTo(first.metrics.duration, 1e-6);
+      expect(first.metrics.tempo[0] + first.metrics.tempo[1]).to.be.closeTo(
+        first.metrics.duration,
+        1e-6,
+      );
       expect(first.metrics.phase_time.closed).to.be.within(0.2, 0.6);
       expect(first.metrics.signals.elbow.min).to.be.closeTo(40, 0.01);
       expect(first.metrics.signals.elbow.range).to.be.greaterThan(90);
@@ -32,16 +55,34 @@ describe("movespec engine", () => {
 
     it("never double-counts a signal hovering at a threshold", () => {
       // Noise of +-4 degrees around both the enter and the exit thresholds, for seconds.
-      const hover = (center: number) => Array.from({ length: 20 }, (_, i) => center + (i % 2 === 0 ? 4 : -4) * ((i % 5) / 4));
-      const values = [...hold(170, 5), ...hover(150), ...hover(140), ...ramp(140, 40, 5), ...hover(60), ...hover(70), ...hover(60), ...ramp(60, 170, 5), ...hover(150)];
+      const hover = (center: number) =>
+        Array.from({ length: 20 }, (_, i) => center + (i % 2 === 0 ? 4 : -4) * ((i % 5) / 4));
+      const values = [
+        ...hold(170, 5),
+        ...hover(150),
+        ...hover(140),
+        ...ramp(140, 40, 5),
+        ...hover(60),
+        ...hover(70),
+        ...hover(60),
+        ...ramp(60, 170, 5),
+        ...hover(150),
+      ];
       const { events } = run(ELBOW_SPEC(), both(values, 30));
       expect(ofType(events, "rep.completed")).to.have.length(1);
       // Each phase is entered once per visit, however long the signal hovers.
-      expect(ofType(events, "phase.entered").map((e) => e.phase)).to.deep.equal(["open", "closed", "open"]);
+      expect(ofType(events, "phase.entered").map((e) => e.phase)).to.deep.equal([
+        "open",
+        "closed",
+        "open",
+      ]);
     });
 
     it("ignores a spike shorter than the phase's minimum dwell", () => {
-      const yaml = ELBOW_SPEC().replace("enter: elbow < 60\n    exit: elbow > 70\n    min_dwell: 0", "enter: elbow < 60\n    exit: elbow > 70\n    min_dwell: 0.25s");
+      const yaml = ELBOW_SPEC().replace(
+        "enter: elbow < 60\n    exit: elbow > 70\n    min_dwell: 0",
+        "enter: elbow < 60\n    exit: elbow > 70\n    min_dwell: 0.25s",
+      );
       const spike = [...hold(170, 5), 50, 50, ...hold(170, 5)];
       expect(ofType(run(yaml, both(spike)).events, "rep.completed")).to.have.length(0);
       const real = [...hold(170, 5), ...hold(50, 4), ...hold(170, 5)];
@@ -49,27 +90,44 @@ describe("movespec engine", () => {
     });
 
     it("does not count while getting into position (start condition)", () => {
-      const yaml = ELBOW_SPEC({ repetition: "repetition:\n  cycle: [open, closed, open]\n  start: { phase: open, for: 1s }" });
+      const yaml = ELBOW_SPEC({
+        repetition: "repetition:\n  cycle: [open, closed, open]\n  start: { phase: open, for: 1s }",
+      });
       // Straight into a repetition after 0.5 s in `open`: not counted; after resting 1 s: counted.
-      const values = [...hold(170, 5), ...ramp(170, 40, 5), ...ramp(40, 170, 5), ...hold(170, 12), ...ramp(170, 40, 5), ...ramp(40, 170, 5), ...hold(170, 3)];
+      const values = [
+        ...hold(170, 5),
+        ...ramp(170, 40, 5),
+        ...ramp(40, 170, 5),
+        ...hold(170, 12),
+        ...ramp(170, 40, 5),
+        ...ramp(40, 170, 5),
+        ...hold(170, 3),
+      ];
       const reps = ofType(run(yaml, both(values)).events, "rep.completed");
       expect(reps).to.have.length(1);
       expect(reps[0].start_t).to.be.greaterThan(2);
     });
 
     it("reports too fast and too slow cycles as partial, not counted", () => {
-      const fast = ELBOW_SPEC({ repetition: "repetition:\n  cycle: [open, closed, open]\n  within: [2s, 10s]" });
+      const fast = ELBOW_SPEC({
+        repetition: "repetition:\n  cycle: [open, closed, open]\n  within: [2s, 10s]",
+      });
       const r1 = run(fast, both([...hold(170, 3), 40, 40, 170, 170]));
       expect(ofType(r1.events, "rep.completed")).to.have.length(0);
       expect(ofType(r1.events, "rep.partial").map((p) => p.reason)).to.deep.equal(["too_fast"]);
-      const slow = ELBOW_SPEC({ repetition: "repetition:\n  cycle: [open, closed, open]\n  within: [0.1s, 1s]" });
+      const slow = ELBOW_SPEC({
+        repetition: "repetition:\n  cycle: [open, closed, open]\n  within: [0.1s, 1s]",
+      });
       const r2 = run(slow, both([...hold(170, 3), ...hold(40, 20), ...hold(170, 3)]));
       expect(ofType(r2.events, "rep.partial").map((p) => p.reason)).to.deep.equal(["timeout"]);
       expect(ofType(r2.events, "rep.completed")).to.have.length(0);
     });
 
     it("reports a repetition that turned back before its target as partial, with progress", () => {
-      const { events } = run(ELBOW_SPEC(), both([...hold(170, 5), ...ramp(170, 100, 6), ...ramp(100, 170, 6), ...hold(170, 5)]));
+      const { events } = run(
+        ELBOW_SPEC(),
+        both([...hold(170, 5), ...ramp(170, 100, 6), ...ramp(100, 170, 6), ...hold(170, 5)]),
+      );
       const partials = ofType(events, "rep.partial");
       expect(partials).to.have.length(1);
       expect(partials[0].reason).to.equal("turned_back");
@@ -80,26 +138,45 @@ describe("movespec engine", () => {
     });
 
     it("does not report a small wobble out of the start phase as a partial", () => {
-      const { events } = run(ELBOW_SPEC(), both([...hold(170, 5), 138, 136, 145, 160, ...hold(170, 5)]));
+      const { events } = run(
+        ELBOW_SPEC(),
+        both([...hold(170, 5), 138, 136, 145, 160, ...hold(170, 5)]),
+      );
       expect(ofType(events, "rep.partial")).to.have.length(0);
     });
 
     it("counts open cycles ([closed, open]) each time the last phase is reached", () => {
-      const yaml = ELBOW_SPEC({ repetition: "repetition:\n  cycle: [closed, open]\n  within: { max: 5s }" });
+      const yaml = ELBOW_SPEC({
+        repetition: "repetition:\n  cycle: [closed, open]\n  within: { max: 5s }",
+      });
       // Starts in `open`: the first rise only after being in `closed` counts.
-      const values = [...hold(170, 5), ...hold(40, 5), ...hold(170, 5), ...hold(40, 5), ...hold(170, 5)];
+      const values = [
+        ...hold(170, 5),
+        ...hold(40, 5),
+        ...hold(170, 5),
+        ...hold(40, 5),
+        ...hold(170, 5),
+      ];
       expect(ofType(run(yaml, both(values)).events, "rep.completed")).to.have.length(2);
     });
   });
 
   describe("holds", () => {
-    const HOLD = ELBOW_SPEC({ repetition: "hold:\n  phase: closed\n  target: 3s\n  grace: 0.5s\n  progress_every: 1s", phases: undefined }).replace(
-      "  open:\n    enter: elbow > 150\n    exit: elbow < 140\n    min_dwell: 0\n",
-      "",
-    );
+    const HOLD = ELBOW_SPEC({
+      repetition: "hold:\n  phase: closed\n  target: 3s\n  grace: 0.5s\n  progress_every: 1s",
+      phases: undefined,
+    }).replace("  open:\n    enter: elbow > 150\n    exit: elbow < 140\n    min_dwell: 0\n", "");
 
     it("starts, reports progress, completes, and forgives breaks shorter than the grace period", () => {
-      const values = [...hold(170, 3), ...hold(40, 12), 100, 100, 100, ...hold(40, 20), ...hold(170, 10)];
+      const values = [
+        ...hold(170, 3),
+        ...hold(40, 12),
+        100,
+        100,
+        100,
+        ...hold(40, 20),
+        ...hold(170, 10),
+      ];
       const { events, all } = run(HOLD, both(values));
       expect(events.filter((e) => e.type.startsWith("hold.")).map((e) => e.type)).to.deep.equal([
         "hold.started",
@@ -126,15 +203,27 @@ describe("movespec engine", () => {
     const FORM = (rule: string) =>
       ELBOW_SPEC({
         extra: `signals_extra: 0`.replace("signals_extra: 0", "") + `form:\n${rule}`,
-      }).replace("  elbow: angle2d(shoulder, elbow, wrist)", "  elbow: angle2d(shoulder, elbow, wrist)\n  other: angle2d(right_shoulder, right_elbow, right_wrist)");
+      }).replace(
+        "  elbow: angle2d(shoulder, elbow, wrist)",
+        "  elbow: angle2d(shoulder, elbow, wrist)\n  other: angle2d(right_shoulder, right_elbow, right_wrist)",
+      );
 
     it("reports a violation with its values, once per cooldown, and lowers the score", () => {
-      const yaml = FORM("  - id: right_arm_bent\n    when: other < 120\n    during: rep\n    severity: warning\n    message: Keep the other arm straight.\n    cooldown: 10s");
-      const frames = sequence(oneRep().map((v, i) => [v, i > 6 && i < 20 ? 90 : 175] as [number, number]));
+      const yaml = FORM(
+        "  - id: right_arm_bent\n    when: other < 120\n    during: rep\n    severity: warning\n    message: Keep the other arm straight.\n    cooldown: 10s",
+      );
+      const frames = sequence(
+        oneRep().map((v, i) => [v, i > 6 && i < 20 ? 90 : 175] as [number, number]),
+      );
       const { events } = run(yaml, frames);
       const violations = ofType(events, "form.violation");
       expect(violations).to.have.length(1);
-      expect(violations[0]).to.include({ rule: "right_arm_bent", severity: "warning", message: "Keep the other arm straight.", rep: 1 });
+      expect(violations[0]).to.include({
+        rule: "right_arm_bent",
+        severity: "warning",
+        message: "Keep the other arm straight.",
+        rep: 1,
+      });
       expect(violations[0].values.other).to.be.closeTo(90, 0.01);
       const rep = ofType(events, "rep.completed")[0];
       expect(rep.violations).to.deep.equal(["right_arm_bent"]);
@@ -142,8 +231,12 @@ describe("movespec engine", () => {
     });
 
     it("applies only in its phases and after its minimum duration", () => {
-      const yaml = FORM("  - id: r\n    when: other < 120\n    during: [closed]\n    message: m\n    for: 0.3s");
-      const short = sequence(oneRep().map((v, i) => [v, i >= 14 && i < 16 ? 90 : 175] as [number, number]));
+      const yaml = FORM(
+        "  - id: r\n    when: other < 120\n    during: [closed]\n    message: m\n    for: 0.3s",
+      );
+      const short = sequence(
+        oneRep().map((v, i) => [v, i >= 14 && i < 16 ? 90 : 175] as [number, number]),
+      );
       expect(ofType(run(yaml, short).events, "form.violation")).to.have.length(0);
       const outside = sequence(oneRep().map((v, i) => [v, i < 5 ? 90 : 175] as [number, number]));
       expect(ofType(run(yaml, outside).events, "form.violation")).to.have.length(0);
@@ -198,22 +291,33 @@ describe("movespec engine", () => {
 
   describe("sides", () => {
     it("both: counts each side separately, with a total", () => {
-      const frames = sequence([...oneRep(), ...oneRep()].map((v, i) => [v, i < 31 ? v : 170] as [number, number]));
+      const frames = sequence(
+        [...oneRep(), ...oneRep()].map((v, i) => [v, i < 31 ? v : 170] as [number, number]),
+      );
       const { events, all } = run(ELBOW_SPEC({ sides: "both" }), frames);
       const reps = ofType(events, "rep.completed");
-      expect(reps.map((r) => `${r.side}${r.count}/${r.total}`)).to.deep.equal(["left1/1", "right1/2", "left2/3"]);
+      expect(reps.map((r) => `${r.side}${r.count}/${r.total}`)).to.deep.equal([
+        "left1/1",
+        "right1/2",
+        "left2/3",
+      ]);
       expect(ofType(all, "session.summary")[0].counts).to.deep.equal({ left: 2, right: 1 });
     });
 
     it("together: a phase needs both sides", () => {
       const onlyLeft = sequence(oneRep().map((v) => [v, 170] as [number, number]));
-      expect(ofType(run(ELBOW_SPEC({ sides: "together" }), onlyLeft).events, "rep.completed")).to.have.length(0);
+      expect(
+        ofType(run(ELBOW_SPEC({ sides: "together" }), onlyLeft).events, "rep.completed"),
+      ).to.have.length(0);
       const r = run(ELBOW_SPEC({ sides: "together" }), both(oneRep()));
       expect(ofType(r.events, "rep.completed").map((e) => e.side)).to.deep.equal(["both"]);
     });
 
     it("either: the side that moves owns the repetition", () => {
-      const frames = sequence([...oneRep().map((v) => [170, v] as [number, number]), ...oneRep().map((v) => [v, 170] as [number, number])]);
+      const frames = sequence([
+        ...oneRep().map((v) => [170, v] as [number, number]),
+        ...oneRep().map((v) => [v, 170] as [number, number]),
+      ]);
       const reps = ofType(run(ELBOW_SPEC({ sides: "either" }), frames).events, "rep.completed");
       expect(reps.map((r) => r.side)).to.deep.equal(["right", "left"]);
     });
@@ -238,7 +342,10 @@ describe("movespec engine", () => {
     };
 
     it("One Euro smoothing follows the frames' timestamps, not their count", () => {
-      const yaml = SIGNAL("angle2d(left_shoulder, left_elbow, left_wrist)", "{ one_euro: { min_cutoff: 1.0, beta: 0, d_cutoff: 1.0 } }");
+      const yaml = SIGNAL(
+        "angle2d(left_shoulder, left_elbow, left_wrist)",
+        "{ one_euro: { min_cutoff: 1.0, beta: 0, d_cutoff: 1.0 } }",
+      );
       const step = (fps: number) => both([...hold(90, fps), ...hold(170, fps)], fps);
       const at30 = valuesOf(yaml, step(30));
       const at60 = valuesOf(yaml, step(60));
@@ -248,15 +355,24 @@ describe("movespec engine", () => {
     });
 
     it("EMA with a time constant reaches 63% of a step after that time", () => {
-      const yaml = SIGNAL("angle2d(left_shoulder, left_elbow, left_wrist)", "{ ema: { time_constant: 0.5s } }");
+      const yaml = SIGNAL(
+        "angle2d(left_shoulder, left_elbow, left_wrist)",
+        "{ ema: { time_constant: 0.5s } }",
+      );
       const v = valuesOf(yaml, both([...hold(90, 10), ...hold(170, 10)], 10));
       expect(v[9 + 5]).to.be.closeTo(90 + 80 * (1 - Math.exp(-1)), 0.5);
     });
 
     it("velocity is per second and peak() decays slowly towards the value", () => {
-      const vel = valuesOf(SIGNAL("velocity(angle2d(left_shoulder, left_elbow, left_wrist))"), both(ramp(100, 150, 6), 10));
+      const vel = valuesOf(
+        SIGNAL("velocity(angle2d(left_shoulder, left_elbow, left_wrist))"),
+        both(ramp(100, 150, 6), 10),
+      );
       expect(vel[3]).to.be.closeTo(50 / 6 / 0.1, 1e-6);
-      const peak = valuesOf(SIGNAL("peak(angle2d(left_shoulder, left_elbow, left_wrist), 10)"), both([...hold(150, 3), ...hold(100, 10)], 10));
+      const peak = valuesOf(
+        SIGNAL("peak(angle2d(left_shoulder, left_elbow, left_wrist), 10)"),
+        both([...hold(150, 3), ...hold(100, 10)], 10),
+      );
       expect(peak[2]).to.be.closeTo(150, 1e-9);
       expect(peak[12]).to.be.within(140, 150);
     });
@@ -271,7 +387,10 @@ describe("movespec engine", () => {
       const yaml = SIGNAL("angle2d(left_shoulder, left_elbow, left_wrist)");
       const engine = createEngine(compile(yaml), { aspectRatio: 1 });
       engine.push({ seq: 0, t: 0, keypoints: arms(60, 60) });
-      expect(engine.signalValues().x).to.be.closeTo((Math.atan2(Math.sin(Math.PI / 3) * (9 / 16), 0.5) * 180) / Math.PI, 1e-6);
+      expect(engine.signalValues().x).to.be.closeTo(
+        (Math.atan2(Math.sin(Math.PI / 3) * (9 / 16), 0.5) * 180) / Math.PI,
+        1e-6,
+      );
     });
   });
 
@@ -370,16 +489,22 @@ describe("movespec engine", () => {
         expect(last.reps).to.have.length(2);
         expect(last.frames).to.equal(oneRep().length * 2);
       }
-      for (const e of all) expect(Object.keys(e).slice(0, 4)).to.deep.equal(["type", "event_seq", "seq", "t"]);
+      for (const e of all)
+        expect(Object.keys(e).slice(0, 4)).to.deep.equal(["type", "event_seq", "seq", "t"]);
     });
 
     it("continues byte-identically after a JSON snapshot and restore at any point", () => {
       const yaml = ELBOW_SPEC({
         sides: "both",
         smoothing: "{ one_euro: { min_cutoff: 1.0, beta: 0.05 } }",
-        extra: "form:\n  - { id: r, when: elbow < 50, during: [closed], message: m }\nmetrics: [elbow]",
+        extra:
+          "form:\n  - { id: r, when: elbow < 50, during: [closed], message: m }\nmetrics: [elbow]",
       });
-      const frames = sequence([...oneRep(), ...oneRep(), ...oneRep()].map((v, i) => [v, 180 - v / 2 + (i % 3)] as [number, number]));
+      const frames = sequence(
+        [...oneRep(), ...oneRep(), ...oneRep()].map(
+          (v, i) => [v, 180 - v / 2 + (i % 3)] as [number, number],
+        ),
+      );
       const spec = compile(yaml);
       const reference = createEngine(spec);
       const refEvents = [...reference.pushMany(frames).events, ...reference.finish().events];
@@ -390,14 +515,18 @@ describe("movespec engine", () => {
         const b = restoreEngine(spec, snap);
         expect(b.acceptedFrames).to.equal(cut);
         const rest = [...b.pushMany(frames.slice(cut)).events, ...b.finish().events];
-        expect(JSON.stringify([...first, ...rest]), `cut at ${cut}`).to.equal(JSON.stringify(refEvents));
+        expect(JSON.stringify([...first, ...rest]), `cut at ${cut}`).to.equal(
+          JSON.stringify(refEvents),
+        );
       }
     });
 
     it("refuses a snapshot taken with another MoveSpec", () => {
       const a = createEngine(compile(ELBOW_SPEC()));
       a.push({ seq: 0, t: 0, keypoints: arms(170, 170) });
-      expect(() => restoreEngine(compile(ELBOW_SPEC({ sides: "both" })), a.snapshot())).to.throw(/different MoveSpec/);
+      expect(() => restoreEngine(compile(ELBOW_SPEC({ sides: "both" })), a.snapshot())).to.throw(
+        /different MoveSpec/,
+      );
     });
   });
 
@@ -406,13 +535,18 @@ describe("movespec engine", () => {
       const spec = compile(ELBOW_SPEC());
       expect(supportsTopology(spec, "coco-17")).to.equal(true);
       const coco = [0, 2, 5, 7, 8, 11, 12, 13, 14, 15, 16, 23, 24, 25, 26, 27, 28];
-      const frames = both(oneRep()).map((f) => ({ ...f, keypoints: coco.map((i) => f.keypoints[i]) }));
+      const frames = both(oneRep()).map((f) => ({
+        ...f,
+        keypoints: coco.map((i) => f.keypoints[i]),
+      }));
       const { events } = run(ELBOW_SPEC(), frames, { topology: "coco-17" });
       expect(ofType(events, "rep.completed")).to.have.length(1);
     });
 
     it("does not run a MoveSpec that needs BlazePose-only landmarks on COCO-17", () => {
-      const spec = compile(ELBOW_SPEC().replace("angle2d(shoulder, elbow, wrist)", "angle2d(elbow, wrist, index)"));
+      const spec = compile(
+        ELBOW_SPEC().replace("angle2d(shoulder, elbow, wrist)", "angle2d(elbow, wrist, index)"),
+      );
       expect(supportsTopology(spec, "coco-17")).to.equal(false);
       expect(supportsTopology(spec, "blazepose-33")).to.equal(true);
       expect(() => createEngine(spec, { topology: "coco-17" })).to.throw(/does not run on coco-17/);

@@ -8,9 +8,20 @@ const ASPECT = 16 / 9;
 export type Frame = { seq: number; t: number; keypoints: number[][] };
 
 /** BlazePose keypoints with the left and right elbow angles (degrees) given. */
-export function arms(leftDeg: number, rightDeg: number, visibility = { left: 1, right: 1 }): number[][] {
+export function arms(
+  leftDeg: number,
+  rightDeg: number,
+  visibility = { left: 1, right: 1 },
+): number[][] {
   const kp: number[][] = Array.from({ length: 33 }, () => [0.5, 0.5, 0, 1]);
-  const place = (shoulder: number, elbow: number, wrist: number, cx: number, deg: number, vis: number) => {
+  const place = (
+    shoulder: number,
+    elbow: number,
+    wrist: number,
+    cx: number,
+    deg: number,
+    vis: number,
+  ) => {
     const ex = cx;
     const ey = 0.5;
     kp[shoulder] = [ex / ASPECT, ey - 0.1, 0, vis];
@@ -28,8 +39,16 @@ export function arms(leftDeg: number, rightDeg: number, visibility = { left: 1, 
 }
 
 /** Frames at `fps` from a list of (left, right) angles; visibility per frame optional. */
-export function sequence(angles: ([number, number] | [number, number, { left: number; right: number }])[], fps = 10, start = 0): Frame[] {
-  return angles.map(([l, r, vis], i) => ({ seq: start + i, t: Math.round(((start + i) / fps) * 1e6) / 1e6, keypoints: arms(l, r, vis) }));
+export function sequence(
+  angles: ([number, number] | [number, number, { left: number; right: number }])[],
+  fps = 10,
+  start = 0,
+): Frame[] {
+  return angles.map(([l, r, vis], i) => ({
+    seq: start + i,
+    t: Math.round(((start + i) / fps) * 1e6) / 1e6,
+    keypoints: arms(l, r, vis),
+  }));
 }
 
 /** Same angle on both arms, one frame per value. */
@@ -52,11 +71,25 @@ export function hold(v: number, n: number): number[] {
 
 /** One repetition 170 -> 40 -> 170 over about 2 s at 10 fps, with rests around it. */
 export function oneRep(): number[] {
-  return [...hold(170, 5), ...ramp(170, 40, 8), ...hold(40, 3), ...ramp(40, 170, 8), ...hold(170, 5)];
+  return [
+    ...hold(170, 5),
+    ...ramp(170, 40, 8),
+    ...hold(40, 3),
+    ...ramp(40, 170, 8),
+    ...hold(170, 5),
+  ];
 }
 
 /** A MoveSpec on the elbow angle, with `extra` YAML appended (it may override nothing). */
-export const ELBOW_SPEC = (opts: { sides?: string; extra?: string; phases?: string; repetition?: string; smoothing?: string } = {}) => `movespec: 1
+export const ELBOW_SPEC = (
+  opts: {
+    sides?: string;
+    extra?: string;
+    phases?: string;
+    repetition?: string;
+    smoothing?: string;
+  } = {},
+) => `movespec: 1
 name: Elbow test
 sides: ${opts.sides ?? "left"}
 smoothing: ${opts.smoothing ?? "none"}
@@ -74,9 +107,12 @@ ${
     exit: elbow > 70
     min_dwell: 0`
 }
-${opts.repetition ?? `repetition:
+${
+  opts.repetition ??
+  `repetition:
   cycle: [open, closed, open]
-  within: [0.2s, 5s]`}
+  within: [0.2s, 5s]`
+}
 ${opts.extra ?? ""}
 `;
 

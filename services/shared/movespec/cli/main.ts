@@ -12,7 +12,7 @@ import { parseArgs } from "node:util";
 import { createEngine, type DetectionEvent, load } from "../index.js";
 import type { Issue } from "../issues.js";
 import { isTopologyName, TOPOLOGY_NAMES } from "../topology.js";
-import { plotSvg, type PlotSample } from "./plot-svg.js";
+import { type PlotSample, plotSvg } from "./plot-svg.js";
 import { createProgressBar, NO_PROGRESS } from "./progress-bar.js";
 import { readRecording, recordingSize } from "./recording.js";
 
@@ -70,7 +70,10 @@ function describe(e: DetectionEvent): string {
   }
 }
 
-export async function main(argv: string[], io = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+export async function main(
+  argv: string[],
+  io = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
@@ -89,15 +92,29 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     return 2;
   }
   const [command, specFile, recordingFile] = parsed.positionals;
-  const opts = parsed.values as { json?: boolean; plot?: string; topology?: string; aspect?: string; help?: boolean };
+  const opts = parsed.values as {
+    json?: boolean;
+    plot?: string;
+    topology?: string;
+    aspect?: string;
+    help?: boolean;
+  };
   if (opts.help) {
     io.stdout.write(`${USAGE}\n`);
     return 0;
   }
   if (command === "validate" && specFile) {
     const result = loadSpec(specFile, io.stderr);
-    if (opts.json) io.stdout.write(`${JSON.stringify({ ok: result.errors.length === 0, errors: result.errors, warnings: result.warnings })}\n`);
-    else io.stdout.write(result.spec ? `${specFile}: ok (${result.spec.name}; runs on ${result.spec.topologies.join(", ")})\n` : `${specFile}: ${result.errors.length} error(s)\n`);
+    if (opts.json)
+      io.stdout.write(
+        `${JSON.stringify({ ok: result.errors.length === 0, errors: result.errors, warnings: result.warnings })}\n`,
+      );
+    else
+      io.stdout.write(
+        result.spec
+          ? `${specFile}: ok (${result.spec.name}; runs on ${result.spec.topologies.join(", ")})\n`
+          : `${specFile}: ${result.errors.length} error(s)\n`,
+      );
     return result.spec ? 0 : 1;
   }
   if (command !== "run" || !specFile || !recordingFile) {
@@ -127,7 +144,10 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     return 1;
   }
   const size = recordingSize(recordingFile);
-  const progress = io.stderr.isTTY && size >= PROGRESS_MIN_BYTES ? createProgressBar(io.stderr, size, recordingFile) : NO_PROGRESS;
+  const progress =
+    io.stderr.isTTY && size >= PROGRESS_MIN_BYTES
+      ? createProgressBar(io.stderr, size, recordingFile)
+      : NO_PROGRESS;
   const events: DetectionEvent[] = [];
   const samples: PlotSample[] = [];
   let rejected = 0;
@@ -152,13 +172,20 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
       continue;
     }
     emit(r.events);
-    if (opts.plot) samples.push({ t: (line.frame as { t: number }).t, values: engine.signalValues(), phases: engine.currentPhases() });
+    if (opts.plot)
+      samples.push({
+        t: (line.frame as { t: number }).t,
+        values: engine.signalValues(),
+        phases: engine.currentPhases(),
+      });
   }
   progress.finish();
   const { events: last, summary } = engine.finish();
   emit(last);
   if (!opts.json) {
-    io.stdout.write(`count: ${summary.count}${summary.counts ? ` (left ${summary.counts.left}, right ${summary.counts.right})` : ""}\n`);
+    io.stdout.write(
+      `count: ${summary.count}${summary.counts ? ` (left ${summary.counts.left}, right ${summary.counts.right})` : ""}\n`,
+    );
   }
   if (rejected > 0) io.stderr.write(`${rejected} frame(s) rejected\n`);
   if (opts.plot) {
@@ -168,7 +195,9 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   return 0;
 }
 
-const invokedDirectly = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, "/").split("/").pop() ?? "");
+const invokedDirectly =
+  process.argv[1] &&
+  import.meta.url.endsWith(process.argv[1].replace(/\\/g, "/").split("/").pop() ?? "");
 if (invokedDirectly) {
   main(process.argv.slice(2)).then(
     (code) => {

@@ -12,18 +12,34 @@ export interface PlotSample {
   phases: string[];
 }
 
-const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"];
+const COLORS = [
+  "#1f77b4",
+  "#d62728",
+  "#2ca02c",
+  "#9467bd",
+  "#ff7f0e",
+  "#8c564b",
+  "#e377c2",
+  "#17becf",
+];
 const BANDS = ["#fde0dd", "#deebf7", "#e5f5e0", "#fff7bc", "#efedf5", "#fee6ce"];
 
 function esc(s: string): string {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  return s
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;");
 }
 
 /** Thresholds per signal name, from the phases' simple comparisons. */
 function thresholds(spec: CompiledSpec): Map<string, { value: number; label: string }[]> {
   const out = new Map<string, { value: number; label: string }[]>();
   for (const p of spec.phases) {
-    for (const [cond, kind] of [[p.enter, "enter"], [p.stay, "stay"]] as const) {
+    for (const [cond, kind] of [
+      [p.enter, "enter"],
+      [p.stay, "stay"],
+    ] as const) {
       const intervals = conjunctionIntervals(cond);
       if (!intervals) continue;
       for (const [key, i] of intervals) {
@@ -31,7 +47,8 @@ function thresholds(spec: CompiledSpec): Map<string, { value: number; label: str
         for (const v of [i.lo, i.hi]) {
           if (!Number.isFinite(v)) continue;
           const list = out.get(name) ?? [];
-          if (!list.some((x) => x.value === v)) list.push({ value: v, label: `${p.name} ${kind === "enter" ? "enter" : "exit"}` });
+          if (!list.some((x) => x.value === v))
+            list.push({ value: v, label: `${p.name} ${kind === "enter" ? "enter" : "exit"}` });
           out.set(name, list);
         }
       }
@@ -40,7 +57,12 @@ function thresholds(spec: CompiledSpec): Map<string, { value: number; label: str
   return out;
 }
 
-export function plotSvg(spec: CompiledSpec, samples: PlotSample[], events: DetectionEvent[], title: string): string {
+export function plotSvg(
+  spec: CompiledSpec,
+  samples: PlotSample[],
+  events: DetectionEvent[],
+  title: string,
+): string {
   const width = 1200;
   const left = 70;
   const right = 20;
@@ -54,15 +76,21 @@ export function plotSvg(spec: CompiledSpec, samples: PlotSample[], events: Detec
   const phaseNames = spec.phases.map((p) => p.name);
   const limits = thresholds(spec);
   const parts: string[] = [];
-  parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`);
+  parts.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
+  );
   parts.push(`<rect width="100%" height="100%" fill="white"/>`);
   parts.push(`<text x="${left}" y="24" font-size="16" font-weight="bold">${esc(title)}</text>`);
   const reps = events.filter((e) => e.type === "rep.completed");
   const partials = events.filter((e) => e.type === "rep.partial");
-  parts.push(`<text x="${left}" y="44">${reps.length} repetitions counted (green lines), ${partials.length} partial (orange); phases:</text>`);
+  parts.push(
+    `<text x="${left}" y="44">${reps.length} repetitions counted (green lines), ${partials.length} partial (orange); phases:</text>`,
+  );
   phaseNames.forEach((n, i) => {
     const lx = left + 380 + i * 110;
-    parts.push(`<rect x="${lx}" y="34" width="14" height="12" fill="${BANDS[i % BANDS.length]}" stroke="#999"/>`);
+    parts.push(
+      `<rect x="${lx}" y="34" width="14" height="12" fill="${BANDS[i % BANDS.length]}" stroke="#999"/>`,
+    );
     parts.push(`<text x="${lx + 18}" y="44">${esc(n)}</text>`);
   });
 
@@ -94,18 +122,28 @@ export function plotSvg(spec: CompiledSpec, samples: PlotSample[], events: Detec
       if (pi >= 0) {
         const xa = x(samples[start].t);
         const xb = x(samples[i - 1].t);
-        parts.push(`<rect x="${xa.toFixed(1)}" y="${top}" width="${Math.max(0.5, xb - xa).toFixed(1)}" height="${panelHeight}" fill="${BANDS[pi % BANDS.length]}"/>`);
+        parts.push(
+          `<rect x="${xa.toFixed(1)}" y="${top}" width="${Math.max(0.5, xb - xa).toFixed(1)}" height="${panelHeight}" fill="${BANDS[pi % BANDS.length]}"/>`,
+        );
       }
       start = i;
     }
-    parts.push(`<rect x="${left}" y="${top}" width="${width - left - right}" height="${panelHeight}" fill="none" stroke="#999"/>`);
+    parts.push(
+      `<rect x="${left}" y="${top}" width="${width - left - right}" height="${panelHeight}" fill="none" stroke="#999"/>`,
+    );
     parts.push(`<text x="${left}" y="${top - 6}" font-weight="bold">${esc(name)}</text>`);
     for (const v of [lo + pad, (lo + hi) / 2, hi - pad]) {
-      parts.push(`<text x="${left - 6}" y="${y(v) + 4}" text-anchor="end" fill="#555">${+v.toFixed(2)}</text>`);
+      parts.push(
+        `<text x="${left - 6}" y="${y(v) + 4}" text-anchor="end" fill="#555">${+v.toFixed(2)}</text>`,
+      );
     }
     for (const l of lines) {
-      parts.push(`<line x1="${left}" x2="${width - right}" y1="${y(l.value).toFixed(1)}" y2="${y(l.value).toFixed(1)}" stroke="#555" stroke-dasharray="5,4"/>`);
-      parts.push(`<text x="${width - right - 4}" y="${(y(l.value) - 3).toFixed(1)}" text-anchor="end" fill="#555">${esc(l.label)} ${l.value}</text>`);
+      parts.push(
+        `<line x1="${left}" x2="${width - right}" y1="${y(l.value).toFixed(1)}" y2="${y(l.value).toFixed(1)}" stroke="#555" stroke-dasharray="5,4"/>`,
+      );
+      parts.push(
+        `<text x="${width - right - 4}" y="${(y(l.value) - 3).toFixed(1)}" text-anchor="end" fill="#555">${esc(l.label)} ${l.value}</text>`,
+      );
     }
     const d: string[] = [];
     let pen = "M";
@@ -118,19 +156,30 @@ export function plotSvg(spec: CompiledSpec, samples: PlotSample[], events: Detec
       d.push(`${pen}${x(s.t).toFixed(1)},${y(v).toFixed(1)}`);
       pen = "L";
     }
-    parts.push(`<path d="${d.join(" ")}" fill="none" stroke="${COLORS[k % COLORS.length]}" stroke-width="1.5"/>`);
+    parts.push(
+      `<path d="${d.join(" ")}" fill="none" stroke="${COLORS[k % COLORS.length]}" stroke-width="1.5"/>`,
+    );
     for (const r of reps) {
-      parts.push(`<line x1="${x(r.t).toFixed(1)}" x2="${x(r.t).toFixed(1)}" y1="${top}" y2="${top + panelHeight}" stroke="#2ca02c" stroke-width="1.5"/>`);
-      if (k === 0) parts.push(`<text x="${x(r.t).toFixed(1)}" y="${top + 12}" text-anchor="middle" fill="#2ca02c" font-weight="bold">${r.count}</text>`);
+      parts.push(
+        `<line x1="${x(r.t).toFixed(1)}" x2="${x(r.t).toFixed(1)}" y1="${top}" y2="${top + panelHeight}" stroke="#2ca02c" stroke-width="1.5"/>`,
+      );
+      if (k === 0)
+        parts.push(
+          `<text x="${x(r.t).toFixed(1)}" y="${top + 12}" text-anchor="middle" fill="#2ca02c" font-weight="bold">${r.count}</text>`,
+        );
     }
     for (const r of partials) {
-      parts.push(`<line x1="${x(r.t).toFixed(1)}" x2="${x(r.t).toFixed(1)}" y1="${top}" y2="${top + panelHeight}" stroke="#ff7f0e" stroke-dasharray="3,3"/>`);
+      parts.push(
+        `<line x1="${x(r.t).toFixed(1)}" x2="${x(r.t).toFixed(1)}" y1="${top}" y2="${top + panelHeight}" stroke="#ff7f0e" stroke-dasharray="3,3"/>`,
+      );
     }
   });
   const axisY = height - 30;
   const step = niceStep((t1 - t0) / 10);
   for (let t = Math.ceil(t0 / step) * step; t <= t1 + 1e-9; t += step) {
-    parts.push(`<text x="${x(t).toFixed(1)}" y="${axisY}" text-anchor="middle" fill="#555">${+t.toFixed(2)} s</text>`);
+    parts.push(
+      `<text x="${x(t).toFixed(1)}" y="${axisY}" text-anchor="middle" fill="#555">${+t.toFixed(2)} s</text>`,
+    );
   }
   parts.push("</svg>");
   return parts.join("\n");

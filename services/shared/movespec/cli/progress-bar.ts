@@ -4,13 +4,19 @@ export interface ProgressBar {
   finish(): void;
 }
 
-export function createProgressBar(stream: NodeJS.WriteStream, total: number, label: string): ProgressBar {
+export function createProgressBar(
+  stream: NodeJS.WriteStream,
+  total: number,
+  label: string,
+): ProgressBar {
   let last = 0;
   const draw = (done: number) => {
     const width = Math.max(10, Math.min(40, (stream.columns ?? 80) - label.length - 12));
     const ratio = total > 0 ? Math.min(1, done / total) : 1;
     const filled = Math.round(ratio * width);
-    stream.write(`\r${label} [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${String(Math.round(ratio * 100)).padStart(3)}%`);
+    stream.write(
+      `\r${label} [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${String(Math.round(ratio * 100)).padStart(3)}%`,
+    );
   };
   return {
     update(done) {

@@ -67,9 +67,16 @@ const NEGATED: Record<CompareOp, CompareOp> = { "<": ">=", "<=": ">", ">": "<=",
 /** Pushes `not` inwards where that keeps the condition a conjunction of comparisons. */
 function normalise(e: Expr, negate = false): Expr {
   if (e.kind === "not") return normalise(e.operand, !negate);
-  if (!negate) return e.kind === "and" ? { ...e, left: normalise(e.left), right: normalise(e.right) } : e;
+  if (!negate)
+    return e.kind === "and" ? { ...e, left: normalise(e.left), right: normalise(e.right) } : e;
   if (e.kind === "compare") return { ...e, op: NEGATED[e.op] };
-  if (e.kind === "or") return { kind: "and", left: normalise(e.left, true), right: normalise(e.right, true), span: e.span };
+  if (e.kind === "or")
+    return {
+      kind: "and",
+      left: normalise(e.left, true),
+      right: normalise(e.right, true),
+      span: e.span,
+    };
   return { kind: "not", operand: e, span: e.span };
 }
 

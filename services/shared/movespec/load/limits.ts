@@ -14,6 +14,10 @@ export const LOAD_LIMITS = {
   maxLineLength: 16_384,
   /** Deepest `[` / `{` nesting seen by the pre-scan (before the YAML parser runs). */
   maxFlowDepth: 24,
+  /** Most non-blank, non-comment lines (a real MoveSpec has a few hundred). */
+  maxContentLines: 5_000,
+  /** Most separators (`,` `:` `- `) the pre-scan accepts: a bound on the nodes to parse. */
+  maxSeparators: 40_000,
   /** Largest number of entries of any one collection. */
   maxCollectionSize: 2_000,
 } as const;

@@ -84,6 +84,8 @@ function prescan(source: string, issues: IssueList): boolean {
   let flowDepth = 0;
   let markers = 0;
   let contentSeen = false;
+  let contentLines = 0;
+  let separators = 0;
   let quote = "";
   for (let i = 0; i <= source.length; i++) {
     const c = i < source.length ? source.charCodeAt(i) : 10;
@@ -114,6 +116,14 @@ function prescan(source: string, issues: IssueList): boolean {
         if (text.startsWith("---")) markers++;
       } else if (!/^\s*(#.*)?$/.test(source.slice(lineStart, Math.min(i, lineStart + 200)))) {
         contentSeen = true;
+        if (++contentLines > LOAD_LIMITS.maxContentLines) {
+          issues.error(
+            "YAML_TOO_MANY_NODES",
+            `more than ${LOAD_LIMITS.maxContentLines} lines of content`,
+            { pos: { line, column: 1 } },
+          );
+          return false;
+        }
       }
       line++;
       lineStart = i + 1;
@@ -137,6 +147,14 @@ function prescan(source: string, issues: IssueList): boolean {
         return false;
       }
     } else if (ch === "]" || ch === "}") flowDepth = Math.max(0, flowDepth - 1);
+    else if (ch === "," || ch === ":" || ch === "-") {
+      if (++separators > LOAD_LIMITS.maxSeparators) {
+        issues.error("YAML_TOO_MANY_NODES", "too many entries for a MoveSpec", {
+          pos: { line, column: i - lineStart + 1 },
+        });
+        return false;
+      }
+    }
   }
   return true;
 }
@@ -156,7 +174,9 @@ export function parseYaml(source: string, issues: IssueList): ParsedYaml {
     doc = parseDocument(source, {
       lineCounter,
       prettyErrors: false,
-      uniqueKeys: true,
+      // The library checks duplicate keys pairwise (quadratic in the size of a mapping); we
+      // check them with a set while walking the tree instead.
+      uniqueKeys: false,
       merge: false,
       strict: true,
       schema: "core",
@@ -246,6 +266,7 @@ function convert(
       throw new Refusal();
     }
     const entries: YEntry[] = [];
+    const seen = new Set<string>();
     for (const pair of node.items) {
       if (!isPair(pair)) continue;
       const keyNode = pair.key as Node | null;
@@ -281,6 +302,14 @@ function convert(
       }
       const childPath = path ? `${path}.${key}` : key;
       const keyPos = position(keyNode.range?.[0] ?? 0);
+      if (seen.has(key)) {
+        issues.error("YAML_DUPLICATE_KEY", `the key '${key}' appears twice in the same mapping`, {
+          pos: keyPos,
+          path: childPath,
+        });
+        continue;
+      }
+      seen.add(key);
       const valueNode = pair.value as Node | null;
       const value: YNode = valueNode
         ? convert(doc, valueNode, childPath, depth + 1, budget, position, issues, resolving)

@@ -1,0 +1,557 @@
+import { expect } from "chai";
+import {
+  type Issue,
+  LOAD_LIMITS,
+  load,
+  MOVESPEC_TEMPLATE,
+} from "../../services/shared/movespec/index.js";
+
+/** A valid MoveSpec; cases below change one thing. Line numbers matter. */
+const BASE = `movespec: 1
+name: Test squat
+signals:
+  knee: angle(hip, knee, ankle)
+phases:
+  up:
+    enter: knee > 160
+    exit: knee < 150
+  down:
+    enter: knee < 100
+    exit: knee > 110
+sides: left
+repetition:
+  cycle: [up, down, up]
+`;
+
+function issue(yaml: string, code: string): Issue {
+  const r = load(yaml);
+  const all = [...r.errors, ...r.warnings];
+  const found = all.find((i) => i.code === code);
+  expect(found, `${code} not in ${JSON.stringify(all)}`).to.not.equal(undefined);
+  return found!;
+}
+
+function errorsOf(yaml: string): string[] {
+  return load(yaml).errors.map((e) => e.code);
+}
+
+describe("movespec load", () => {
+  it("loads a valid MoveSpec with no issues", () => {
+    const r = load(BASE);
+    expect(r.errors).to.deep.equal([]);
+    expect(r.warnings).to.deep.equal([]);
+    expect(r.spec?.name).to.equal("Test squat");
+    expect(r.spec?.topologies).to.deep.equal(["blazepose-33", "coco-17"]);
+  });
+
+  it("MOVESPEC_TEMPLATE loads with no errors and no warnings", () => {
+    const r = load(MOVESPEC_TEMPLATE);
+    expect(r.errors).to.deep.equal([]);
+    expect(r.warnings).to.deep.equal([]);
+    expect(r.spec).to.not.equal(undefined);
+  });
+
+  it("gives spec only when there are no errors, and never throws", () => {
+    for (const input of [
+      "",
+      "   ",
+      "null",
+      "[]",
+      "42",
+      "movespec: 1",
+      "::::",
+      "\u0000",
+      "{",
+      undefined as unknown as string,
+    ]) {
+      const r = load(input);
+      expect(r.spec).to.equal(undefined);
+      expect(r.errors.length).to.be.greaterThan(0);
+      for (const e of r.errors) expect(e.severity).to.equal("error");
+    }
+  });
+
+  describe("errors point at the mistake (code, line, column, path)", () => {
+    const cases: [string, string, string, Partial<Issue>][] = [
+      [
+        "YAML syntax",
+        BASE.replace("cycle: [up, down, up]", "cycle: [up, down, up"),
+        "YAML_SYNTAX",
+        {},
+      ],
+      [
+        "duplicate key",
+        BASE.replace("name: Test squat", "name: Test squat\nname: again"),
+        "YAML_DUPLICATE_KEY",
+        { line: 3 },
+      ],
+      [
+        "unknown key",
+        BASE.replace("sides: left", "sides: left\nside_mode: x"),
+        "UNKNOWN_KEY",
+        { line: 13, column: 1, path: "side_mode" },
+      ],
+      [
+        "unknown key with suggestion",
+        BASE.replace("    exit: knee < 150", "    exitt: knee < 150"),
+        "UNKNOWN_KEY",
+        { line: 8, column: 5, path: "phases.up.exitt" },
+      ],
+      ["missing field", BASE.replace("name: Test squat\n", ""), "FIELD_REQUIRED", { path: "name" }],
+      [
+        "missing version",
+        BASE.replace("movespec: 1\n", ""),
+        "VERSION_MISSING",
+        { path: "movespec" },
+      ],
+      [
+        "unsupported version",
+        BASE.replace("movespec: 1", "movespec: 2"),
+        "VERSION_UNSUPPORTED",
+        { line: 1, column: 11, path: "movespec" },
+      ],
+      [
+        "wrong type",
+        BASE.replace("cycle: [up, down, up]", "cycle: [up, down, up]\n  within: { min: true }"),
+        "DURATION_INVALID",
+        { line: 15, path: "repetition.within.min" },
+      ],
+      [
+        "wrong type (map expected)",
+        BASE.replace("repetition:\n  cycle: [up, down, up]\n", "repetition: 3\n"),
+        "TYPE_MISMATCH",
+        { line: 13, path: "repetition" },
+      ],
+      [
+        "bad enum",
+        BASE.replace("sides: left", "sides: lefty"),
+        "VALUE_INVALID",
+        { line: 12, column: 8, path: "sides" },
+      ],
+      [
+        "bad duration",
+        BASE.replace("    exit: knee < 150", "    exit: knee < 150\n    min_dwell: soon"),
+        "DURATION_INVALID",
+        { line: 9, column: 16, path: "phases.up.min_dwell" },
+      ],
+      [
+        "bad name",
+        BASE.replace("  knee: angle", "  Knee: angle"),
+        "NAME_INVALID",
+        { line: 4, column: 3 },
+      ],
+      [
+        "expression syntax",
+        BASE.replace("enter: knee > 160", "enter: knee >> 160"),
+        "EXPRESSION_SYNTAX",
+        { line: 7, column: 18, path: "phases.up.enter" },
+      ],
+      [
+        "expression type",
+        BASE.replace("enter: knee > 160", "enter: knee + 160"),
+        "EXPRESSION_TYPE",
+        { line: 7, column: 12, path: "phases.up.enter" },
+      ],
+      [
+        "unknown function",
+        BASE.replace("angle(hip, knee, ankle)", "angel(hip, knee, ankle)"),
+        "UNKNOWN_FUNCTION",
+        { line: 4, column: 9, path: "signals.knee" },
+      ],
+      [
+        "argument count",
+        BASE.replace("angle(hip, knee, ankle)", "angle(hip, knee)"),
+        "ARGUMENT_COUNT",
+        { line: 4, column: 9 },
+      ],
+      [
+        "argument kind",
+        BASE.replace("angle(hip, knee, ankle)", "angle(hip, knee, 3)"),
+        "ARGUMENT_INVALID",
+        { line: 4, column: 26 },
+      ],
+      [
+        "unknown landmark",
+        BASE.replace("angle(hip, knee, ankle)", "angle(hip, knee, ankel)"),
+        "UNKNOWN_LANDMARK",
+        { line: 4, column: 26, path: "signals.knee" },
+      ],
+      [
+        "unknown signal",
+        BASE.replace("enter: knee < 100", "enter: knees < 100"),
+        "UNKNOWN_SIGNAL",
+        { line: 10, column: 12, path: "phases.down.enter" },
+      ],
+      [
+        "circular signals",
+        BASE.replace("  knee: angle(hip, knee, ankle)", "  knee: other + 1\n  other: knee * 2"),
+        "SIGNAL_CYCLE",
+        { path: "signals.knee" },
+      ],
+      [
+        "geometry in a condition",
+        BASE.replace("enter: knee < 100", "enter: angle(hip, knee, ankle) < 100"),
+        "CONDITION_NEEDS_SIGNAL",
+        { line: 10, column: 12 },
+      ],
+      ["side needed", BASE.replace("sides: left\n", ""), "SIDE_REQUIRED", { path: "signals.knee" }],
+      [
+        "landmark missing from a declared topology",
+        BASE.replace("sides: left", "sides: left\ntopologies: [coco-17]").replace(
+          "angle(hip, knee, ankle)",
+          "angle(knee, ankle, heel)",
+        ),
+        "LANDMARK_NOT_IN_TOPOLOGY",
+        { line: 13, path: "topologies[0]" },
+      ],
+      [
+        "cycle with an undefined phase",
+        BASE.replace("cycle: [up, down, up]", "cycle: [up, bottom, up]"),
+        "UNKNOWN_PHASE",
+        { line: 14, path: "repetition.cycle[1]" },
+      ],
+      [
+        "unreachable phase",
+        BASE.replace("enter: knee < 100", "enter: knee < -5").replace(
+          "exit: knee > 110",
+          "exit: knee > 0",
+        ),
+        "PHASE_UNREACHABLE",
+        { line: 10, path: "phases.down.enter" },
+      ],
+      [
+        "contradictory phase",
+        BASE.replace("enter: knee < 100", "enter: knee < 100 and knee > 120"),
+        "PHASE_UNREACHABLE",
+        { path: "phases.down.enter" },
+      ],
+      [
+        "overlapping phases",
+        BASE.replace("enter: knee < 100", "enter: knee < 170").replace(
+          "exit: knee > 110",
+          "exit: knee > 175",
+        ),
+        "PHASES_OVERLAP",
+        { line: 9, path: "phases.down.enter" },
+      ],
+      [
+        "no hysteresis",
+        BASE.replace("    exit: knee < 150\n", ""),
+        "PHASE_NO_HYSTERESIS",
+        { line: 6, column: 3, path: "phases.up" },
+      ],
+      [
+        "zero-width hysteresis",
+        BASE.replace("exit: knee < 150", "exit: knee <= 160"),
+        "PHASE_NO_HYSTERESIS",
+        { line: 8, path: "phases.up.exit" },
+      ],
+      [
+        "exit overlapping enter",
+        BASE.replace("exit: knee < 150", "exit: knee < 170"),
+        "PHASE_EXIT_OVERLAPS_ENTER",
+        { line: 8, column: 11, path: "phases.up.exit" },
+      ],
+      [
+        "cycle too short",
+        BASE.replace("cycle: [up, down, up]", "cycle: [up]"),
+        "CYCLE_TOO_SHORT",
+        { path: "repetition.cycle" },
+      ],
+      [
+        "cycle repeats a phase",
+        BASE.replace("cycle: [up, down, up]", "cycle: [up, up, down]"),
+        "CYCLE_REPEATED_PHASE",
+        { path: "repetition.cycle" },
+      ],
+      [
+        "within min above max",
+        BASE.replace("cycle: [up, down, up]", "cycle: [up, down, up]\n  within: [5s, 1s]"),
+        "WITHIN_INVALID",
+        { line: 15, path: "repetition.within" },
+      ],
+      [
+        "duplicate form rule id",
+        `${BASE}form:\n  - { id: a, when: knee < 10, message: m }\n  - { id: a, when: knee < 20, message: m }\n`,
+        "DUPLICATE_ID",
+        { line: 17 },
+      ],
+      [
+        "nothing to detect",
+        BASE.replace("repetition:\n  cycle: [up, down, up]\n", ""),
+        "NOTHING_TO_DETECT",
+        {},
+      ],
+      [
+        "both exit and hysteresis",
+        BASE.replace("    exit: knee < 150", "    exit: knee < 150\n    hysteresis: 5"),
+        "VALUE_INVALID",
+        { path: "phases.up.hysteresis" },
+      ],
+      [
+        "number out of range",
+        BASE.replace("sides: left", "sides: left\ntracking: { min_visibility: 2 }"),
+        "VALUE_INVALID",
+        { path: "tracking.min_visibility" },
+      ],
+    ];
+    for (const [what, yaml, code, where] of cases) {
+      it(`${code}: ${what}`, () => {
+        const r = load(yaml);
+        expect(r.spec).to.equal(undefined);
+        const found = issue(yaml, code);
+        expect(found.severity).to.equal("error");
+        expect(found.message).to.be.a("string").and.have.length.greaterThan(10);
+        expect(found.line, "every error has a line").to.be.a("number");
+        expect(found.column).to.be.a("number");
+        for (const [k, v] of Object.entries(where))
+          expect(found[k as keyof Issue], `${k} of ${JSON.stringify(found)}`).to.equal(v);
+      });
+    }
+  });
+
+  describe("warnings", () => {
+    const cases: [string, string, string, Partial<Issue>][] = [
+      [
+        "threshold outside the signal's range",
+        BASE.replace("enter: knee > 160", "enter: knee > 160 and knee < 200"),
+        "THRESHOLD_OUT_OF_RANGE",
+        { path: "phases.up.enter" },
+      ],
+      [
+        "phase no cycle uses",
+        BASE.replace(
+          "sides: left",
+          "  middle:\n    enter: knee > 120 and knee < 140\n    exit: knee < 115 or knee > 145\nsides: left",
+        ),
+        "PHASE_UNUSED",
+        { path: "phases.middle" },
+      ],
+      [
+        "signal nothing uses",
+        BASE.replace(
+          "  knee: angle(hip, knee, ankle)",
+          "  knee: angle(hip, knee, ankle)\n  spare: angle(hip, knee, ankle)",
+        ),
+        "SIGNAL_UNUSED",
+        { path: "signals.spare" },
+      ],
+      [
+        "laggy smoothing",
+        BASE.replace("sides: left", "sides: left\nsmoothing: { ema: { time_constant: 0.5s } }"),
+        "SMOOTHING_LAG",
+        { path: "signals.knee" },
+      ],
+      [
+        "laggy One Euro",
+        BASE.replace("sides: left", "sides: left\nsmoothing: { one_euro: { min_cutoff: 0.5 } }"),
+        "SMOOTHING_LAG",
+        {},
+      ],
+      [
+        "sides without side-relative landmarks",
+        BASE.replace("angle(hip, knee, ankle)", "angle(left_hip, left_knee, left_ankle)"),
+        "SIDES_UNUSED",
+        { path: "sides" },
+      ],
+    ];
+    for (const [what, yaml, code, where] of cases) {
+      it(`${code}: ${what}`, () => {
+        const r = load(yaml);
+        expect(r.errors).to.deep.equal([]);
+        expect(r.spec).to.not.equal(undefined);
+        const found = issue(yaml, code);
+        expect(found.severity).to.equal("warning");
+        for (const [k, v] of Object.entries(where)) expect(found[k as keyof Issue]).to.equal(v);
+      });
+    }
+
+    it("accepts EMA with alpha at a 30 fps reference, and warns when it lags", () => {
+      expect(
+        load(BASE.replace("sides: left", "sides: left\nsmoothing: { ema: { alpha: 0.5 } }"))
+          .warnings,
+      ).to.deep.equal([]);
+      expect(
+        issue(
+          BASE.replace("sides: left", "sides: left\nsmoothing: { ema: { alpha: 0.1 } }"),
+          "SMOOTHING_LAG",
+        ).severity,
+      ).to.equal("warning");
+    });
+  });
+
+  describe("hostile YAML is refused fast, in bounded time and memory", () => {
+    const timed = (yaml: string): { codes: string[]; ms: number } => {
+      const start = process.hrtime.bigint();
+      const r = load(yaml);
+      return {
+        codes: r.errors.map((e) => e.code),
+        ms: Number(process.hrtime.bigint() - start) / 1e6,
+      };
+    };
+    const billionLaughs = [
+      'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
+      ...Array.from(
+        { length: 9 },
+        (_, i) =>
+          `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`,
+      ),
+    ].join("\n");
+    const cases: [string, () => string, string[]][] = [
+      [
+        "an alias bomb (billion laughs)",
+        () => billionLaughs,
+        ["YAML_TOO_MANY_NODES", "YAML_TOO_MANY_ALIASES"],
+      ],
+      [
+        "many aliases",
+        () => `x: &x 1\nl: [${Array.from({ length: 500 }, () => "*x").join(", ")}]`,
+        ["YAML_TOO_MANY_ALIASES"],
+      ],
+      ["deep flow nesting", () => `a: ${"[".repeat(5000)}${"]".repeat(5000)}`, ["YAML_TOO_DEEP"]],
+      [
+        "deep block nesting",
+        () => Array.from({ length: 60 }, (_, i) => `${" ".repeat(i)}k${i}:`).join("\n"),
+        ["YAML_TOO_DEEP"],
+      ],
+      [
+        "a huge scalar",
+        () => `movespec: 1\nname: x\ndescription: "${"a".repeat(100_000)}"`,
+        ["YAML_SCALAR_TOO_LONG", "YAML_LINE_TOO_LONG"],
+      ],
+      [
+        "a huge block scalar",
+        () => `movespec: 1\ndescription: |\n${"  aaaaaaaaaa\n".repeat(5000)}`,
+        ["YAML_SCALAR_TOO_LONG"],
+      ],
+      [
+        "many documents",
+        () => "movespec: 1\n---\nmovespec: 1\n---\n".repeat(1000),
+        ["YAML_MULTIPLE_DOCUMENTS"],
+      ],
+      ["two documents", () => `${BASE}---\n${BASE}`, ["YAML_MULTIPLE_DOCUMENTS"]],
+      [
+        "a custom tag",
+        () => `${BASE}description: !!js/function "function () {}"`,
+        ["YAML_TAG_NOT_ALLOWED"],
+      ],
+      [
+        "a local tag",
+        () => BASE.replace("name: Test squat", "name: !shell rm -rf /"),
+        ["YAML_TAG_NOT_ALLOWED"],
+      ],
+      [
+        "too large",
+        () => `movespec: 1\n# ${"x".repeat(LOAD_LIMITS.maxSourceBytes)}\n`,
+        ["YAML_TOO_LARGE"],
+      ],
+      [
+        "a huge mapping",
+        () =>
+          `movespec: 1\ntags:\n${Array.from({ length: 5000 }, (_, i) => `  k${i}: 1`).join("\n")}`,
+        ["YAML_TOO_MANY_NODES"],
+      ],
+      [
+        "a huge flow mapping on one line",
+        () =>
+          `movespec: 1\ntags: {${Array.from({ length: 5000 }, (_, i) => `k${i}: 1`).join(", ")}}`,
+        ["YAML_LINE_TOO_LONG"],
+      ],
+      [
+        "merge keys",
+        () => `base: &b { enter: knee > 1 }\n${BASE.replace("  up:\n", "  up:\n    <<: *b\n")}`,
+        ["UNKNOWN_KEY"],
+      ],
+    ];
+    for (const [what, make, codes] of cases) {
+      it(`refuses ${what}`, () => {
+        const yaml = make();
+        const { codes: got, ms } = timed(yaml);
+        expect(
+          got.some((c) => codes.includes(c)),
+          `got ${got.join(", ")}`,
+        ).to.equal(true);
+        expect(ms, "milliseconds").to.be.lessThan(1500);
+      });
+    }
+
+    it("handles 256 KiB of ordinary YAML quickly", () => {
+      const filler = Array.from(
+        { length: 1500 },
+        (_, i) => `# comment line ${i} ${"x".repeat(150)}`,
+      ).join("\n");
+      const { ms } = timed(`${BASE}${filler}\n`.slice(0, LOAD_LIMITS.maxSourceBytes - 10));
+      expect(ms).to.be.lessThan(1500);
+    });
+
+    it("survives random garbage without throwing", () => {
+      let seed = 42;
+      const rand = () => {
+        seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+        return seed / 0x7fffffff;
+      };
+      const alphabet = "abc:-[]{}&*!|>'\"#\n\t ,?%@`01.<=";
+      for (let n = 0; n < 300; n++) {
+        const s = Array.from(
+          { length: Math.floor(rand() * 200) },
+          () => alphabet[Math.floor(rand() * alphabet.length)],
+        ).join("");
+        const r = load(s);
+        expect(r.spec === undefined || r.errors.length === 0).to.equal(true);
+      }
+      // Mutations of a valid MoveSpec as well.
+      for (let n = 0; n < 300; n++) {
+        const i = Math.floor(rand() * BASE.length);
+        const s =
+          BASE.slice(0, i) + alphabet[Math.floor(rand() * alphabet.length)] + BASE.slice(i + 1);
+        expect(() => load(s)).to.not.throw();
+      }
+    });
+  });
+
+  describe("the language", () => {
+    it("accepts cycles written as arrows, durations in ms and min, and hysteresis", () => {
+      const yaml = BASE.replace(
+        "cycle: [up, down, up]",
+        "cycle: up -> down -> up\n  within: { min: 500ms, max: 1 min }",
+      )
+        .replace("    exit: knee < 150\n", "    hysteresis: 10\n")
+        .replace("exit: knee > 110", "exit: knee > 110\n    min_dwell: 100ms");
+      const r = load(yaml);
+      expect(r.errors).to.deep.equal([]);
+      expect(r.spec?.repetition?.minDuration).to.equal(0.5);
+      expect(r.spec?.repetition?.maxDuration).to.equal(60);
+      expect(r.spec?.phases[1].minDwell).to.be.closeTo(0.1, 1e-12);
+    });
+
+    it("derives partial-repetition progress from the start and target phases", () => {
+      expect(load(BASE).spec?.repetition?.partial.progress).to.deep.equal({
+        signal: "knee",
+        from: 150,
+        to: 100,
+      });
+    });
+
+    it("reports every problem at once, sorted by position", () => {
+      const yaml = BASE.replace("sides: left", "sides: nope")
+        .replace("enter: knee < 100", "enter: kne < 100")
+        .replace("name: Test squat", "name: Test\nextra: 1");
+      const errors = load(yaml).errors;
+      expect(errors.map((e) => e.code)).to.include.members([
+        "UNKNOWN_KEY",
+        "UNKNOWN_SIGNAL",
+        "VALUE_INVALID",
+      ]);
+      const lines = errors.map((e) => e.line ?? 0);
+      expect(lines).to.deep.equal([...lines].sort((a, b) => a - b));
+    });
+
+    it("chained comparisons and a not", () => {
+      const yaml = BASE.replace("enter: knee < 100", "enter: 20 < knee < 100").replace(
+        "exit: knee > 110",
+        "exit: not (knee < 110)",
+      );
+      expect(errorsOf(yaml)).to.deep.equal([]);
+    });
+  });
+});
