@@ -421,7 +421,7 @@ describe("movespec load", () => {
       ],
       [
         "a huge block scalar",
-        () => `movespec: 1\ndescription: |\n${"  aaaaaaaaaa\n".repeat(5000)}`,
+        () => `movespec: 1\ndescription: |\n${"  aaaaaaaaaa\n".repeat(2000)}`,
         ["YAML_SCALAR_TOO_LONG"],
       ],
       [
