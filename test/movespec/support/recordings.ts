@@ -26,12 +26,21 @@ export interface Manifest {
   rep_segments_seconds: [number, number][];
 }
 
-export function readFrames(id: string): { seq: number; t: number; keypoints: number[][] }[] {
-  const text = gunzipSync(readFileSync(join(FIXTURES, `${id}.jsonl.gz`))).toString("utf8");
-  return text
-    .split("\n")
-    .filter((l) => l.trim() !== "")
-    .map((l) => JSON.parse(l));
+type Frame = { seq: number; t: number; keypoints: number[][] };
+const cache = new Map<string, readonly Frame[]>();
+
+/** The frames of a recording (parsed once per process; callers must not modify them). */
+export function readFrames(id: string): Frame[] {
+  let frames = cache.get(id);
+  if (!frames) {
+    const text = gunzipSync(readFileSync(join(FIXTURES, `${id}.jsonl.gz`))).toString("utf8");
+    frames = text
+      .split("\n")
+      .filter((l) => l.trim() !== "")
+      .map((l) => JSON.parse(l) as Frame);
+    cache.set(id, frames);
+  }
+  return frames as Frame[];
 }
 
 export function readManifest(id: string): Manifest {

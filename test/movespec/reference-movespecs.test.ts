@@ -1,0 +1,252 @@
+/**
+ * The reference MoveSpecs (examples/movespecs) on real recordings: UI-PRMD (Vakanski et al.,
+ * "A Data Set of Human Body Movements for Physical Rehabilitation Exercises", Data 2018, 3(1):2;
+ * public domain), and on the same recordings as other cameras and pose models would see them.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { expect } from "chai";
+import { createEngine, type DetectionEvent, load } from "../../services/shared/movespec/index.js";
+import {
+  checkBoundaries,
+  EXAMPLES,
+  loadExample,
+  type Manifest,
+  MOVEMENT_SPECS,
+  readFrames,
+  readManifest,
+  runFrames,
+} from "./support/recordings.js";
+import { animate, reps } from "./support/synthetic.js";
+import { VARIANTS } from "./support/variants.js";
+
+const RECORDINGS = ["m01", "m04", "m05", "m07", "m10"].flatMap((m) =>
+  ["s01", "s02", "s03"].map((s) => `${m}_${s}`),
+);
+const summaryOf = (events: DetectionEvent[]) =>
+  events.find((e) => e.type === "session.summary") as Extract<
+    DetectionEvent,
+    { type: "session.summary" }
+  >;
+
+describe("reference MoveSpecs", () => {
+  const files = readdirSync(EXAMPLES).filter((f) => f.endsWith(".yaml"));
+
+  it("include every movement of the reference list", () => {
+    expect(files.map((f) => f.replace(".yaml", "")).sort()).to.include.members([
+      "arm-raise",
+      "biceps-curl",
+      "jumping-jack",
+      "lunge",
+      "plank",
+      "push-up",
+      "shoulder-abduction",
+      "sit-to-stand",
+      "squat",
+    ]);
+  });
+
+  for (const file of files) {
+    it(`${file} loads with no errors and no warnings`, () => {
+      const r = load(readFileSync(join(EXAMPLES, file), "utf8"));
+      expect(r.errors).to.deep.equal([]);
+      expect(r.warnings).to.deep.equal([]);
+    });
+  }
+
+  describe("count every UI-PRMD recording exactly, each repetition inside its true boundaries", () => {
+    for (const id of RECORDINGS) {
+      const specName = MOVEMENT_SPECS[id.slice(0, 3)];
+      it(`${id} with ${specName}`, () => {
+        const events = runFrames(loadExample(specName), readFrames(id));
+        const check = checkBoundaries(events, readManifest(id));
+        expect(check.count).to.equal(readManifest(id).expected_repetitions);
+        expect(check.problems).to.deep.equal([]);
+        expect(events.filter((e) => e.type === "rep.partial")).to.deep.equal([]);
+      });
+    }
+  });
+
+  describe("count the same recordings as other cameras and pose models see them", () => {
+    for (const [variant, transform] of Object.entries(VARIANTS)) {
+      it(variant, () => {
+        const failures: string[] = [];
+        for (const id of RECORDINGS) {
+          const spec = loadExample(MOVEMENT_SPECS[id.slice(0, 3)]);
+          const engine = createEngine(spec, {
+            topology: variant.startsWith("coco") ? "coco-17" : "blazepose-33",
+          });
+          const { events, rejected } = engine.pushMany(transform(readFrames(id)));
+          expect(rejected).to.deep.equal([]);
+          const manifest: Manifest = readManifest(id);
+          if (variant === "15 fps") {
+            manifest.rep_segments_frames = manifest.rep_segments_frames.map(([a, b]) => [
+              Math.ceil(a / 2),
+              Math.floor(b / 2),
+            ]);
+          }
+          const check = checkBoundaries([...events, ...engine.finish().events], manifest);
+          if (check.count !== 10 || check.problems.length > 0)
+            failures.push(`${id}: ${check.count} ${check.problems.join("; ")}`);
+        }
+        expect(failures).to.deep.equal([]);
+      });
+    }
+  });
+
+  it("count nothing on recordings of other movements", () => {
+    const none: [string, string[]][] = [
+      ["shoulder-abduction", ["m01", "m04", "m05"]],
+      ["squat", ["m07", "m10"]],
+      ["lunge", ["m07", "m10"]],
+      ["sit-to-stand", ["m07", "m10"]],
+      ["biceps-curl", ["m01", "m04", "m05", "m07", "m10"]],
+      ["jumping-jack", ["m01", "m04", "m05", "m07", "m10"]],
+      ["push-up", ["m01", "m04", "m05", "m07", "m10"]],
+      ["arm-raise", ["m01", "m04", "m05"]],
+    ];
+    for (const [specName, movements] of none) {
+      const spec = loadExample(specName);
+      for (const id of RECORDINGS.filter((r) => movements.includes(r.slice(0, 3)))) {
+        expect(summaryOf(runFrames(spec, readFrames(id))).count, `${specName} on ${id}`).to.equal(
+          0,
+        );
+      }
+    }
+    const plank = loadExample("plank");
+    for (const id of RECORDINGS)
+      expect(summaryOf(runFrames(plank, readFrames(id))).holds, `plank on ${id}`).to.deep.equal([]);
+  });
+
+  it("arm-raise counts each raise of an arm above the head, with its side", () => {
+    for (const id of ["m07_s01", "m07_s02", "m07_s03"]) {
+      const summary = summaryOf(runFrames(loadExample("arm-raise"), readFrames(id)));
+      expect(summary.count, id).to.equal(10);
+      expect(new Set(summary.reps.map((r) => r.side))).to.deep.equal(new Set(["right"]));
+    }
+  });
+
+  it("the references listed in each MoveSpec give their expected counts", () => {
+    for (const file of files) {
+      const spec = loadExample(file.replace(".yaml", ""));
+      for (const ref of spec.references) {
+        const id = ref.recording.replace(/^uiprmd\//, "").replace(/\.jsonl$/, "");
+        expect(
+          summaryOf(runFrames(spec, readFrames(id))).count,
+          `${file}: ${ref.recording}`,
+        ).to.equal(ref.expectedCount);
+      }
+    }
+  });
+
+  describe("movements without shared recordings, on a synthetic body", () => {
+    const summary = (name: string, frames: ReturnType<typeof animate>) =>
+      summaryOf(runFrames(loadExample(name), frames));
+
+    it("push-up: counts from the side and at an angle, not while standing", () => {
+      for (const view of [90, -90, 60]) {
+        expect(
+          summary(
+            "push-up",
+            animate(14, (t) => ({ prone: { elbow: 90 * reps(t, 6, 2) } }), { view }),
+          ).count,
+          `view ${view}`,
+        ).to.equal(6);
+      }
+      // Shallow dips (elbow to 130 degrees) are not push-ups.
+      expect(
+        summary(
+          "push-up",
+          animate(14, (t) => ({ prone: { elbow: 50 * reps(t, 6, 2) } }), { view: 90 }),
+        ).count,
+      ).to.equal(0);
+      // Bending the elbows while standing is not a push-up.
+      expect(
+        summary(
+          "push-up",
+          animate(
+            14,
+            (t) => ({
+              armLeft: 80,
+              armRight: 80,
+              elbowLeft: 100 * reps(t, 6, 2),
+              elbowRight: 100 * reps(t, 6, 2),
+            }),
+            { view: 90 },
+          ),
+        ).count,
+      ).to.equal(0);
+    });
+
+    it("jumping jack: counts each arms-overhead jump", () => {
+      for (const view of [0, 30]) {
+        const s = summary(
+          "jumping-jack",
+          animate(
+            10,
+            (t) => {
+              const k = reps(t, 8, 1);
+              return { armLeft: 10 + 150 * k, armRight: 10 + 150 * k, legSpread: 12 * k };
+            },
+            { view },
+          ),
+        );
+        expect(s.count, `view ${view}`).to.equal(8);
+      }
+    });
+
+    it("biceps curl: each arm has its own count", () => {
+      for (const view of [0, 90]) {
+        const s = summary(
+          "biceps-curl",
+          animate(
+            16,
+            (t) => ({
+              elbowLeft: 5 + 135 * reps(t, 5, 2.5),
+              elbowRight: 5 + 135 * reps(t, 3, 3.5, 2),
+            }),
+            { view },
+          ),
+        );
+        expect(s.counts, `view ${view}`).to.deep.equal({ left: 5, right: 3 });
+        expect(s.count).to.equal(8);
+      }
+    });
+
+    it("plank: times the hold, forgiving a brief wobble", () => {
+      const s = summary(
+        "plank",
+        animate(
+          40,
+          (t) => (t < 3 ? {} : { prone: { elbow: 0, sag: t > 20 && t < 20.5 ? 0.06 : 0 } }),
+          { view: 90 },
+        ),
+      );
+      expect(s.holds).to.have.length(1);
+      expect(s.holds[0].completed).to.equal(true);
+      expect(s.longest_hold).to.be.greaterThan(30);
+    });
+
+    it("arm raise: counts raises of either arm with their side", () => {
+      const s = summary(
+        "arm-raise",
+        animate(14, (t) => ({
+          armRight: 8 + 160 * reps(t, 3, 2),
+          armLeft: 8 + 160 * reps(t, 2, 2, 8),
+        })),
+      );
+      expect(s.reps.map((r) => r.side)).to.deep.equal(["right", "right", "right", "left", "left"]);
+    });
+
+    it("shoulder abduction: counts only the chosen arm", () => {
+      const s = summary(
+        "shoulder-abduction",
+        animate(12, (t) => ({
+          armRight: 10 + 150 * reps(t, 4, 2),
+          armLeft: 10 + 150 * reps(t, 3, 2, 1.5),
+        })),
+      );
+      expect(s.count).to.equal(4);
+    });
+  });
+});
