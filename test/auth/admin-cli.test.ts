@@ -1,0 +1,158 @@
+import { execFile } from "node:child_process";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { expect } from "chai";
+import { createAdminClients } from "../../services/admin/cli/clients.js";
+import { runAdmin } from "../../services/admin/cli/run.js";
+import { loadAdminConfig } from "../../services/admin/config.js";
+import { authHeader, mintAccessToken } from "../support/auth.js";
+import { startTestSystem, type TestSystem } from "../support/system.js";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const run = promisify(execFile);
+
+describe("admin tool (services/admin)", function () {
+  this.timeout(60_000);
+  let system: TestSystem;
+
+  /** Runs the tool in this process, over real gRPC (spawning tsx costs seconds per command). */
+  const admin = async (...args: string[]) => {
+    const stdout: string[] = [];
+    const stderr: string[] = [];
+    const code = await runAdmin(
+      args,
+      { stdout: (text) => stdout.push(text), stderr: (text) => stderr.push(text) },
+      createAdminClients,
+      loadAdminConfig({ AUTH_SERVICE_URL: system.services.auth.grpcUrl }),
+    );
+    return { code, stdout: stdout.join(""), stderr: stderr.join("") };
+  };
+
+  /** Runs the tool as its own process, as an operator would. */
+  const adminProcess = async (...args: string[]) => {
+    try {
+      const { stdout, stderr } = await run(
+        process.execPath,
+        ["--import", "tsx", join(ROOT, "services/admin/main.ts"), ...args],
+        { cwd: ROOT, env: { ...process.env, AUTH_SERVICE_URL: system.services.auth.grpcUrl } },
+      );
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const failed = error as { code: number; stdout: string; stderr: string };
+      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+    }
+  };
+  const json = async (...args: string[]) => {
+    const result = await admin(...args, "--json");
+    expect(result.code, result.stderr).to.equal(0);
+    return JSON.parse(result.stdout);
+  };
+
+  before(async () => {
+    system = await startTestSystem();
+  });
+  after(async () => system?.stop());
+
+  it("creates an organization, a project and a key over gRPC; the key mints a token for that project", async () => {
+    const created = await adminProcess("auth", "create-org", "--name", "Acme Robotics", "--json");
+    expect(created.code, created.stderr).to.equal(0);
+    const org = JSON.parse(created.stdout);
+    const project = await json(
+      "auth",
+      "create-project",
+      "--org",
+      org.organization_id,
+      "--name",
+      "Squat Coach",
+    );
+    expect(project.slug).to.equal("squat-coach");
+    const key = await json(
+      "auth",
+      "create-key",
+      "--project",
+      project.project_id,
+      "--name",
+      "ci",
+      "--scope",
+      "movespecs:read",
+      "--scope",
+      "sessions:write",
+    );
+    expect(key.secret).to.match(/^msk_/);
+    expect(key.scopes).to.deep.equal(["movespecs:read", "sessions:write"]);
+    const token = await mintAccessToken(system, { apiKey: key.secret });
+    const response = await fetch(`${system.gatewayUrl}/api/projects/${project.project_id}`, {
+      headers: authHeader(token),
+    });
+    expect(response.status).to.equal(200);
+    expect(((await response.json()) as { slug: string }).slug).to.equal("squat-coach");
+
+    const listed = await admin("auth", "list-keys", "--project", project.project_id);
+    expect(listed.stdout).to.match(/^CREDENTIAL_ID\s+NAME\s+SECRET_HINT/);
+    expect(listed.stdout).to.include(key.secret.slice(0, 8));
+    expect(listed.stdout).to.not.include(key.secret);
+
+    const revoked = await json("auth", "revoke", key.credential_id);
+    expect(revoked.revoked_at).to.be.a("string");
+    const again = await fetch(`${system.gatewayUrl}/api/auth/access-tokens`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ api_key: key.secret }),
+    });
+    expect(again.status).to.equal(401);
+
+    const archived = await json("auth", "archive-project", project.project_id);
+    expect(archived.archived_at).to.be.a("string");
+  });
+
+  it("rotates the signing key and lists the keys", async () => {
+    const rotated = await json("auth", "rotate-signing-key", "--activate-after", "0");
+    const keys = await json("auth", "list-signing-keys");
+    expect(keys.find((key: { kid: string }) => key.kid === rotated.kid).signing).to.equal(true);
+  });
+
+  it("service errors exit 1 with their reason; usage errors exit 2", async () => {
+    const missing = await admin(
+      "auth",
+      "create-project",
+      "--org",
+      "01a20000-0000-7000-8000-000000000000",
+      "--name",
+      "x",
+    );
+    expect(missing.code).to.equal(1);
+    expect(missing.stderr).to.include("ORGANIZATION_NOT_FOUND");
+    const usage = await admin("auth", "create-project", "--name", "x");
+    expect(usage.code).to.equal(2);
+    expect(usage.stderr).to.include("--org is required");
+  });
+
+  it("a new area is one module in the registry", async () => {
+    const output: string[] = [];
+    const code = await runAdmin(
+      ["movespecs", "hello", "--name", "world", "--json"],
+      { stdout: (text) => output.push(text), stderr: (text) => output.push(text) },
+      () => ({}) as never,
+      loadAdminConfig({}),
+      [
+        {
+          area: "movespecs",
+          summary: "test area",
+          commands: [
+            {
+              name: "hello",
+              usage: "--name <name>",
+              summary: "greets",
+              async run({ args, out }) {
+                out.record({ hello: args.required("name") });
+              },
+            },
+          ],
+        },
+      ],
+    );
+    expect(code).to.equal(0);
+    expect(JSON.parse(output.join(""))).to.deep.equal({ hello: "world" });
+  });
+});
