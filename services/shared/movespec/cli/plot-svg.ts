@@ -4,7 +4,7 @@
  */
 import type { CompiledSpec } from "../compiled-spec.js";
 import type { DetectionEvent } from "../engine/events.js";
-import { conjunctionIntervals } from "../load/intervals.js";
+import type { Expr } from "../expression/ast.js";
 
 export interface PlotSample {
   t: number;
@@ -32,27 +32,27 @@ function esc(s: string): string {
     .replace(/"/g, "&quot;");
 }
 
-/** Thresholds per signal name, from the phases' simple comparisons. */
+/** Thresholds per signal name: every `signal <op> number` comparison in the phases. */
 function thresholds(spec: CompiledSpec): Map<string, { value: number; label: string }[]> {
   const out = new Map<string, { value: number; label: string }[]>();
+  const add = (name: string, value: number, label: string) => {
+    const list = out.get(name) ?? [];
+    if (!list.some((x) => x.value === value)) list.push({ value, label });
+    out.set(name, list);
+  };
+  const visit = (e: Expr, label: string) => {
+    if (e.kind === "compare") {
+      if (e.left.kind === "ref" && e.right.kind === "num") add(e.left.name, e.right.value, label);
+      else if (e.right.kind === "ref" && e.left.kind === "num")
+        add(e.right.name, e.left.value, label);
+    } else if (e.kind === "and" || e.kind === "or") {
+      visit(e.left, label);
+      visit(e.right, label);
+    } else if (e.kind === "not") visit(e.operand, label);
+  };
   for (const p of spec.phases) {
-    for (const [cond, kind] of [
-      [p.enter, "enter"],
-      [p.stay, "stay"],
-    ] as const) {
-      const intervals = conjunctionIntervals(cond);
-      if (!intervals) continue;
-      for (const [key, i] of intervals) {
-        const name = key.includes(".") ? key.split(".")[1] : key;
-        for (const v of [i.lo, i.hi]) {
-          if (!Number.isFinite(v)) continue;
-          const list = out.get(name) ?? [];
-          if (!list.some((x) => x.value === v))
-            list.push({ value: v, label: `${p.name} ${kind === "enter" ? "enter" : "exit"}` });
-          out.set(name, list);
-        }
-      }
-    }
+    visit(p.enter, `${p.name} enter`);
+    visit(p.stay, `${p.name} exit`);
   }
   return out;
 }
