@@ -30,6 +30,7 @@ export function createAuthoringHandlers(operations: {
     resolveVersion: (request) => versions.resolveVersion(request),
     setVisibility: async (request) => ({ movespec: await movespecs.setVisibility(request) }),
     delistMoveSpec: async (request) => ({ movespec: await movespecs.delist(request) }),
+    updateMoveSpec: async (request) => ({ movespec: await movespecs.update(request) }),
     archiveMoveSpec: async (request) => ({ movespec: await movespecs.archive(request) }),
     resyncCatalogue: async (request) => ({ marked: await movespecs.resyncCatalogue(request) }),
   };

@@ -9,6 +9,7 @@ import {
   type MoveSpec,
   type ResyncCatalogueRequest,
   type SetVisibilityRequest,
+  type UpdateMoveSpecRequest,
   Visibility,
 } from "../../../proto/gen/authoring/v1/authoring_pb.js";
 import { Code, serviceError } from "../../shared/errors/service-error.js";
@@ -20,7 +21,7 @@ import { MOVESPEC_TEMPLATE } from "../movespec-loader.js";
 import type { MoveSpecDoc } from "../store/documents.js";
 import { draftMessage, moveSpecMessage, visibilityName } from "../to-proto.js";
 import type { AuthoringDeps } from "./deps.js";
-import { findVisible, moveSpecNotFound } from "./visibility-checks.js";
+import { findVisible, moveSpecArchived, moveSpecNotFound } from "./visibility-checks.js";
 
 /** Creating and reading MoveSpecs, and the admin tool's visibility, delist and archive. */
 export function createMoveSpecOperations(deps: AuthoringDeps) {
@@ -179,6 +180,34 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
         "movespec delisted",
       );
       return adminUpdate(request.movespecId, { visibility: "delisted", updated_at: deps.now() });
+    },
+
+    async update(request: UpdateMoveSpecRequest): Promise<MoveSpec> {
+      const set: Partial<MoveSpecDoc> = { updated_at: deps.now() };
+      if (request.name !== undefined) set.name = checkName(request.name);
+      const description =
+        request.description === undefined ? undefined : checkDescription(request.description);
+      if (description !== undefined) set.description = description;
+      const unset = request.description === "" ? (["description"] as const) : [];
+      if (!isUuid(request.movespecId)) throw moveSpecNotFound(request.movespecId);
+      deps.logger.info(
+        { movespec_id: request.movespecId, actor: request.actor },
+        "movespec updated",
+      );
+      const updated = await deps.movespecs.updateMetadata(
+        request.movespecId,
+        { archived_at: { $exists: false } },
+        set,
+        unset,
+      );
+      if (!updated) {
+        if (!(await deps.movespecs.findMetadata(request.movespecId))) {
+          throw moveSpecNotFound(request.movespecId);
+        }
+        throw moveSpecArchived(request.movespecId);
+      }
+      deps.relay.nudge();
+      return moveSpecMessage(updated);
     },
 
     async archive(request: ArchiveMoveSpecRequest): Promise<MoveSpec> {

@@ -1,0 +1,221 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { Client } from "@connectrpc/connect";
+import { expect } from "chai";
+import {
+  type CatalogueService,
+  type EntrySnapshot,
+  EntrySnapshotSchema,
+  Visibility,
+} from "../../proto/gen/catalogue/v1/catalogue_pb.js";
+import { CallerSchema } from "../../proto/gen/common/v1/caller_pb.js";
+import { newId } from "../../services/shared/ids/uuid-v7.js";
+import { apiOf, catalogueClient, type JsonBody } from "../movespecs/support/api.js";
+import { startTestSystem, type TestSystem } from "../support/system.js";
+
+interface Model {
+  id: string;
+  name: string;
+  description?: string;
+  updatedAt: number;
+  stars: number;
+  listed: boolean;
+}
+
+const PUBLIC_COUNT = 1000;
+const BASE_TIME = Date.UTC(2026, 0, 1);
+
+/** 1,000 public entries with many ties in every sort key, plus some that must never be listed. */
+function seedModel(): Model[] {
+  const entries: Model[] = [];
+  for (let i = 0; i < PUBLIC_COUNT; i += 1) {
+    const word = `move${i % 50}`;
+    entries.push({
+      id: newId(),
+      // Same name in two cases: ties for the case-insensitive name sort.
+      name: i % 2 === 0 ? `${word} drill` : `${word.toUpperCase()} Drill`,
+      description: i % 100 === 0 ? `Élan squat number ${i}, with a pause at the bottom` : undefined,
+      // Groups of 7 share an updated_at.
+      updatedAt: BASE_TIME + Math.floor(i / 7) * 1000,
+      stars: i < 30 ? (i % 3) + 1 : 0,
+      listed: true,
+    });
+  }
+  for (let i = 0; i < 60; i += 1) {
+    entries.push({
+      id: newId(),
+      name: `hidden squat ${i}`,
+      description: "private, delisted or archived: never listed",
+      updatedAt: BASE_TIME + 10_000_000 + i,
+      stars: 0,
+      listed: false,
+    });
+  }
+  return entries;
+}
+
+function snapshot(model: Model, index: number, projectId: string): EntrySnapshot {
+  const hiddenKind = model.listed ? undefined : (["private", "delisted", "archived"] as const)[index % 3];
+  return create(EntrySnapshotSchema, {
+    movespecId: model.id,
+    projectId,
+    organizationId: projectId,
+    name: model.name,
+    description: model.description,
+    visibility:
+      hiddenKind === "private"
+        ? Visibility.PRIVATE
+        : hiddenKind === "delisted"
+          ? Visibility.DELISTED
+          : Visibility.PUBLIC,
+    createdAt: timestampFromDate(new Date(BASE_TIME)),
+    updatedAt: timestampFromDate(new Date(model.updatedAt)),
+    archivedAt: hiddenKind === "archived" ? timestampFromDate(new Date(BASE_TIME)) : undefined,
+    revision: 1,
+  });
+}
+
+const byId = (a: Model, b: Model) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const EXPECTED_ORDER: Record<string, (a: Model, b: Model) => number> = {
+  recent: (a, b) => b.updatedAt - a.updatedAt || byId(a, b),
+  stars: (a, b) => b.stars - a.stars || byId(a, b),
+  name: (a, b) => {
+    const [x, y] = [a.name.toLowerCase(), b.name.toLowerCase()];
+    return x < y ? -1 : x > y ? 1 : byId(a, b);
+  },
+};
+
+describe("catalogue listing and search", function () {
+  this.timeout(90_000);
+  let system: TestSystem;
+  let catalogue: Client<typeof CatalogueService>;
+  let call: ReturnType<typeof apiOf>;
+  const model = seedModel();
+  const listed = model.filter((entry) => entry.listed);
+
+  before(async () => {
+    system = await startTestSystem();
+    catalogue = catalogueClient(system.services.catalogue.grpcUrl);
+    call = apiOf(system.gatewayUrl);
+    const projectId = newId();
+    for (let start = 0; start < model.length; start += 100) {
+      const batch = model.slice(start, start + 100);
+      await catalogue.syncEntries({ entries: batch.map((m, i) => snapshot(m, start + i, projectId)) });
+    }
+    for (const entry of model.filter((m) => m.stars > 0)) {
+      for (let star = 0; star < entry.stars; star += 1) {
+        const caller = create(CallerSchema, { organizationId: `org-${star}`, projectId: newId() });
+        await catalogue.starMoveSpec({ caller, movespecId: entry.id });
+      }
+    }
+  });
+  after(async () => {
+    await system?.stop();
+  });
+
+  async function pageThrough(path: string, limit: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (let offset = 0; ; offset += limit) {
+      const separator = path.includes("?") ? "&" : "?";
+      const page = await call("GET", `${path}${separator}limit=${limit}&offset=${offset}`);
+      expect(page.status).to.equal(200);
+      expect(page.body).to.include({ limit, offset, total: PUBLIC_COUNT });
+      ids.push(...page.body.items.map((item: JsonBody) => item.movespec_id));
+      expect(page.body.has_more).to.equal(offset + limit < PUBLIC_COUNT);
+      if (!page.body.has_more) return ids;
+    }
+  }
+
+  it("pages through 1,000 public entries with every limit from 1 to 200, never repeating or skipping", async () => {
+    const expected = [...listed].sort(EXPECTED_ORDER.recent).map((m) => m.id);
+    for (let limit = 1; limit <= 200; limit += 1) {
+      expect(await pageThrough("/api/movespecs", limit), `limit ${limit}`).to.deep.equal(expected);
+    }
+  });
+
+  for (const sort of ["stars", "name"]) {
+    it(`sorts by ${sort} with ties broken by movespec_id, on every page size`, async () => {
+      const expected = [...listed].sort(EXPECTED_ORDER[sort]).map((m) => m.id);
+      for (const limit of [1, 2, 3, 7, 13, 20, 64, 99, 100, 199, 200]) {
+        expect(await pageThrough(`/api/movespecs?sort=${sort}`, limit), `limit ${limit}`).to.deep.equal(expected);
+      }
+    });
+  }
+
+  it("sorts recent first by default and serves the public MoveSpec resource", async () => {
+    const page = await call("GET", "/api/movespecs?limit=3");
+    const first = [...listed].sort(EXPECTED_ORDER.recent)[0];
+    expect(page.body.items[0]).to.deep.equal({
+      movespec_id: first.id,
+      project_id: page.body.items[0].project_id,
+      name: first.name,
+      created_at: new Date(BASE_TIME).toISOString(),
+      updated_at: new Date(first.updatedAt).toISOString(),
+      visibility: "public",
+      star_count: first.stars,
+    });
+    const stars = await call("GET", "/api/movespecs?sort=stars&limit=1");
+    expect(stars.body.items[0].star_count).to.equal(3);
+  });
+
+  it("searches words in names and descriptions, ignoring case and accents", async () => {
+    const withSquat = listed.filter((m) => m.description?.includes("squat")).map((m) => m.id);
+    expect(withSquat).to.have.length(10);
+    const squat = await call("GET", "/api/movespecs?q=SQUAT&limit=200");
+    expect(squat.body.total).to.equal(10);
+    expect(squat.body.items.map((i: JsonBody) => i.movespec_id).sort()).to.deep.equal([...withSquat].sort());
+    const accents = await call("GET", "/api/movespecs?q=elan%20PAUSE&limit=200");
+    expect(accents.body.total).to.equal(10);
+    const nameAndDescription = await call("GET", `/api/movespecs?q=${encodeURIComponent("move0 squat")}`);
+    // move0 is i % 50 == 0; squat is i % 100 == 0: both hold for i % 100 == 0.
+    expect(nameAndDescription.body.total).to.equal(10);
+    const oneName = await call("GET", "/api/movespecs?q=move7&limit=200&sort=name");
+    expect(oneName.body.total).to.equal(20);
+    expect(oneName.body.items.map((i: JsonBody) => i.movespec_id)).to.deep.equal(
+      listed
+        .filter((m) => m.name.toLowerCase().startsWith("move7 "))
+        .sort(EXPECTED_ORDER.name)
+        .map((m) => m.id),
+    );
+    const nothing = await call("GET", "/api/movespecs?q=squat%20nonexistentword");
+    expect(nothing.body).to.include({ total: 0, has_more: false });
+    expect(nothing.body.items).to.deep.equal([]);
+  });
+
+  it("never lists private, delisted or archived entries, nor finds them", async () => {
+    const hidden = new Set(model.filter((m) => !m.listed).map((m) => m.id));
+    const all = await pageThrough("/api/movespecs", 200);
+    expect(all.filter((id) => hidden.has(id))).to.deep.equal([]);
+    const search = await call("GET", "/api/movespecs?q=hidden&limit=200");
+    expect(search.body.total).to.equal(0);
+    const counts = await catalogue.getStarCounts({ movespecIds: [...hidden].slice(0, 3) });
+    expect(Object.values(counts.starCounts)).to.deep.equal([0, 0, 0]);
+  });
+
+  it("keeps one star per organization and hides private entries from strangers", async () => {
+    const target = listed[500];
+    const caller = create(CallerSchema, { organizationId: newId(), projectId: newId() });
+    expect((await catalogue.starMoveSpec({ caller, movespecId: target.id })).starCount).to.equal(1);
+    expect((await catalogue.starMoveSpec({ caller, movespecId: target.id })).starCount).to.equal(1);
+    const got = await call("GET", `/api/movespecs?sort=stars&limit=200`);
+    expect(got.body.items.find((i: JsonBody) => i.movespec_id === target.id)?.star_count).to.equal(1);
+    expect((await catalogue.unstarMoveSpec({ caller, movespecId: target.id })).starCount).to.equal(0);
+    expect((await catalogue.unstarMoveSpec({ caller, movespecId: target.id })).starCount).to.equal(0);
+    const privateOne = model.find((m) => !m.listed) as Model;
+    const refused = await catalogue.starMoveSpec({ caller, movespecId: privateOne.id }).then(
+      () => "starred",
+      (error: Error) => error.message,
+    );
+    expect(refused).to.match(/movespec not found/);
+  });
+
+  it("ignores snapshots older than what it holds", async () => {
+    const entry = listed[10];
+    const stale = snapshot({ ...entry, name: "stale rename" }, 0, newId());
+    stale.revision = 1;
+    const result = await catalogue.syncEntries({ entries: [stale] });
+    expect(result.storedRevisions[entry.id]).to.equal(1);
+    const search = await call("GET", "/api/movespecs?q=stale");
+    expect(search.body.total).to.equal(0);
+  });
+});
