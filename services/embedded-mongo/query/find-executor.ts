@@ -16,6 +16,8 @@ export interface DocSource {
   collection: Collection | undefined;
   /** A transaction's pending writes for this collection: id key -> new document, or null if deleted. */
   overlay?: Map<string, Doc | null>;
+  /** Read documents as of this commit sequence (a transaction's snapshot). */
+  snapshot?: number;
 }
 
 export interface FindRequest {
@@ -57,6 +59,9 @@ export function findDocuments(source: DocSource, request: FindRequest): FindOutc
   const { collection, overlay } = source;
   const hasOverlay = overlay !== undefined && overlay.size > 0;
   if (!collection && !hasOverlay) return outcome;
+  const snapshot = source.snapshot ?? Number.POSITIVE_INFINITY;
+  const historic =
+    source.snapshot !== undefined && collection !== undefined && collection.history.size > 0;
 
   const needed = limit > 0 ? skip + limit : 0;
   const plan = collection
@@ -64,7 +69,9 @@ export function findDocuments(source: DocSource, request: FindRequest): FindOutc
     : undefined;
   outcome.plan = plan;
   const streamInOrder =
-    !hasOverlay && (sortSpec.length === 0 || (plan?.kind === "ixscan" && plan.providesSort));
+    !hasOverlay &&
+    !historic &&
+    (sortSpec.length === 0 || (plan?.kind === "ixscan" && plan.providesSort));
 
   const stats = { keysExamined: 0 };
   const found: Array<[string, Doc]> = [];
@@ -72,8 +79,10 @@ export function findDocuments(source: DocSource, request: FindRequest): FindOutc
   if (collection && plan) {
     for (const id of candidateIds(collection, plan, stats)) {
       if (hasOverlay && overlay.has(id)) continue;
-      const doc = collection.get(id);
-      if (!doc) continue;
+      const record = collection.docs.get(id);
+      // Newer than the snapshot: its snapshot version (if any) comes from the history below.
+      if (!record || record.version > snapshot) continue;
+      const doc = record.doc;
       outcome.docsExamined++;
       if (!matches(doc)) continue;
       if (streamInOrder) {
@@ -86,6 +95,17 @@ export function findDocuments(source: DocSource, request: FindRequest): FindOutc
       } else {
         found.push([id, doc]);
       }
+    }
+  }
+  if (historic && collection) {
+    for (const id of collection.history.keys()) {
+      if (hasOverlay && overlay.has(id)) continue;
+      const record = collection.docs.get(id);
+      if (record && record.version <= snapshot) continue;
+      const doc = collection.versionAt(id, snapshot);
+      if (!doc) continue;
+      outcome.docsExamined++;
+      if (matches(doc)) found.push([id, doc]);
     }
   }
   if (hasOverlay) {

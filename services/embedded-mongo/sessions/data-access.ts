@@ -83,7 +83,7 @@ export function transactionAccess(
   const visible = (collection: Collection, idKey: string): Doc | undefined => {
     const overlay = txn.overlay(collection.ns);
     if (overlay?.has(idKey)) return overlay.get(idKey) ?? undefined;
-    return collection.get(idKey);
+    return collection.versionAt(idKey, txn.snapshotSeq);
   };
 
   return {
@@ -91,6 +91,7 @@ export function transactionAccess(
     source: (db, name) => ({
       collection: engine.getCollection(db, name),
       overlay: txn.overlay(`${db}.${name}`),
+      snapshot: txn.snapshotSeq,
     }),
     get: visible,
     checkWritable() {},

@@ -35,6 +35,8 @@ export function sessionKeyOf(lsid: unknown): string {
 export class SessionRegistry {
   readonly locks = new LockTable();
   private readonly sessions = new Map<string, ServerSession>();
+  /** Open transactions, oldest first (their snapshots bound the history the engine keeps). */
+  private readonly active = new Set<Transaction>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -44,6 +46,10 @@ export class SessionRegistry {
   ) {
     this.timer = setInterval(() => this.reap(), 1000);
     this.timer.unref();
+    engine.historyFloor = () => {
+      for (const txn of this.active) return txn.snapshotSeq;
+      return undefined;
+    };
   }
 
   get(lsid: unknown): ServerSession {
@@ -75,6 +81,7 @@ export class SessionRegistry {
     session.txnNumber = txnNumber;
     const txn = new Transaction(session.key, txnNumber, this.engine.sequence);
     session.txn = txn;
+    this.active.add(txn);
     return txn;
   }
 
@@ -129,7 +136,13 @@ export class SessionRegistry {
       }
     }
     txn.state = "committed";
+    this.finish(txn);
+  }
+
+  private finish(txn: Transaction): void {
     this.locks.releaseAll(txn);
+    this.active.delete(txn);
+    this.engine.pruneHistory();
   }
 
   abort(txn: Transaction, reason: string): void {
@@ -137,7 +150,7 @@ export class SessionRegistry {
     txn.state = "aborted";
     txn.abortReason = reason;
     txn.writes.clear();
-    this.locks.releaseAll(txn);
+    this.finish(txn);
     this.logger.debug(
       { session: txn.sessionKey, txnNumber: txn.txnNumber, reason },
       "transaction aborted",

@@ -20,10 +20,19 @@ export interface DocRecord {
   version: number;
 }
 
+/** A replaced version of a document: `doc` (null: absent) was current from `version` until `until`. */
+export interface HistoryEntry {
+  doc: Doc | null;
+  version: number;
+  until: number;
+}
+
 export const ID_INDEX_SPEC: IndexSpec = { v: 2, key: { _id: 1 }, name: "_id_" };
 
 export class Collection {
   readonly docs = new Map<string, DocRecord>();
+  /** Prior versions of documents, kept while transactions may need them (snapshot reads). */
+  readonly history = new Map<string, HistoryEntry[]>();
   readonly indexes = new Map<string, CollectionIndex>();
   readonly uuid: Binary;
 
@@ -95,6 +104,40 @@ export class Collection {
     for (const index of this.indexes.values()) index.remove(index.keysFor(record.doc), idKey);
     this.docs.delete(idKey);
     return record.doc;
+  }
+
+  remember(idKey: string, doc: Doc | null, version: number, until: number): void {
+    const entries = this.history.get(idKey);
+    if (entries) entries.push({ doc, version, until });
+    else this.history.set(idKey, [{ doc, version, until }]);
+  }
+
+  /**
+   * The document as of commit sequence `snapshot`: undefined if it did not exist then.
+   * Only valid when history was kept since `snapshot` (an open transaction guarantees it).
+   */
+  versionAt(idKey: string, snapshot: number): Doc | undefined {
+    const record = this.docs.get(idKey);
+    if (record && record.version <= snapshot) return record.doc;
+    const entries = this.history.get(idKey);
+    if (!entries) return record && record.version <= snapshot ? record.doc : undefined;
+    for (const entry of entries) {
+      if (entry.version <= snapshot && snapshot < entry.until) return entry.doc ?? undefined;
+    }
+    return undefined;
+  }
+
+  pruneHistory(floor: number | undefined): void {
+    if (this.history.size === 0) return;
+    if (floor === undefined) {
+      this.history.clear();
+      return;
+    }
+    for (const [idKey, entries] of this.history) {
+      const kept = entries.filter((e) => e.until > floor);
+      if (kept.length === 0) this.history.delete(idKey);
+      else if (kept.length !== entries.length) this.history.set(idKey, kept);
+    }
   }
 
   get idIndex(): CollectionIndex {

@@ -117,23 +117,47 @@ export class StorageEngine {
     this.journal({ o: "di", ns: collection.ns, name });
   }
 
+  /**
+   * Set by the session registry: the snapshot of the oldest open transaction, while there is
+   * one. Prior versions of documents are kept from then on, so transactions read their snapshot.
+   */
+  historyFloor: () => number | undefined = () => undefined;
+
   insertDoc(collection: Collection, doc: Doc): void {
-    collection.insert(doc, this.nextVersion());
+    const version = this.nextVersion();
+    collection.insert(doc, version);
+    if (this.historyFloor() !== undefined) collection.remember(idKeyOf(doc._id), null, 0, version);
     this.journal({ o: "i", ns: collection.ns, d: doc });
   }
 
   replaceDoc(collection: Collection, idKey: string, doc: Doc): void {
-    collection.replace(idKey, doc, this.nextVersion());
+    const prior = collection.docs.get(idKey);
+    const priorDoc = prior?.doc;
+    const priorVersion = prior?.version ?? 0;
+    const version = this.nextVersion();
+    collection.replace(idKey, doc, version);
+    if (this.historyFloor() !== undefined) {
+      collection.remember(idKey, priorDoc ?? null, priorVersion, version);
+    }
     this.journal({ o: "u", ns: collection.ns, d: doc });
   }
 
   deleteDoc(collection: Collection, idKey: string): Doc | undefined {
+    const priorVersion = collection.docs.get(idKey)?.version ?? 0;
     const removed = collection.remove(idKey);
     if (removed) {
-      this.nextVersion();
+      const version = this.nextVersion();
+      if (this.historyFloor() !== undefined)
+        collection.remember(idKey, removed, priorVersion, version);
       this.journal({ o: "d", ns: collection.ns, id: removed._id });
     }
     return removed;
+  }
+
+  /** Drops document versions no open transaction can read any more. */
+  pruneHistory(): void {
+    const floor = this.historyFloor();
+    for (const collection of this.collections.values()) collection.pruneHistory(floor);
   }
 
   private journal(op: LogOp): void {

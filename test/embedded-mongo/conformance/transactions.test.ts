@@ -57,6 +57,38 @@ describe("embedded-mongo conformance: sessions and transactions", () => {
     expect(await c.findOne({ _id: 1 as never })).to.deep.equal({ _id: 1, v: "new" });
   });
 
+  it("reads from one snapshot: commits made by others after the transaction started are not seen", async () => {
+    const c = coll("tx_snapshot");
+    await c.createIndex({ k: 1 });
+    await c.insertMany([
+      { _id: 1, k: "a", v: 1 },
+      { _id: 2, k: "b", v: 1 },
+    ] as never[]);
+    const session = state.client.startSession();
+    try {
+      session.startTransaction();
+      expect((await c.findOne({ _id: 1 as never }, { session }))!.v).to.equal(1);
+      await c.updateOne({ _id: 1 as never }, { $set: { v: 2, k: "z" } });
+      await c.insertOne({ _id: 3 as never, k: "a", v: 1 });
+      await c.deleteOne({ _id: 2 as never });
+      expect((await c.findOne({ _id: 1 as never }, { session }))!.v).to.equal(1);
+      expect((await c.find({ k: "a" }, { session }).toArray()).map((d) => d._id)).to.deep.equal([
+        1,
+      ]);
+      expect(await c.findOne({ _id: 3 as never }, { session })).to.equal(null);
+      expect(await c.findOne({ _id: 2 as never }, { session })).to.deep.equal({
+        _id: 2,
+        k: "b",
+        v: 1,
+      });
+      expect(await c.countDocuments({}, { session })).to.equal(2);
+      await session.commitTransaction();
+    } finally {
+      await session.endSession();
+    }
+    expect(await c.countDocuments({})).to.equal(2);
+  });
+
   it("discards the writes of an aborted transaction", async () => {
     const c = coll("tx_abort");
     const session = state.client.startSession();
