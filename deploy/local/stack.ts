@@ -30,6 +30,11 @@ export interface StackOptions {
   readonly env?: Readonly<Record<string, string>>;
   readonly serviceEnv?: Partial<Readonly<Record<ServiceName | "gateway", Record<string, string>>>>;
   readonly detectionReplicas?: number;
+  /**
+   * `npm start` only: auth creates a development organization, project and key on an empty
+   * database and logs the key once. Ignored when ENVIRONMENT=production.
+   */
+  readonly devBootstrap?: boolean;
   readonly sink: LineSink;
   readonly startTimeoutMs?: number;
 }
@@ -109,6 +114,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       MONGODB_URI: mongodbUri,
       GRPC_PORT: String(ports[name][index].grpc),
       ADMIN_PORT: String(ports[name][index].admin),
+      ...(name === "auth" && options.devBootstrap && base.ENVIRONMENT !== "production"
+        ? { DEV_BOOTSTRAP: "1" }
+        : {}),
       ...options.serviceEnv?.[name],
     });
     const launch = async (name: ServiceName, index = 0): Promise<ServiceEndpoint> => {

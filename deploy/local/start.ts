@@ -3,6 +3,9 @@
  * the four services and the gateway, each its own process on its own port, logs prefixed by name.
  * Ctrl-C or SIGTERM stops everything in order (gateway, services, store).
  */
+
+import { DEV_CREDENTIALS_MESSAGE } from "../../services/auth/dev-bootstrap.js";
+import type { LogLine } from "./child-process.js";
 import { loadLauncherConfig } from "./config.js";
 import { createPrettyPrinter } from "./pretty-log.js";
 import { type Stack, startStack } from "./stack.js";
@@ -11,6 +14,8 @@ const config = loadLauncherConfig(process.env);
 const print = createPrettyPrinter(process.stdout.isTTY === true);
 let stack: Stack | undefined;
 let stopping = false;
+// Logged once by auth when DEV_BOOTSTRAP creates the development key on an empty database.
+let devCredentials: LogLine | undefined;
 
 const stop = async (reason: string) => {
   if (stopping) return;
@@ -28,7 +33,11 @@ try {
     mongodbUri: config.mongodbUri,
     dataDir: config.dataDir,
     ports: config.ports,
+    devBootstrap: true,
     sink: (name, line) => {
+      if (name === "auth" && typeof line === "object" && line.msg === DEV_CREDENTIALS_MESSAGE) {
+        devCredentials = line;
+      }
       if (!stopping || typeof line !== "string") process.stdout.write(`${print(name, line)}\n`);
     },
   });
@@ -41,6 +50,7 @@ try {
       `  Store:         ${stack.mongodbUri}`,
       "  Stop:          Ctrl-C",
       "",
+      ...(devCredentials ? developmentKeyBanner(stack.gatewayUrl, devCredentials) : []),
       "",
     ].join("\n"),
   );
@@ -48,4 +58,19 @@ try {
   process.stderr.write(`start failed: ${error instanceof Error ? error.message : String(error)}\n`);
   await stack?.stop();
   process.exit(1);
+}
+
+/** Shown once, on the first start with an empty data directory: the key is not stored anywhere. */
+function developmentKeyBanner(gatewayUrl: string, line: LogLine): string[] {
+  const body = JSON.stringify({ api_key: line.api_key });
+  return [
+    "  ==================== development API key (shown once) ====================",
+    `  Project:  ${line.project_id} (organization ${line.organization_id})`,
+    `  API key:  ${line.api_key}`,
+    "  Mint an access token:",
+    `    curl -s -X POST ${gatewayUrl}/api/auth/access-tokens -H 'Content-Type: application/json' -d '${body}'`,
+    "  Save the key now: later starts do not print it again.",
+    "  ===========================================================================",
+    "",
+  ];
 }
