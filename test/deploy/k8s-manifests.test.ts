@@ -31,7 +31,7 @@ const OPERATOR_SECRETS = [
   "mongodb-keyfile",
 ];
 /** Read by Node itself or by the container image, not by a config.ts. */
-const RUNTIME_VARIABLES = new Set(["NODE_OPTIONS", "HOME", "POD_NAMESPACE"]);
+const RUNTIME_VARIABLES = new Set(["NODE_OPTIONS", "HOME", "POD_NAMESPACE", "POD_IP"]);
 
 const rendered = new Map<string, Manifest[]>();
 const render = (name: string): Manifest[] => {
@@ -235,6 +235,10 @@ describe("deploy/k8s manifests", () => {
             expect(Number(env.GRPC_PORT), `${workload.name} GRPC_PORT`).to.equal(port("grpc"));
           }
           expect(Number(env.ADMIN_PORT), `${workload.name} ADMIN_PORT`).to.equal(port("admin"));
+          if (workload.name === "detection") {
+            expect(Number(env.STREAM_PORT), "detection STREAM_PORT").to.equal(port("stream"));
+            expect(env.DETECTION_ADVERTISE_URL).to.equal(`http://$(POD_IP):${port("grpc")}`);
+          }
         }
       });
 

@@ -1,0 +1,209 @@
+import { execFile } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { expect } from "chai";
+import { exportJWK, generateKeyPair } from "jose";
+import { type ManagedProcess, startProcess } from "../../deploy/local/child-process.js";
+import { type EmbeddedMongoHandle, startEmbeddedMongo } from "../support/embedded-mongo.js";
+import { grpcJsHealthCheck } from "../support/grpc-health.js";
+import { copyBuildContext } from "./support/build-context.js";
+import { K8S_ROOT, renderKustomization } from "./support/kustomize.js";
+import { workloadsOf } from "./support/workloads.js";
+
+const REPO_ROOT = resolve(K8S_ROOT, "../..");
+const SERVICES = ["auth", "catalogue", "authoring", "detection"] as const;
+const execFileAsync = promisify(execFile);
+
+/** Runs a build step; its output is in the error when it fails. */
+async function run(file: string, args: string[], cwd: string): Promise<void> {
+  try {
+    await execFileAsync(file, args, { cwd, maxBuffer: 16 * 1024 * 1024 });
+  } catch (error) {
+    const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
+    throw new Error(`${file} failed:\n${stdout}${stderr}`);
+  }
+}
+
+/**
+ * The image's build, outside Docker (Docker cannot run here): the Docker build context is copied
+ * as the Dockerfile's build stage receives it, the stage's two scripts run in it, and every
+ * process then starts from the result with plain `node`, as the pods run it: compiled JavaScript,
+ * production dependencies only, ENVIRONMENT=production, against a MongoDB-compatible store.
+ */
+describe("production build (the image's /app, built and started outside Docker)", function () {
+  this.timeout(60_000);
+  let work: string;
+  let app: string;
+  const processes: ManagedProcess[] = [];
+  let mongo: EmbeddedMongoHandle | undefined;
+
+  before(async function () {
+    this.timeout(300_000);
+    work = await mkdtemp(join(tmpdir(), "mds-production-build-"));
+    const context = join(work, "context");
+    app = join(work, "app");
+    await copyBuildContext(REPO_ROOT, context);
+    await run(join(context, "deploy/build/install-build-tools.sh"), [], context);
+    await run(join(context, "deploy/build/production-build.sh"), [app], context);
+  });
+
+  after(async function () {
+    this.timeout(30_000);
+    await Promise.all(processes.map((child) => child.stop(2000)));
+    await mongo?.stop();
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  it("holds compiled JavaScript for every Deployment's entry point, and no TypeScript, test or embedded store", async () => {
+    expect((await readdir(app)).sort()).to.deep.equal([
+      "dist",
+      "node_modules",
+      "package-lock.json",
+      "package.json",
+    ]);
+    const entries = workloadsOf(await renderKustomization(join(K8S_ROOT, "base"))).map(
+      (workload) => workload.pod.containers[0].args?.[0] as string,
+    );
+    expect(entries).to.have.length(5);
+    for (const entry of entries) expect(existsSync(join(app, entry)), entry).to.equal(true);
+    const files = (await readdir(join(app, "dist"), { recursive: true })).map(String);
+    expect(files.filter((file) => file.endsWith(".ts"))).to.deep.equal([]);
+    expect(
+      files.filter((file) => /(^|\/)(test|bench|deploy|embedded-mongo)(\/|$)/.test(file)),
+    ).to.deep.equal([]);
+  });
+
+  it("installs exactly the lock file's production packages: no devDependency at all", async () => {
+    const pkg = JSON.parse(await readFile(join(app, "package.json"), "utf8"));
+    expect(pkg.type).to.equal("module");
+    expect(pkg).to.not.have.property("devDependencies");
+    const lock = JSON.parse(await readFile(join(REPO_ROOT, "package-lock.json"), "utf8")) as {
+      packages: Record<string, { dev?: boolean; optional?: boolean; devOptional?: boolean }>;
+    };
+    // A devDependency may be there only because a production package needs it too (protobufjs
+    // needs @types/node); the tools themselves never are.
+    const repoPkg = JSON.parse(await readFile(join(REPO_ROOT, "package.json"), "utf8"));
+    for (const name of Object.keys(repoPkg.devDependencies)) {
+      const present = existsSync(join(app, "node_modules", name));
+      const neededAtRunTime = lock.packages[`node_modules/${name}`]?.dev !== true;
+      expect(present && !neededAtRunTime, `devDependency ${name} installed`).to.equal(false);
+    }
+    for (const tool of ["typescript", "tsx", "mocha", "@biomejs/biome", "@bufbuild/buf"]) {
+      expect(existsSync(join(app, "node_modules", tool)), tool).to.equal(false);
+    }
+    const missing: string[] = [];
+    const extra: string[] = [];
+    for (const [path, entry] of Object.entries(lock.packages)) {
+      if (path === "") continue;
+      const present = existsSync(join(app, path));
+      if ((entry.dev || entry.devOptional) && present) extra.push(path);
+      if (!entry.dev && !entry.devOptional && !entry.optional && !present) missing.push(path);
+    }
+    expect(extra, "development packages installed").to.deep.equal([]);
+    expect(missing, "production packages missing").to.deep.equal([]);
+  });
+
+  it("starts every service and the gateway with plain node; each serves, then exits 0 within 10 s of SIGTERM", async () => {
+    mongo = await startEmbeddedMongo();
+    const secrets = join(work, "signing-keys");
+    await writeSigningKey(secrets);
+    // Only what a pod has: no inherited NODE_OPTIONS (tsx), nothing from the repository.
+    const base = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      NODE_ENV: "production",
+      ENVIRONMENT: "production",
+      LOG_LEVEL: "info",
+    };
+    const logs: string[] = [];
+    const sink = (name: string, line: unknown) => logs.push(`[${name}] ${JSON.stringify(line)}`);
+    const start = (name: string, entry: string, env: Record<string, string>) => {
+      const child = startProcess({
+        name,
+        entry: join(app, entry),
+        cwd: app,
+        env: { ...base, ...env },
+        sink,
+      });
+      processes.push(child);
+      return child;
+    };
+
+    const services = await Promise.all(
+      SERVICES.map(async (name) => {
+        const child = start(name, `dist/services/${name}/main.js`, {
+          MONGODB_URI: mongo?.uri as string,
+          GRPC_HOST: "127.0.0.1",
+          GRPC_PORT: "0",
+          ADMIN_PORT: "0",
+          ...(name === "auth"
+            ? { SIGNING_KEYS_DIR: secrets, AUTH_SECRET_PEPPER: randomBytes(32).toString("hex") }
+            : {}),
+        });
+        const listening = await child.waitFor(["listening"], 20_000);
+        return { name, child, url: `http://127.0.0.1:${Number(listening.grpc_port)}` };
+      }),
+    );
+    for (const service of services) {
+      const status = await waitFor(() => grpcJsHealthCheck(service.url), "SERVING", 20_000);
+      expect(status, `${service.name}: grpc.health.v1 Check\n${logs.join("\n")}`).to.equal(
+        "SERVING",
+      );
+    }
+
+    const url = (name: string) => services.find((service) => service.name === name)?.url as string;
+    const gateway = start("gateway", "dist/gateway/main.js", {
+      HOST: "127.0.0.1",
+      PORT: "0",
+      ADMIN_PORT: "0",
+      PUBLIC_BASE_URL: "https://mds.example.com",
+      AUTH_SERVICE_URL: url("auth"),
+      CATALOGUE_SERVICE_URL: url("catalogue"),
+      AUTHORING_SERVICE_URL: url("authoring"),
+      DETECTION_SERVICE_URLS: url("detection"),
+    });
+    const serving = await gateway.waitFor(["serving"], 20_000);
+    const health = await fetch(`http://127.0.0.1:${Number(serving.port)}/api/health`);
+    expect(health.status).to.equal(200);
+    expect(await health.json()).to.deep.include({ status: "ok", environment: "production" });
+    const ready = await fetch(`http://127.0.0.1:${Number(serving.admin_port)}/readyz`);
+    expect(ready.status).to.equal(200);
+
+    // Gateway first, as Kubernetes would in a full rollout; each within 10 s, exit code 0.
+    for (const child of [gateway, ...services.map((service) => service.child)]) {
+      const started = Date.now();
+      const code = await child.stop(10_000);
+      expect(code, `${child.name} exit code\n${logs.join("\n")}`).to.equal(0);
+      expect(Date.now() - started, `${child.name} stop time`).to.be.below(10_000);
+    }
+    const fatal = logs.filter((line) => line.includes('"level":"fatal"'));
+    expect(fatal).to.deep.equal([]);
+  });
+});
+
+/** A private signing JWK in a directory, as the operator's `auth-signing-keys` Secret holds it. */
+async function writeSigningKey(directory: string): Promise<void> {
+  await mkdir(directory, { recursive: true });
+  const { privateKey } = await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true });
+  const kid = randomUUID();
+  const jwk = { ...(await exportJWK(privateKey)), kid, alg: "EdDSA" };
+  await writeFile(join(directory, `${kid}.json`), JSON.stringify(jwk));
+}
+
+async function waitFor<T>(
+  probe: () => Promise<T>,
+  wanted: T,
+  timeoutMs: number,
+): Promise<T | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  while (Date.now() < deadline) {
+    last = await probe().catch(() => undefined);
+    if (last === wanted) return last;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return last;
+}
