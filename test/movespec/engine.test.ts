@@ -48,7 +48,9 @@ describe("movespec engine", () => {
       );
       expect(first.metrics.phase_time.closed).to.be.within(0.2, 0.6);
       expect(first.metrics.signals.elbow.min).to.be.closeTo(40, 0.01);
-      expect(first.metrics.signals.elbow.range).to.be.greaterThan(90);
+      // The range of motion runs from the rest before the repetition to its deepest point.
+      expect(first.metrics.signals.elbow.max).to.be.closeTo(170, 0.01);
+      expect(first.metrics.signals.elbow.range).to.be.closeTo(130, 0.01);
       expect(first.score).to.equal(100);
       expect(first.values).to.have.property("elbow");
     });

@@ -46,6 +46,8 @@ export interface MachineState {
   lastUpdate: number | null;
   /** Per metric signal and side: [min, max] (null until seen). */
   stats: ([number, number] | null)[];
+  /** The same while resting in the start phase; a repetition's range of motion starts from it. */
+  restStats: ([number, number] | null)[];
   progressExtreme: number | null;
   violations: string[];
   penalty: number;
@@ -172,6 +174,7 @@ export class Machine {
       phaseTime: spec.phases.map(() => 0),
       lastUpdate: null,
       stats: Array.from({ length: statCount }, () => null),
+      restStats: Array.from({ length: statCount }, () => null),
       progressExtreme: null,
       violations: [],
       penalty: 0,
@@ -431,7 +434,9 @@ export class Machine {
     s.repSide = s.phaseSide;
     s.stageTimes = [];
     s.phaseTime = this.spec.phases.map(() => 0);
-    s.stats = s.stats.map(() => null);
+    // The range of motion includes the rest just before the repetition.
+    s.stats = s.restStats.map((x) => (x ? [x[0], x[1]] : null));
+    s.restStats = s.restStats.map(() => null);
     s.progressExtreme = null;
     s.violations = [];
     s.penalty = 0;
@@ -537,7 +542,10 @@ export class Machine {
         if (f.t - s.startSince >= rep.start.for - EPS) s.armed = true;
       } else s.startSince = null;
     }
-    if (!s.inRep) return;
+    if (!s.inRep) {
+      if (s.phase === rep.cycle[0]) this.accumulate(s.restStats);
+      return;
+    }
     if (f.t - s.repStart > rep.maxDuration + EPS) {
       s.inRep = false;
       this.partial(f, "timeout");
@@ -546,20 +554,7 @@ export class Machine {
     // Accumulate time per phase and signal extremes.
     if (s.lastUpdate !== null && s.phase >= 0) s.phaseTime[s.phase] += f.t - s.lastUpdate;
     const values = this.program.memory.values;
-    const n = this.statNames.length;
-    for (let k = 0; k < this.sides.length; k++) {
-      const slots = this.statSlots.bySide[k];
-      for (let j = 0; j < n; j++) {
-        const v = values[slots[j]];
-        if (Number.isNaN(v)) continue;
-        const st = s.stats[k * n + j];
-        if (st === null) s.stats[k * n + j] = [v, v];
-        else {
-          if (v < st[0]) st[0] = v;
-          if (v > st[1]) st[1] = v;
-        }
-      }
-    }
+    this.accumulate(s.stats);
     const p = rep.partial.progress;
     if (p && this.progressIndex >= 0) {
       let side = 0;
@@ -572,6 +567,25 @@ export class Machine {
         if (Number.isNaN(v)) continue;
         const x = s.progressExtreme;
         if (x === null || (towardsMin ? v < x : v > x)) s.progressExtreme = v;
+      }
+    }
+  }
+
+  /** Widens per-signal [min, max] pairs with this frame's values. */
+  private accumulate(stats: ([number, number] | null)[]): void {
+    const values = this.program.memory.values;
+    const n = this.statNames.length;
+    for (let k = 0; k < this.sides.length; k++) {
+      const slots = this.statSlots.bySide[k];
+      for (let j = 0; j < n; j++) {
+        const v = values[slots[j]];
+        if (Number.isNaN(v)) continue;
+        const st = stats[k * n + j];
+        if (st === null) stats[k * n + j] = [v, v];
+        else {
+          if (v < st[0]) st[0] = v;
+          if (v > st[1]) st[1] = v;
+        }
       }
     }
   }
