@@ -36,6 +36,7 @@ export const ErrorCode = {
   InvalidUUID: 207,
   TransactionTooOld: 225,
   Unauthorized: 13,
+  BSONObjectTooLarge: 10334,
   InvalidIdField: 53,
   DuplicateKey: 11000,
   Location40323: 40323,

@@ -59,6 +59,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   async function dispatch(db: string, body: Doc, connectionId: number): Promise<Doc> {
     const name = Object.keys(body)[0];
     try {
+      engine.assertHealthy();
       const handler = name === undefined ? undefined : HANDLERS[name];
       const isTxnControl = name === "commitTransaction" || name === "abortTransaction";
       if (!handler && !isTxnControl) {

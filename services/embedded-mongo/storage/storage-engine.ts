@@ -172,16 +172,40 @@ export class StorageEngine {
    * all-or-nothing on recovery). Resolves when the write may be acknowledged.
    */
   async commit(journaled = false): Promise<void> {
-    if (this.pending.length > 0) {
-      const payload = Buffer.concat(this.pending);
-      this.pending = [];
-      this.wal.append(payload);
-      if (this.wal.size > this.options.compactBytes && !this.compacting) {
-        this.compact();
-        return;
+    this.assertHealthy();
+    try {
+      if (this.pending.length > 0) {
+        const payload = Buffer.concat(this.pending);
+        this.pending = [];
+        this.wal.append(payload);
+        if (this.wal.size > this.options.compactBytes && !this.compacting) {
+          this.compact();
+          return;
+        }
       }
+      if (journaled || this.wal.syncsEveryWrite) await this.wal.sync();
+    } catch (error) {
+      // Memory now holds writes the log may not: refuse everything until a restart recovers
+      // the last consistent state from disk (mongod stops on journal failures too).
+      this.failure = error as Error;
+      this.options.logger.fatal(
+        { err: error },
+        "writing the log failed; the server must be restarted",
+      );
+      this.assertHealthy();
     }
-    if (journaled || this.wal.syncsEveryWrite) await this.wal.sync();
+  }
+
+  /** Set once the log could not be written: no command is served after that. */
+  failure: Error | undefined;
+
+  assertHealthy(): void {
+    if (this.failure) {
+      throw new MongoCommandError(
+        "InternalError",
+        `storage failed (${this.failure.message}); restart the server to recover from its data directory`,
+      );
+    }
   }
 
   /** Writes a snapshot of the committed state and starts a new, empty log. */

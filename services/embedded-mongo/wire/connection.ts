@@ -17,6 +17,22 @@ import {
 
 let nextRequestId = 1;
 
+/** Encodes a reply; one that cannot be encoded (e.g. too large) becomes an error reply. */
+function encode(reply: Doc, encoder: (doc: Doc) => Buffer): Buffer {
+  try {
+    const buf = encoder(reply);
+    if (buf.length <= MAX_MESSAGE_BYTES) return buf;
+    throw new Error(`reply of ${buf.length} bytes exceeds the maximum message size`);
+  } catch (error) {
+    return encoder(
+      new MongoCommandError(
+        "BSONObjectTooLarge",
+        `cannot encode the reply: ${(error as Error).message}`,
+      ).toReply(),
+    );
+  }
+}
+
 export interface ConnectionHooks {
   onIdle(): void;
 }
@@ -98,7 +114,8 @@ export class Connection {
     if (message.kind === "msg") {
       const db = typeof message.body.$db === "string" ? message.body.$db : "admin";
       const reply = await this.dispatcher.dispatch(db, message.body, this.id);
-      if (!message.moreToCome) this.write(encodeOpMsg(nextRequestId++, requestId, reply));
+      if (!message.moreToCome)
+        this.write(encode(reply, (doc) => encodeOpMsg(nextRequestId++, requestId, doc)));
       return;
     }
     if (message.kind === "query") {
@@ -113,7 +130,7 @@ export class Connection {
         const query = "$query" in message.query ? (message.query.$query as Doc) : message.query;
         reply = await this.dispatcher.dispatch(db, query, this.id);
       }
-      this.write(encodeOpReply(nextRequestId++, requestId, reply));
+      this.write(encode(reply, (doc) => encodeOpReply(nextRequestId++, requestId, doc)));
       return;
     }
     this.logger.warn(
