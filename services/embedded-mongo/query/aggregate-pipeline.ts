@@ -44,6 +44,21 @@ const READ_ONLY_STAGES = new Set([
   "$sortByCount",
 ]);
 
+/** `{ $group: { _id: 1, n: { $sum: 1 } } }`, the driver's countDocuments stage. */
+function isCountGroup(stage: Doc): boolean {
+  const group = stage.$group;
+  if (!isPlainObject(group)) return false;
+  const keys = Object.keys(group);
+  const n = group.n;
+  return (
+    keys.length === 2 &&
+    group._id === 1 &&
+    isPlainObject(n) &&
+    Object.keys(n).length === 1 &&
+    n.$sum === 1
+  );
+}
+
 export interface PipelineResult {
   docs: Doc[];
   pushdown: FindOutcome;
@@ -84,6 +99,11 @@ export function runPipeline(
   const pushdown = findDocuments(source, request);
   const rest = stages.slice(i);
   if (rest.length === 0) return { docs: pushdown.docs, pushdown };
+  if (rest.length === 1 && isCountGroup(rest[0])) {
+    // What countDocuments sends: answer without materialising a group.
+    const n = pushdown.docs.length;
+    return { docs: n > 0 ? [{ _id: 1, n }] : [], pushdown };
+  }
   const readOnly = rest.every((s) => READ_ONLY_STAGES.has(Object.keys(s)[0]));
   const input = readOnly ? pushdown.docs : pushdown.docs.map(cloneDoc);
   try {
