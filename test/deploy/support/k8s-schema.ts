@@ -62,7 +62,7 @@ export function schemaProblems(manifest: Manifest): string[] {
     problems.push(`${id}: ${(error as Error).message}`);
   }
   const types = declarationFile(requireHere.resolve(entry.typesModule));
-  for (const path of unknownFields(manifest, types, topInterface(types), "")) {
+  for (const path of unknownFields(manifest, topInterface(types), "")) {
     problems.push(`${id}: unknown field ${path}`);
   }
   return problems;
@@ -129,12 +129,7 @@ function resolveImports(file: string, imports: ReadonlyMap<string, string>): Map
   return resolved;
 }
 
-function* unknownFields(
-  value: unknown,
-  file: string,
-  shape: InterfaceShape,
-  path: string,
-): Generator<string> {
+function* unknownFields(value: unknown, shape: InterfaceShape, path: string): Generator<string> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return;
   for (const [key, child] of Object.entries(value)) {
     const type = shape.properties.get(key);
@@ -144,7 +139,6 @@ function* unknownFields(
     }
     yield* checkType(child, type, shape, `${path}.${key}`);
   }
-  void file;
 }
 
 function* checkType(
@@ -169,8 +163,17 @@ function* checkType(
     }
     return;
   }
+  const inline = /^\{ ("[\s\S]*;) \}$/.exec(type);
+  if (inline && !inline[1].includes("{")) {
+    // An object type written in place, e.g. a StatefulSet's volumeClaimTemplates items.
+    const properties = new Map<string, string>();
+    for (const match of inline[1].matchAll(/"([^"]+)"\??: ([^;]+);/g))
+      properties.set(match[1], match[2]);
+    yield* unknownFields(value, { properties, imports: owner.imports }, path);
+    return;
+  }
   const imported = owner.imports.get(type);
   if (!imported) return; // a primitive, a union of literals, ...: the schema validation covers it
   const shape = interfaceOf(imported);
-  if (shape) yield* unknownFields(value, imported, shape, path);
+  if (shape) yield* unknownFields(value, shape, path);
 }
