@@ -1,6 +1,51 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { DetectionService } from "../../proto/gen/detection/v1/detection_pb.js";
+import type { SessionOperations } from "./session/session-operations.js";
+import type { Attachments } from "./stream/attachments.js";
 
-export function createDetectionHandlers(): ServiceImpl<typeof DetectionService> {
-  return {};
+export interface DetectionHandlerDeps {
+  readonly sessions: SessionOperations;
+  readonly attachments: Attachments;
+  readonly replicaId: string;
+  readonly streamPort: () => number;
+  readonly maxMessageBytes: number;
+}
+
+/** gRPC handlers: thin translations to the session operations and the local attachments. */
+export function createDetectionHandlers(
+  deps: DetectionHandlerDeps,
+): ServiceImpl<typeof DetectionService> {
+  const { sessions, attachments } = deps;
+  return {
+    createSession: (request) => sessions.create(request),
+    async getSession(request) {
+      return { session: await sessions.get(request.caller, request.sessionId) };
+    },
+    async finalizeSession(request) {
+      return { session: await sessions.finalize(request.caller, request.sessionId) };
+    },
+    getStreamEndpoint() {
+      return {
+        streamPort: deps.streamPort(),
+        replicaId: deps.replicaId,
+        maxMessageBytes: deps.maxMessageBytes,
+      };
+    },
+    async releaseAttachment(request) {
+      await attachments.release(request.sessionId, Number(request.leaseEpoch));
+      return { released: true };
+    },
+    getLiveProgress(request) {
+      const live = attachments.progress(request.sessionId);
+      if (!live) return { attached: false, acceptedFramesTotal: 0n };
+      return {
+        attached: true,
+        acceptedFramesTotal: BigInt(live.acceptedFramesTotal),
+        lastSeq: live.lastSeq >= 0 ? BigInt(live.lastSeq) : undefined,
+      };
+    },
+    notifyFinalize(request) {
+      return { attached: attachments.notifyFinalize(request.sessionId) };
+    },
+  };
 }

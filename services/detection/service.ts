@@ -1,13 +1,159 @@
+import { createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import type { JSONWebKeySet } from "jose";
+import { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
+import { AuthoringService } from "../../proto/gen/authoring/v1/authoring_pb.js";
 import { DetectionService } from "../../proto/gen/detection/v1/detection_pb.js";
+import { createIdempotencyStore } from "../shared/idempotency/index.js";
+import { newId } from "../shared/ids/uuid-v7.js";
 import type { ServiceDefinition } from "../shared/runtime/service-runner.js";
+import { createTokenVerifier } from "../shared/tokens/index.js";
 import type { DetectionConfig } from "./config.js";
 import { createDetectionHandlers } from "./handlers.js";
+import { createAttachmentLeases } from "./lease/attachment-lease.js";
+import { createPeerClients } from "./lease/peer-clients.js";
+import { createReplicaPresence } from "./lease/replica-presence.js";
+import { createSessionOperations } from "./session/session-operations.js";
+import { createSessionSettlement } from "./session/session-settlement.js";
+import { createSessionSweeper } from "./session/session-sweeper.js";
+import { createSpecCache } from "./session/spec-cache.js";
+import { createLockStore } from "./store/lock-store.js";
+import { createReplicaStore } from "./store/replica-store.js";
+import { createSessionStore } from "./store/session-store.js";
+import { createSpecStore } from "./store/spec-store.js";
+import { createAttachments } from "./stream/attachments.js";
+import { createSessionAttacher } from "./stream/session-attacher.js";
+import { createStreamServer } from "./stream/stream-server.js";
 
 export const detectionService: ServiceDefinition<DetectionConfig> = {
   name: "detection",
   services: [DetectionService],
-  async start() {
-    const handlers = createDetectionHandlers();
-    return { register: (router) => router.service(DetectionService, handlers) };
+  async start({ config, db, logger }) {
+    const transport = (baseUrl: string) =>
+      createGrpcTransport({
+        baseUrl,
+        defaultTimeoutMs: config.rpcTimeoutMs,
+        idleConnectionTimeoutMs: 30_000,
+      });
+    const auth = createClient(AuthService, transport(config.authServiceUrl));
+    const authoring = createClient(AuthoringService, transport(config.authoringServiceUrl));
+
+    const store = createSessionStore(db);
+    const specStore = createSpecStore(db);
+    const replicas = createReplicaStore(db);
+    const idempotency = createIdempotencyStore(db);
+    await Promise.all([
+      store.ensureIndexes(),
+      replicas.ensureIndexes(),
+      idempotency.ensureIndexes(),
+    ]);
+
+    const { limits, durability } = config;
+    const specs = createSpecCache(specStore);
+    const attachments = createAttachments(store, logger);
+    const presence = createReplicaPresence({
+      id: newId(),
+      url: config.advertiseUrl,
+      ttlMs: durability.replicaTtlMs,
+      store: replicas,
+      logger,
+      onLost: () => attachments.abandonAll(),
+    });
+    const peers = createPeerClients(config.rpcTimeoutMs);
+    const leases = createAttachmentLeases({
+      store,
+      presence,
+      attachments,
+      peers,
+      logger,
+      waitMs: durability.replicaTtlMs + 2000,
+      rpcTimeoutMs: Math.min(config.rpcTimeoutMs, 5000),
+    });
+    const settlement = createSessionSettlement({ store, leases, specs, limits, logger });
+    const sweeper = createSessionSweeper({
+      replicaId: presence.id,
+      intervalMs: durability.sweepIntervalMs,
+      limits,
+      finalizingGraceMs: 3 * durability.checkpointIntervalMs + durability.replicaTtlMs,
+      sessions: store,
+      replicas,
+      locks: createLockStore(db),
+      settlement,
+      logger,
+    });
+    const verifier = createTokenVerifier({
+      issuer: config.tokens.issuer,
+      clockToleranceSeconds: config.tokens.clockToleranceSeconds,
+      fetchJwks: async () => {
+        const { jwksJson } = await auth.getJwks({}, { timeoutMs: 3000 });
+        return JSON.parse(jwksJson) as JSONWebKeySet;
+      },
+    });
+    void verifier.warmUp();
+    const streams = createStreamServer({
+      verifier,
+      attacher: createSessionAttacher({
+        config,
+        store,
+        specs,
+        leases,
+        attachments,
+        logger,
+        settleLater: (id) => settlement.settleLater(id),
+      }),
+      helloTimeoutMs: limits.helloTimeoutMs,
+      maxMessageBytes: limits.maxMessageBytes,
+      logger,
+    });
+
+    await presence.start();
+    const streamPort = await streams.listen(config.streamPort, config.grpcHost);
+    attachments.start(
+      Math.max(
+        20,
+        Math.min(
+          1000,
+          Math.floor(Math.min(durability.checkpointIntervalMs, limits.idleTimeoutMs) / 4),
+        ),
+      ),
+    );
+    sweeper.start();
+    logger.info(
+      { stream_port: streamPort, replica_id: presence.id, advertise_url: config.advertiseUrl },
+      "stream listening",
+    );
+
+    const sessions = createSessionOperations({
+      config,
+      store,
+      specStore,
+      specs,
+      idempotency,
+      authoring,
+      auth,
+      attachments,
+      presence,
+      peers,
+      settlement,
+      logger,
+    });
+    const handlers = createDetectionHandlers({
+      sessions,
+      attachments,
+      replicaId: presence.id,
+      streamPort: () => streamPort,
+      maxMessageBytes: limits.maxMessageBytes,
+    });
+    return {
+      register: (router) => router.service(DetectionService, handlers),
+      async stop() {
+        attachments.stop();
+        await sweeper.stop();
+        settlement.stop();
+        await attachments.releaseAll();
+        await streams.close(config.shutdownTimeoutMs);
+        await presence.stop();
+      },
+    };
   },
 };

@@ -1,0 +1,141 @@
+import { connect, type Socket } from "node:net";
+import type { Client } from "@connectrpc/connect";
+import type { DetectionService } from "../../proto/gen/detection/v1/detection_pb.js";
+import type { Logger } from "../../services/shared/logging/logger.js";
+
+type DetectionClient = Client<typeof DetectionService>;
+
+/** Where one replica's websocket listener is. */
+interface StreamEndpoint {
+  readonly host: string;
+  readonly port: number;
+  readonly maxMessageBytes: number;
+}
+
+interface Replica {
+  readonly url: string;
+  readonly client: DetectionClient;
+  endpoint: Promise<StreamEndpoint> | undefined;
+  open: number;
+}
+
+export interface StreamUpstream {
+  readonly socket: Socket;
+  readonly replica: string;
+  readonly maxMessageBytes: number;
+  /** Call once the proxied stream ended (balancing counts open streams per replica). */
+  done(): void;
+}
+
+/**
+ * The detection replicas' stream listeners, for new websocket streams: the replica with the
+ * fewest open streams first (ties in turn), the next one if it cannot be reached. Each
+ * replica's stream port is asked once over gRPC (GetStreamEndpoint) and asked again after a
+ * failed connection (a restarted replica may listen elsewhere).
+ */
+export interface StreamReplicas {
+  connect(): Promise<StreamUpstream>;
+}
+
+const CONNECT_TIMEOUT_MS = 2000;
+const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024;
+
+export function createStreamReplicas(
+  clients: readonly DetectionClient[],
+  urls: readonly string[],
+  logger: Logger,
+): StreamReplicas {
+  const replicas: Replica[] = clients.map((client, index) => ({
+    url: urls[index] ?? `replica-${index}`,
+    client,
+    endpoint: undefined,
+    open: 0,
+  }));
+  let turn = 0;
+
+  const endpointOf = (replica: Replica): Promise<StreamEndpoint> => {
+    replica.endpoint ??= replica.client
+      .getStreamEndpoint({}, { timeoutMs: CONNECT_TIMEOUT_MS })
+      .then(
+        (answer) => ({
+          host: new URL(replica.url).hostname,
+          port: answer.streamPort,
+          maxMessageBytes: answer.maxMessageBytes || DEFAULT_MAX_MESSAGE_BYTES,
+        }),
+        (error) => {
+          replica.endpoint = undefined;
+          throw error;
+        },
+      );
+    return replica.endpoint;
+  };
+
+  const tryReplica = async (replica: Replica): Promise<StreamUpstream> => {
+    const endpoint = await endpointOf(replica);
+    let socket: Socket;
+    try {
+      socket = await openSocket(endpoint.host, endpoint.port);
+    } catch (error) {
+      replica.endpoint = undefined;
+      throw error;
+    }
+    replica.open += 1;
+    let counted = true;
+    return {
+      socket,
+      replica: replica.url,
+      maxMessageBytes: endpoint.maxMessageBytes,
+      done() {
+        if (counted) replica.open -= 1;
+        counted = false;
+      },
+    };
+  };
+
+  return {
+    async connect() {
+      const start = turn;
+      turn = (turn + 1) % Math.max(replicas.length, 1);
+      const order = replicas
+        .map((replica, index) => ({
+          replica,
+          rank: (index - start + replicas.length) % replicas.length,
+        }))
+        .sort((a, b) => a.replica.open - b.replica.open || a.rank - b.rank)
+        .map((entry) => entry.replica);
+      let lastError: unknown = new Error("no detection replica configured");
+      // Each replica twice: the second try re-asks a restarted replica for its port.
+      for (const replica of [...order, ...order]) {
+        try {
+          return await tryReplica(replica);
+        } catch (error) {
+          lastError = error;
+          logger.debug(
+            { replica: replica.url, err: (error as Error).message },
+            "stream replica unreachable",
+          );
+        }
+      }
+      throw lastError;
+    },
+  };
+}
+
+function openSocket(host: string, port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port, noDelay: true });
+    const timer = setTimeout(
+      () => socket.destroy(new Error("connect timeout")),
+      CONNECT_TIMEOUT_MS,
+    );
+    socket.once("connect", () => {
+      clearTimeout(timer);
+      socket.off("error", reject);
+      resolve(socket);
+    });
+    socket.once("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+  });
+}

@@ -1,0 +1,331 @@
+import { create, fromJson, type JsonValue, toJson } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { Client } from "@connectrpc/connect";
+import type { AuthService } from "../../../proto/gen/auth/v1/auth_pb.js";
+import type { AuthoringService } from "../../../proto/gen/authoring/v1/authoring_pb.js";
+import type { Caller } from "../../../proto/gen/common/v1/caller_pb.js";
+import {
+  type CreateSessionRequest,
+  type CreateSessionResponse,
+  CreateSessionResponseSchema,
+  SessionMode as ProtoMode,
+  type Session,
+  SessionSchema,
+} from "../../../proto/gen/detection/v1/detection_pb.js";
+import { Reason } from "../../shared/errors/reasons.js";
+import { Code, serviceError } from "../../shared/errors/service-error.js";
+import { fingerprintOf, type IdempotencyStore } from "../../shared/idempotency/index.js";
+import { newId } from "../../shared/ids/uuid-v7.js";
+import type { Logger } from "../../shared/logging/logger.js";
+import type { DetectionConfig } from "../config.js";
+import type { PeerClients } from "../lease/peer-clients.js";
+import type { ReplicaPresence } from "../lease/replica-presence.js";
+import { SessionReason } from "../reasons.js";
+import type { SessionStore } from "../store/session-store.js";
+import type { SpecStore } from "../store/spec-store.js";
+import type { Attachments } from "../stream/attachments.js";
+import { INPUT_SCHEMA_VERSION, OUTPUT_SCHEMA_VERSION } from "../stream/stream-messages.js";
+import { isTerminal, type SessionDocument, type SessionMode } from "./session-document.js";
+import { type LiveProgress, sessionResource } from "./session-resource.js";
+import type { SessionSettlement } from "./session-settlement.js";
+import type { SpecCache } from "./spec-cache.js";
+
+/** Runtime contract majors this service speaks; the newest is the default. */
+export const SUPPORTED_CONTRACT_MAJORS: readonly number[] = [1];
+
+export interface SessionOperationsDeps {
+  readonly config: Pick<DetectionConfig, "limits" | "tokens" | "rpcTimeoutMs">;
+  readonly store: SessionStore;
+  readonly specStore: SpecStore;
+  readonly specs: SpecCache;
+  readonly idempotency: IdempotencyStore;
+  readonly authoring: Client<typeof AuthoringService>;
+  readonly auth: Client<typeof AuthService>;
+  readonly attachments: Attachments;
+  readonly presence: ReplicaPresence;
+  readonly peers: PeerClients;
+  readonly settlement: SessionSettlement;
+  readonly logger: Logger;
+}
+
+/** How long a peer may take to tell its live progress before GET falls back to the database. */
+const LIVE_PROGRESS_TIMEOUT_MS = 500;
+
+/** CreateSession, GetSession and FinalizeSession: admission, reads, the finalize transition. */
+export function createSessionOperations(deps: SessionOperationsDeps) {
+  const { config, store, logger } = deps;
+  const { limits } = config;
+
+  function callerProject(caller: Caller | undefined): string {
+    if (!caller?.projectId) {
+      throw serviceError(
+        Code.Unauthenticated,
+        "TOKEN_MISSING",
+        "a project-bound caller is required",
+      );
+    }
+    return caller.projectId;
+  }
+
+  async function findVisible(
+    caller: Caller | undefined,
+    sessionId: string,
+  ): Promise<SessionDocument> {
+    const found = await store.findInProject(sessionId, callerProject(caller));
+    if (!found)
+      throw serviceError(Code.NotFound, SessionReason.notFound, "session not found", {
+        session_id: sessionId,
+      });
+    return found;
+  }
+
+  /** The attached replica's counts, when a live one holds the session. */
+  async function liveProgress(session: SessionDocument): Promise<LiveProgress | undefined> {
+    const holder = session.lease;
+    if (!holder || isTerminal(session.status)) return undefined;
+    if (holder.owner === deps.presence.id) return deps.attachments.progress(session._id);
+    if (!holder.owner_url) return undefined;
+    try {
+      const live = await deps.peers
+        .of(holder.owner_url)
+        .getLiveProgress({ sessionId: session._id }, { timeoutMs: LIVE_PROGRESS_TIMEOUT_MS });
+      if (!live.attached) return undefined;
+      return {
+        acceptedFramesTotal: Number(live.acceptedFramesTotal),
+        lastSeq: live.lastSeq === undefined ? -1 : Number(live.lastSeq),
+      };
+    } catch {
+      return undefined;
+    }
+  }
+
+  async function resource(session: SessionDocument): Promise<Session> {
+    return sessionResource(session, await liveProgress(session));
+  }
+
+  /** Creates the session document; `sessionId` is the idempotency helper's reserved id. */
+  async function admit(
+    request: CreateSessionRequest,
+    sessionId: string,
+    mode: SessionMode,
+    contract: number,
+  ) {
+    const existing = await store.find(sessionId);
+    if (existing) return sessionResource(existing); // a retry after a crash mid-way
+    const caller = request.caller as Caller;
+    const resolved = await deps.authoring.resolveVersion(
+      { caller, movespecId: request.movespecId, movespecVersionId: request.movespecVersionId },
+      { timeoutMs: config.rpcTimeoutMs },
+    );
+    const compiled = deps.specs.compile(resolved.movespecVersionId, resolved.yamlSource);
+    if (!("spec" in compiled)) {
+      throw serviceError(
+        Code.FailedPrecondition,
+        SessionReason.movespecUnloadable,
+        "the MoveSpec version does not load in this runtime",
+        { errors: compiled.errors.map((issue) => ({ code: issue.code, message: issue.message })) },
+      );
+    }
+    await deps.specStore.save({
+      _id: resolved.movespecVersionId,
+      movespec_id: resolved.movespecId,
+      yaml_source: resolved.yamlSource,
+      content_hash: resolved.contentHash,
+    });
+    const now = new Date();
+    const session: SessionDocument = {
+      _id: sessionId,
+      organization_id: caller.organizationId,
+      project_id: caller.projectId,
+      movespec_id: resolved.movespecId,
+      movespec_version_id: resolved.movespecVersionId,
+      mode,
+      status: "created",
+      contract_major: contract,
+      created_at: now,
+      attach_deadline: new Date(now.getTime() + limits.attachTimeoutMs),
+      expires_at: new Date(now.getTime() + limits.maxDurationMs),
+      last_activity_at: now,
+      accepted_frames_total: 0,
+      lease: null,
+      lease_epoch: 0,
+    };
+    await store.insert(session);
+    // Insert first, then count (this one included): concurrent admissions may both be refused,
+    // never both admitted beyond the quota.
+    const active = await store.countActive(caller.projectId);
+    if (active > limits.maxActiveSessionsPerProject) {
+      await store.remove(sessionId);
+      throw serviceError(
+        Code.ResourceExhausted,
+        SessionReason.quotaExceeded,
+        `the project already has ${limits.maxActiveSessionsPerProject} active sessions`,
+        { limit: limits.maxActiveSessionsPerProject, retry_after_seconds: 5 },
+      );
+    }
+    logger.info(
+      { session_id: sessionId, mode, movespec_version_id: session.movespec_version_id },
+      "session created",
+    );
+    return sessionResource(session);
+  }
+
+  async function mintToken(session: Session) {
+    const ttlSeconds = Math.min(
+      Math.ceil((limits.attachTimeoutMs + limits.maxDurationMs) / 1000),
+      config.tokens.runtimeTokenMaxTtlSeconds,
+    );
+    try {
+      return await deps.auth.mintRuntimeToken(
+        {
+          sessionId: session.sessionId,
+          organizationId: session.organizationId,
+          projectId: session.projectId,
+          ttlSeconds,
+        },
+        { timeoutMs: config.rpcTimeoutMs },
+      );
+    } catch (error) {
+      logger.error({ err: error, session_id: session.sessionId }, "runtime token not minted");
+      throw serviceError(
+        Code.Unavailable,
+        Reason.dependencyUnavailable,
+        "the runtime token could not be minted",
+      );
+    }
+  }
+
+  return {
+    async create(request: CreateSessionRequest): Promise<CreateSessionResponse> {
+      const projectId = callerProject(request.caller);
+      if (request.projectId !== projectId) {
+        throw serviceError(
+          Code.PermissionDenied,
+          SessionReason.projectMismatch,
+          "project_id is not the token's project",
+          {
+            field: "project_id",
+          },
+        );
+      }
+      const contract =
+        request.contractMajor ?? SUPPORTED_CONTRACT_MAJORS[SUPPORTED_CONTRACT_MAJORS.length - 1];
+      if (!SUPPORTED_CONTRACT_MAJORS.includes(contract)) {
+        throw serviceError(
+          Code.InvalidArgument,
+          SessionReason.contractUnsupported,
+          `contract_major ${contract} is not supported`,
+          {
+            field: "contract_major",
+            supported: [...SUPPORTED_CONTRACT_MAJORS],
+          },
+        );
+      }
+      if (!request.movespecId && !request.movespecVersionId) {
+        throw serviceError(
+          Code.InvalidArgument,
+          Reason.fieldRequired,
+          "movespec_id or movespec_version_id is required",
+          {
+            field: "movespec_id",
+          },
+        );
+      }
+      const mode: SessionMode = request.mode === ProtoMode.REPLAY ? "replay" : "live";
+      let session: Session;
+      if (request.idempotencyKey) {
+        const fingerprint = fingerprintOf({
+          project_id: projectId,
+          mode,
+          contract_major: contract,
+          movespec_id: request.movespecId,
+          movespec_version_id: request.movespecVersionId,
+        });
+        // The stored response leaves the runtime token out (no bearer credential at rest):
+        // every answer, the first and the repeats, carries a freshly minted one.
+        const outcome = await deps.idempotency.run(
+          { scope: `${projectId}:CreateSession`, key: request.idempotencyKey, fingerprint },
+          async (attempt) =>
+            toJson(SessionSchema, await admit(request, attempt.reservedId, mode, contract)),
+        );
+        session = fromJson(SessionSchema, outcome.value as JsonValue);
+      } else {
+        session = await admit(request, newId(), mode, contract);
+      }
+      const token = await mintToken(session);
+      return create(CreateSessionResponseSchema, {
+        session,
+        inputSchemaVersion: INPUT_SCHEMA_VERSION,
+        outputSchemaVersion: OUTPUT_SCHEMA_VERSION,
+        runtimeToken: token.runtimeToken,
+        runtimeTokenExpiresAt: token.expiresAt
+          ? timestampFromDate(new Date(token.expiresAt))
+          : undefined,
+      });
+    },
+
+    async get(caller: Caller | undefined, sessionId: string): Promise<Session> {
+      return resource(await findVisible(caller, sessionId));
+    },
+
+    async finalize(caller: Caller | undefined, sessionId: string): Promise<Session> {
+      for (let attempt = 0; attempt < 5; attempt += 1) {
+        const session = await findVisible(caller, sessionId);
+        if (isTerminal(session.status)) {
+          throw serviceError(
+            Code.FailedPrecondition,
+            SessionReason.terminal,
+            `the session is already ${session.status}`,
+            {
+              status: session.status,
+            },
+          );
+        }
+        if (session.status === "finalizing") return resource(session);
+        const at = new Date();
+        if (!(await deps.store.requestFinalize(sessionId, session.status, at))) continue;
+        const finalizing: SessionDocument = {
+          ...session,
+          status: "finalizing",
+          finalize_requested_at: at,
+        };
+        const answer = await resource(finalizing);
+        void completeFinalized(finalizing);
+        return answer;
+      }
+      throw serviceError(
+        Code.Aborted,
+        "CONCURRENT_MODIFICATION",
+        "the session changed meanwhile: retry",
+        {
+          retry_after_seconds: 1,
+        },
+      );
+    },
+  };
+
+  /** The attached replica completes a finalized session; with none, this one does. */
+  async function completeFinalized(session: SessionDocument): Promise<void> {
+    const holder = session.lease;
+    let attached = false;
+    try {
+      if (holder?.owner === deps.presence.id)
+        attached = deps.attachments.notifyFinalize(session._id);
+      else if (holder?.owner_url) {
+        attached = (
+          await deps.peers
+            .of(holder.owner_url)
+            .notifyFinalize({ sessionId: session._id }, { timeoutMs: config.rpcTimeoutMs })
+        ).attached;
+      }
+    } catch (error) {
+      logger.warn(
+        { err: (error as Error).message, session_id: session._id },
+        "NotifyFinalize failed",
+      );
+    }
+    if (!attached) deps.settlement.settleLater(session._id);
+  }
+}
+
+export type SessionOperations = ReturnType<typeof createSessionOperations>;

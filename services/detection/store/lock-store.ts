@@ -1,0 +1,40 @@
+import type { Collection, Db } from "mongodb";
+import { isDuplicateKey, storeCall } from "./store-errors.js";
+
+interface LockDocument {
+  _id: string;
+  owner: string;
+  expires_at: Date;
+}
+
+/** Named, expiring locks (collection `locks`): one replica at a time runs the sweeper. */
+export interface LockStore {
+  /** Takes or renews `name` for `owner` until now + ttl; false if another owner holds it. */
+  tryAcquire(name: string, owner: string, ttlMs: number): Promise<boolean>;
+  release(name: string, owner: string): Promise<void>;
+}
+
+export function createLockStore(db: Db): LockStore {
+  const locks: Collection<LockDocument> = db.collection<LockDocument>("locks");
+  return {
+    async tryAcquire(name, owner, ttlMs) {
+      const now = new Date();
+      try {
+        await storeCall(() =>
+          locks.updateOne(
+            { _id: name, $or: [{ owner }, { expires_at: { $lte: now } }] },
+            { $set: { owner, expires_at: new Date(now.getTime() + ttlMs) } },
+            { upsert: true },
+          ),
+        );
+        return true;
+      } catch (error) {
+        if (isDuplicateKey(error)) return false;
+        throw error;
+      }
+    },
+    async release(name, owner) {
+      await storeCall(() => locks.deleteOne({ _id: name, owner }));
+    },
+  };
+}

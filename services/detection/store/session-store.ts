@@ -1,0 +1,192 @@
+import type { Collection, Db, Filter } from "mongodb";
+import {
+  ACTIVE_STATUSES,
+  type SessionDocument,
+  type SessionLease,
+  type SessionStatus,
+  TERMINAL_STATUSES,
+} from "../session/session-document.js";
+import { storeCall } from "./store-errors.js";
+
+/** Fields a lease holder writes with a checkpoint (or when it lets go of the session). */
+export interface ProgressWrite {
+  readonly checkpoint: SessionDocument["checkpoint"];
+  readonly accepted_frames_total: number;
+  readonly last_seq?: number;
+  readonly last_activity_at: Date;
+}
+
+/** The terminal state written once, by whoever ends the session. */
+export interface TerminalWrite {
+  readonly status: Extract<SessionStatus, "completed" | "failed" | "cancelled">;
+  readonly ended_at: Date;
+  readonly accepted_frames_total: number;
+  readonly last_seq?: number;
+  readonly terminal_outcome?: string;
+  readonly error_code?: string;
+  readonly error_message?: string;
+  readonly checkpoint?: SessionDocument["checkpoint"];
+}
+
+/**
+ * The `sessions` collection. Every write made on behalf of a lease is conditional on
+ * `lease_epoch` (the fencing token): a replica that lost its lease can no longer write.
+ */
+export interface SessionStore {
+  ensureIndexes(): Promise<void>;
+  insert(session: SessionDocument): Promise<void>;
+  remove(sessionId: string): Promise<void>;
+  find(sessionId: string): Promise<SessionDocument | null>;
+  /** The session only if it belongs to `projectId` (otherwise it does not exist for the caller). */
+  findInProject(sessionId: string, projectId: string): Promise<SessionDocument | null>;
+  countActive(projectId: string): Promise<number>;
+  /** Takes the lease if the epoch is still `epoch`; returns the session under the new lease. */
+  takeLease(
+    sessionId: string,
+    epoch: number,
+    lease: SessionLease,
+    also?: Partial<SessionDocument>,
+  ): Promise<SessionDocument | undefined>;
+  /** Clears the lease held at `epoch` (and moves the epoch on, fencing its holder). */
+  clearLease(sessionId: string, epoch: number): Promise<boolean>;
+  /** Writes progress under the lease; returns the session's status, or undefined if the lease is lost. */
+  saveProgress(
+    sessionId: string,
+    epoch: number,
+    progress: ProgressWrite,
+    release: boolean,
+  ): Promise<SessionStatus | undefined>;
+  markStreaming(sessionId: string, epoch: number, at: Date): Promise<void>;
+  /** created|streaming -> finalizing; false if the status was not `from` any more. */
+  requestFinalize(sessionId: string, from: SessionStatus, at: Date): Promise<boolean>;
+  /** Writes the terminal state under the lease (and clears it); false if the lease is lost. */
+  end(sessionId: string, epoch: number, terminal: TerminalWrite): Promise<boolean>;
+  /** Active sessions that may need the sweeper: past a deadline, idle, or finalizing. */
+  sweepCandidates(now: Date, idleSince: Date, limit: number): Promise<SessionDocument[]>;
+}
+
+export function createSessionStore(db: Db): SessionStore {
+  const sessions: Collection<SessionDocument> = db.collection<SessionDocument>("sessions");
+  const leaseFilter = (sessionId: string, epoch: number): Filter<SessionDocument> => ({
+    _id: sessionId,
+    lease_epoch: epoch,
+  });
+
+  return {
+    async ensureIndexes() {
+      await storeCall(() =>
+        Promise.all([
+          sessions.createIndex({ project_id: 1, status: 1 }, { name: "project_status" }),
+          sessions.createIndex({ status: 1 }, { name: "status" }),
+        ]),
+      );
+    },
+
+    async insert(session) {
+      await storeCall(() => sessions.insertOne(session));
+    },
+
+    async remove(sessionId) {
+      await storeCall(() => sessions.deleteOne({ _id: sessionId }));
+    },
+
+    find(sessionId) {
+      return storeCall(() => sessions.findOne({ _id: sessionId }));
+    },
+
+    findInProject(sessionId, projectId) {
+      return storeCall(() => sessions.findOne({ _id: sessionId, project_id: projectId }));
+    },
+
+    countActive(projectId) {
+      return storeCall(() =>
+        sessions.countDocuments({ project_id: projectId, status: { $in: [...ACTIVE_STATUSES] } }),
+      );
+    },
+
+    async takeLease(sessionId, epoch, lease, also = {}) {
+      const after = await storeCall(() =>
+        sessions.findOneAndUpdate(
+          { _id: sessionId, lease_epoch: epoch, status: { $nin: [...TERMINAL_STATUSES] } },
+          { $set: { ...also, lease, lease_epoch: epoch + 1 } },
+          { returnDocument: "after" },
+        ),
+      );
+      return after ?? undefined;
+    },
+
+    async clearLease(sessionId, epoch) {
+      const result = await storeCall(() =>
+        sessions.updateOne(leaseFilter(sessionId, epoch), {
+          $set: { lease: null },
+          $inc: { lease_epoch: 1 },
+        }),
+      );
+      return result.matchedCount === 1;
+    },
+
+    async saveProgress(sessionId, epoch, progress, release) {
+      const set: Record<string, unknown> = { ...progress };
+      if (progress.last_seq === undefined) delete set.last_seq;
+      if (release) set.lease = null;
+      const after = await storeCall(() =>
+        sessions.findOneAndUpdate(
+          leaseFilter(sessionId, epoch),
+          release ? { $set: set, $inc: { lease_epoch: 1 } } : { $set: set },
+          { projection: { status: 1 }, returnDocument: "after" },
+        ),
+      );
+      return after?.status;
+    },
+
+    async markStreaming(sessionId, epoch, at) {
+      await storeCall(() =>
+        sessions.updateOne(
+          { _id: sessionId, lease_epoch: epoch, status: "created" },
+          { $set: { status: "streaming", started_at: at } },
+        ),
+      );
+    },
+
+    async requestFinalize(sessionId, from, at) {
+      const result = await storeCall(() =>
+        sessions.updateOne(
+          { _id: sessionId, status: from },
+          { $set: { status: "finalizing", finalize_requested_at: at } },
+        ),
+      );
+      return result.modifiedCount === 1;
+    },
+
+    async end(sessionId, epoch, terminal) {
+      const set: Record<string, unknown> = { lease: null };
+      for (const [key, value] of Object.entries(terminal))
+        if (value !== undefined) set[key] = value;
+      const result = await storeCall(() =>
+        sessions.updateOne(
+          { ...leaseFilter(sessionId, epoch), status: { $in: [...ACTIVE_STATUSES] } },
+          { $set: set, $inc: { lease_epoch: 1 } },
+        ),
+      );
+      return result.modifiedCount === 1;
+    },
+
+    sweepCandidates(now, idleSince, limit) {
+      return storeCall(() =>
+        sessions
+          .find({
+            status: { $in: [...ACTIVE_STATUSES] },
+            $or: [
+              { status: "finalizing" },
+              { expires_at: { $lte: now } },
+              { attached_at: { $exists: false }, attach_deadline: { $lte: now } },
+              { attached_at: { $exists: true }, last_activity_at: { $lte: idleSince } },
+            ],
+          })
+          .project<SessionDocument>({ checkpoint: 0 })
+          .limit(limit)
+          .toArray(),
+      );
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import type { Collection, Db } from "mongodb";
+import { isDuplicateKey, storeCall } from "./store-errors.js";
+
+/** The immutable MoveSpec version a session runs, copied at admission. */
+export interface SpecDocument {
+  /** movespec_version_id */
+  _id: string;
+  movespec_id: string;
+  yaml_source: string;
+  content_hash: string;
+}
+
+/**
+ * Versions are immutable, so each is copied once (collection `session_specs`) at admission:
+ * any replica, and the sweeper, can then load a session's engine without calling authoring.
+ */
+export interface SpecStore {
+  save(spec: SpecDocument): Promise<void>;
+  find(versionId: string): Promise<SpecDocument | null>;
+}
+
+export function createSpecStore(db: Db): SpecStore {
+  const specs: Collection<SpecDocument> = db.collection<SpecDocument>("session_specs");
+  return {
+    async save(spec) {
+      try {
+        await storeCall(() => specs.insertOne(spec));
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+      }
+    },
+    find(versionId) {
+      return storeCall(() => specs.findOne({ _id: versionId }));
+    },
+  };
+}

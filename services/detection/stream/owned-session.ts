@@ -1,0 +1,507 @@
+import type { Logger } from "../../shared/logging/logger.js";
+import type { DetectionEvent, Engine, PushManyResult } from "../../shared/movespec/index.js";
+import type { DetectionConfig } from "../config.js";
+import { CloseCode, EndReason, StreamError, StreamWarning } from "../reasons.js";
+import type { SessionMode, SessionStatus } from "../session/session-document.js";
+import type { SessionStore, TerminalWrite } from "../store/session-store.js";
+import { createFrameRateLimiter, type FrameRateLimiter } from "./frame-rate-limiter.js";
+import {
+  ackMessage,
+  endMessage,
+  errorMessage,
+  eventMessage,
+  terminalOutcome,
+  warningMessage,
+} from "./stream-messages.js";
+
+/** The client end of an attachment, as the session sees it (a websocket in production). */
+export interface StreamSink {
+  send(message: string): void;
+  close(code: number, reason: string): void;
+  pauseReading(): void;
+  resumeReading(): void;
+  /** Bytes queued towards the client and not yet written to the network. */
+  readonly bufferedAmount: number;
+}
+
+export interface OwnedSessionInit {
+  readonly sessionId: string;
+  readonly epoch: number;
+  readonly mode: SessionMode;
+  readonly status: SessionStatus;
+  readonly expiresAt: Date;
+  readonly engine: Engine;
+  readonly sink: StreamSink;
+  /** Events up to this event_seq reached the client before (hello's last_event_seq). */
+  readonly suppressEventsUpTo: number;
+}
+
+export interface OwnedSessionDeps {
+  readonly store: SessionStore;
+  readonly config: Pick<DetectionConfig, "limits" | "durability">;
+  readonly logger: Logger;
+  /** Called once the session is no longer processed here (it may still be writing). */
+  readonly onGone: (session: OwnedSession) => void;
+  /** Completes a session this replica let go of while it was finalizing. */
+  readonly settleLater: (sessionId: string) => void;
+  readonly now?: () => number;
+}
+
+/** Most warnings sent for one message; the rest are summed up in one more. */
+const MAX_WARNINGS_PER_MESSAGE = 16;
+const DRAIN_POLL_MS = 5;
+
+type State = "open" | "ending" | "gone";
+type PauseCause = "unacked" | "outbound";
+
+/**
+ * One session attached on this replica, under its lease: the engine, the client, checkpoints
+ * and acks, flow control, limits and the session's end. Frames are evaluated synchronously as
+ * they arrive, so nothing queues in memory: when the engine is slower than the client, the
+ * socket is simply read more slowly (TCP pushes back on the client).
+ */
+export class OwnedSession {
+  readonly sessionId: string;
+  readonly epoch: number;
+  private readonly mode: SessionMode;
+  private status: SessionStatus;
+  private readonly expiresAt: number;
+  private readonly engine: Engine;
+  private readonly sink: StreamSink;
+  private readonly limiter: FrameRateLimiter | undefined;
+  private readonly now: () => number;
+  private suppressEventsUpTo: number;
+  private state: State = "open";
+  private durableAccepted: number;
+  private lastCheckpointAt: number;
+  private lastActivityAt: number;
+  private checkpointing: Promise<void> | undefined;
+  private letGo: Promise<void> | undefined;
+  private ending: Promise<void> | undefined;
+  private readonly paused = new Set<PauseCause>();
+  private drainTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    init: OwnedSessionInit,
+    private readonly deps: OwnedSessionDeps,
+  ) {
+    this.now = deps.now ?? Date.now;
+    this.sessionId = init.sessionId;
+    this.epoch = init.epoch;
+    this.mode = init.mode;
+    this.status = init.status;
+    this.expiresAt = init.expiresAt.getTime();
+    this.engine = init.engine;
+    this.sink = init.sink;
+    this.suppressEventsUpTo = init.suppressEventsUpTo;
+    this.durableAccepted = init.engine.acceptedFrames;
+    this.lastCheckpointAt = this.now();
+    this.lastActivityAt = this.lastCheckpointAt;
+    const { limits } = deps.config;
+    this.limiter =
+      init.mode === "live"
+        ? createFrameRateLimiter(limits.liveMaxFps, limits.liveBurstFrames)
+        : undefined;
+  }
+
+  get isOpen(): boolean {
+    return this.state === "open";
+  }
+
+  get currentStatus(): SessionStatus {
+    return this.status;
+  }
+
+  get acceptedFramesTotal(): number {
+    return this.engine.acceptedFrames;
+  }
+
+  get lastSeq(): number {
+    return this.engine.lastSeq;
+  }
+
+  get topology(): string {
+    return this.engine.topology;
+  }
+
+  /** Any message from the client keeps the session from idling out. */
+  touch(): void {
+    this.lastActivityAt = this.now();
+  }
+
+  suppressEvents(upTo: number): void {
+    this.suppressEventsUpTo = Math.max(this.suppressEventsUpTo, upTo);
+  }
+
+  /** A `frame` (one) or `frames` (a batch) message. */
+  onFrames(frames: unknown[]): void {
+    if (this.state !== "open") return;
+    if (this.status === "finalizing") {
+      this.sink.send(
+        warningMessage(
+          StreamWarning.sessionFinalizing,
+          "the session is finalizing: frames are ignored",
+        ),
+      );
+      return;
+    }
+    const at = this.now();
+    if (this.limiter && !this.limiter.take(frames.length, at)) {
+      this.rateLimited();
+      return;
+    }
+    const room = this.deps.config.limits.maxFrames - this.engine.acceptedFrames;
+    const overflow = frames.length > room;
+    const batch = overflow ? frames.slice(0, Math.max(room, 0)) : frames;
+    const before = this.engine.acceptedFrames;
+    if (batch.length === 1) {
+      const result = this.engine.push(batch[0]);
+      if (result.ok) this.sendEvents(result.events);
+      else if (result.reason !== "SEQ_NOT_INCREASING") {
+        this.sink.send(warningMessage(result.reason, result.message, seqOf(batch[0])));
+      }
+    } else if (batch.length > 1) {
+      const result = this.engine.pushMany(batch);
+      this.sendEvents(result.events);
+      this.sendRejections(result.rejected);
+    }
+    if (this.engine.acceptedFrames > before && this.status === "created") {
+      this.status = "streaming";
+      this.deps.store
+        .markStreaming(this.sessionId, this.epoch, new Date(at))
+        .catch((error) =>
+          this.deps.logger.warn(
+            { err: error, session_id: this.sessionId },
+            "streaming status not saved",
+          ),
+        );
+    }
+    if (overflow) {
+      void this.end(
+        "failed",
+        EndReason.frameLimit,
+        "the session reached its frame limit",
+        CloseCode.policy,
+      );
+      return;
+    }
+    this.afterInput(at);
+  }
+
+  /** The client's `finalize`, the API's finalize (NotifyFinalize), or a checkpoint finding it. */
+  finalize(): void {
+    if (this.state !== "open") return;
+    void this.end("completed");
+  }
+
+  /** Periodic: limits, idling, and time-based checkpoints of quiet sessions. */
+  tick(): void {
+    if (this.state !== "open") return;
+    const at = this.now();
+    if (at >= this.expiresAt) {
+      void this.end(
+        "failed",
+        EndReason.maxDuration,
+        "the session reached its maximum duration",
+        CloseCode.policy,
+      );
+    } else if (at - this.lastActivityAt >= this.deps.config.limits.idleTimeoutMs) {
+      void this.end(
+        "cancelled",
+        EndReason.idleTimeout,
+        "no message for longer than the idle timeout",
+        CloseCode.normal,
+      );
+    } else if (
+      this.engine.acceptedFrames > this.durableAccepted &&
+      at - this.lastCheckpointAt >= this.deps.config.durability.checkpointIntervalMs
+    ) {
+      void this.checkpoint();
+    }
+  }
+
+  /**
+   * Stops processing at once and lets go of the session: the client is closed (unless it is
+   * already gone), progress is checkpointed and the lease released. Idempotent.
+   */
+  release(reason: "client_gone" | "replaced" | "rate_limited" | "shutdown"): Promise<void> {
+    if (this.letGo) return this.letGo;
+    // The end is being written; the lease goes with it.
+    if (this.state === "ending") return this.ending ?? Promise.resolve();
+    this.state = "gone";
+    this.stopFlowTimers();
+    if (reason === "replaced") {
+      this.sink.send(
+        errorMessage(StreamError.replaced, "another attachment of this session took over"),
+      );
+      this.sink.close(CloseCode.replaced, "replaced by another attachment");
+    } else if (reason === "shutdown") {
+      this.sink.send(
+        errorMessage(
+          StreamError.serviceRestarting,
+          "the service is restarting: reconnect to resume",
+        ),
+      );
+      this.sink.close(CloseCode.goingAway, "service restarting");
+    }
+    this.letGo = this.writeAndLetGo();
+    return this.letGo;
+  }
+
+  /** Stops at once without writing anything (the lease is lost or this replica is fenced). */
+  abandon(code: string, message: string, closeCode: number): void {
+    if (this.state !== "open") return;
+    this.state = "gone";
+    this.stopFlowTimers();
+    this.closeWith(code, message, closeCode);
+    this.deps.onGone(this);
+  }
+
+  private closeWith(code: string, message: string, closeCode: number): void {
+    this.sink.send(errorMessage(code, message));
+    this.sink.close(closeCode, code.toLowerCase());
+  }
+
+  private async writeAndLetGo(): Promise<void> {
+    try {
+      await this.checkpointing;
+      const status = await this.deps.store.saveProgress(
+        this.sessionId,
+        this.epoch,
+        this.progress(),
+        true,
+      );
+      if (status === "finalizing") this.deps.settleLater(this.sessionId);
+    } catch (error) {
+      this.deps.logger.warn({ err: error, session_id: this.sessionId }, "final checkpoint failed");
+    } finally {
+      this.deps.onGone(this);
+    }
+  }
+
+  private progress() {
+    const lastSeq = this.engine.lastSeq;
+    return {
+      checkpoint: {
+        engine: JSON.stringify(this.engine.snapshot()),
+        accepted_frames_total: this.engine.acceptedFrames,
+        last_seq: lastSeq,
+        at: new Date(this.now()),
+      },
+      accepted_frames_total: this.engine.acceptedFrames,
+      last_seq: lastSeq >= 0 ? lastSeq : undefined,
+      last_activity_at: new Date(this.lastActivityAt),
+    };
+  }
+
+  /** Writes a checkpoint (one at a time); on success the client gets an `ack` for it. */
+  checkpoint(): Promise<void> {
+    if (this.checkpointing) return this.checkpointing;
+    if (this.state !== "open") return Promise.resolve();
+    const progress = this.progress();
+    this.lastCheckpointAt = this.now();
+    this.checkpointing = (async () => {
+      try {
+        const status = await this.deps.store.saveProgress(
+          this.sessionId,
+          this.epoch,
+          progress,
+          false,
+        );
+        if (status === undefined) {
+          this.abandon(
+            StreamError.leaseLost,
+            "another attachment of this session took over",
+            CloseCode.replaced,
+          );
+          return;
+        }
+        this.durableAccepted = progress.accepted_frames_total;
+        if (this.state !== "open") return;
+        this.sink.send(ackMessage(progress.accepted_frames_total, progress.checkpoint.last_seq));
+        this.unpause("unacked");
+        if (status === "finalizing" && this.status !== "finalizing") {
+          this.status = "finalizing";
+          this.finalize();
+        }
+      } catch (error) {
+        this.deps.logger.warn({ err: error, session_id: this.sessionId }, "checkpoint failed");
+      } finally {
+        this.checkpointing = undefined;
+      }
+    })();
+    return this.checkpointing;
+  }
+
+  private afterInput(at: number): void {
+    const { durability } = this.deps.config;
+    const unacked = this.engine.acceptedFrames - this.durableAccepted;
+    if (
+      unacked >= durability.checkpointMaxFrames ||
+      (unacked > 0 && at - this.lastCheckpointAt >= durability.checkpointIntervalMs)
+    ) {
+      void this.checkpoint();
+    }
+    if (unacked >= durability.maxUnackedFrames) this.pause("unacked");
+    if (this.sink.bufferedAmount >= durability.outboundHighWaterBytes) {
+      this.pause("outbound");
+      this.watchDrain();
+    }
+  }
+
+  private pause(cause: PauseCause): void {
+    if (this.paused.size === 0) this.sink.pauseReading();
+    this.paused.add(cause);
+  }
+
+  private unpause(cause: PauseCause): void {
+    if (!this.paused.delete(cause)) return;
+    if (this.paused.size === 0 && this.state === "open") this.sink.resumeReading();
+  }
+
+  /** A slow reader: read no more of its frames until what we owe it has mostly gone out. */
+  private watchDrain(): void {
+    if (this.drainTimer) return;
+    const lowWater = this.deps.config.durability.outboundHighWaterBytes / 4;
+    this.drainTimer = setInterval(() => {
+      if (this.sink.bufferedAmount > lowWater && this.state === "open") return;
+      clearInterval(this.drainTimer);
+      this.drainTimer = undefined;
+      this.unpause("outbound");
+    }, DRAIN_POLL_MS);
+  }
+
+  private stopFlowTimers(): void {
+    clearInterval(this.drainTimer);
+    this.drainTimer = undefined;
+  }
+
+  private sendEvents(events: readonly DetectionEvent[]): void {
+    for (const event of events) {
+      if (event.event_seq > this.suppressEventsUpTo) this.sink.send(eventMessage(event));
+    }
+  }
+
+  private sendRejections(rejected: PushManyResult["rejected"]): void {
+    let sent = 0;
+    let more = 0;
+    for (const rejection of rejected) {
+      if (rejection.reason === "SEQ_NOT_INCREASING") continue;
+      if (sent < MAX_WARNINGS_PER_MESSAGE) {
+        this.sink.send(
+          warningMessage(
+            rejection.reason,
+            `frames[${rejection.index}]: ${rejection.message}`,
+            rejection.seq,
+          ),
+        );
+        sent += 1;
+      } else more += 1;
+    }
+    if (more > 0) {
+      this.sink.send(
+        warningMessage(
+          StreamWarning.moreRejected,
+          `${more} more frames of this message were rejected`,
+        ),
+      );
+    }
+  }
+
+  private rateLimited(): void {
+    const { liveMaxFps, liveBurstFrames } = this.deps.config.limits;
+    this.sink.send(
+      errorMessage(
+        StreamError.rateLimited,
+        `live sessions take at most ${liveMaxFps} frames per second (bursts of ${liveBurstFrames}); reconnect to resume`,
+      ),
+    );
+    this.sink.close(CloseCode.rateLimited, "rate limited");
+    void this.release("rate_limited");
+  }
+
+  /**
+   * Ends the session here: the engine's last events (with `session.summary`) go to the client,
+   * the terminal state is written under the lease, then `end` and the close.
+   */
+  private end(
+    status: TerminalWrite["status"],
+    errorCode?: string,
+    errorMessageText?: string,
+    closeCode: number = CloseCode.normal,
+  ): Promise<void> {
+    if (this.state !== "open") return this.ending ?? Promise.resolve();
+    this.state = "ending";
+    this.stopFlowTimers();
+    this.ending = this.writeEnd(status, errorCode, errorMessageText, closeCode);
+    return this.ending;
+  }
+
+  private async writeEnd(
+    status: TerminalWrite["status"],
+    errorCode: string | undefined,
+    errorMessageText: string | undefined,
+    closeCode: number,
+  ): Promise<void> {
+    try {
+      if (status === "completed" && this.status !== "finalizing") {
+        await this.deps.store.requestFinalize(this.sessionId, this.status, new Date(this.now()));
+        this.status = "finalizing";
+      }
+      await this.checkpointing;
+      const { events, summary } = this.engine.finish();
+      this.sendEvents(events);
+      const outcome = terminalOutcome(summary);
+      const progress = this.progress();
+      const written = await this.deps.store.end(this.sessionId, this.epoch, {
+        status,
+        ended_at: new Date(this.now()),
+        accepted_frames_total: progress.accepted_frames_total,
+        last_seq: progress.last_seq,
+        terminal_outcome: outcome,
+        error_code: errorCode,
+        error_message: errorMessageText,
+        checkpoint: progress.checkpoint,
+      });
+      if (!written) {
+        this.closeWith(
+          StreamError.leaseLost,
+          "another attachment of this session took over",
+          CloseCode.replaced,
+        );
+        return;
+      }
+      this.status = status;
+      if (errorCode) this.sink.send(errorMessage(errorCode, errorMessageText ?? errorCode));
+      this.sink.send(
+        endMessage({
+          status,
+          acceptedFramesTotal: progress.accepted_frames_total,
+          terminalOutcome: outcome,
+          errorCode,
+          errorMessage: errorMessageText,
+        }),
+      );
+      this.sink.close(closeCode, status);
+    } catch (error) {
+      this.deps.logger.error(
+        { err: error, session_id: this.sessionId },
+        "ending the session failed",
+      );
+      this.closeWith(
+        StreamError.serviceUnavailable,
+        "the session could not be saved: reconnect to resume",
+        CloseCode.internal,
+      );
+      this.deps.settleLater(this.sessionId);
+    } finally {
+      this.state = "gone";
+      this.deps.onGone(this);
+    }
+  }
+}
+
+function seqOf(frame: unknown): number | undefined {
+  const seq = (frame as { seq?: unknown } | null)?.seq;
+  return typeof seq === "number" && Number.isInteger(seq) ? seq : undefined;
+}

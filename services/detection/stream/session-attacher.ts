@@ -1,0 +1,231 @@
+import type { Logger } from "../../shared/logging/logger.js";
+import {
+  type CompiledSpec,
+  createEngine,
+  type Engine,
+  restoreEngine,
+  supportsTopology,
+  type TopologyName,
+} from "../../shared/movespec/index.js";
+import type { RuntimeClaims } from "../../shared/tokens/index.js";
+import type { DetectionConfig } from "../config.js";
+import type { AttachmentLeases } from "../lease/attachment-lease.js";
+import { CloseCode, EndReason, StreamError } from "../reasons.js";
+import type { SessionDocument } from "../session/session-document.js";
+import type { SpecCache } from "../session/spec-cache.js";
+import type { SessionStore } from "../store/session-store.js";
+import type { Attachments } from "./attachments.js";
+import type { Hello } from "./hello-message.js";
+import { OwnedSession, type StreamSink } from "./owned-session.js";
+import { endMessage, readyMessage } from "./stream-messages.js";
+
+/** How an attach ended when it did not produce a session: what to tell the client. */
+export interface AttachRefusal {
+  readonly code: string;
+  readonly message: string;
+  readonly closeCode: number;
+  /** Sent before the error (a terminal session's `end`). */
+  readonly end?: string;
+}
+
+export type AttachResult = { ok: true; session: OwnedSession } | ({ ok: false } & AttachRefusal);
+
+export interface SessionAttacherDeps {
+  readonly config: Pick<DetectionConfig, "limits" | "durability">;
+  readonly store: SessionStore;
+  readonly specs: SpecCache;
+  readonly leases: AttachmentLeases;
+  readonly attachments: Attachments;
+  readonly logger: Logger;
+  readonly settleLater: (sessionId: string) => void;
+}
+
+/**
+ * Turns an authenticated hello into an attachment: the session must be this token's, not
+ * terminal, on a topology its MoveSpec runs on; the lease is taken (the newer attachment wins),
+ * the engine restored from the last checkpoint, and `ready` sent with the resume point.
+ */
+export function createSessionAttacher(deps: SessionAttacherDeps) {
+  const { store, specs, leases, attachments, logger, config } = deps;
+
+  const refuse = (
+    code: string,
+    message: string,
+    closeCode: number,
+    end?: string,
+  ): AttachResult => ({
+    ok: false,
+    code,
+    message,
+    closeCode,
+    end,
+  });
+
+  const endOf = (session: SessionDocument) =>
+    endMessage({
+      status: session.status,
+      acceptedFramesTotal: session.accepted_frames_total,
+      terminalOutcome: session.terminal_outcome,
+      errorCode: session.error_code,
+      errorMessage: session.error_message,
+    });
+
+  const terminal = (session: SessionDocument) =>
+    refuse(
+      StreamError.sessionTerminal,
+      `the session is ${session.status}`,
+      CloseCode.terminal,
+      endOf(session),
+    );
+
+  function engineFor(spec: CompiledSpec, session: SessionDocument, hello: Hello): Engine {
+    if (session.checkpoint) return restoreEngine(spec, JSON.parse(session.checkpoint.engine));
+    return createEngine(spec, {
+      topology: session.topology as TopologyName,
+      aspectRatio: hello.aspectRatio,
+    });
+  }
+
+  return {
+    async attach(
+      sessionId: string,
+      claims: RuntimeClaims,
+      hello: Hello,
+      sink: StreamSink,
+      isClosed: () => boolean,
+    ): Promise<AttachResult> {
+      if (claims.sessionId !== sessionId) {
+        return refuse(
+          StreamError.tokenSessionMismatch,
+          "the runtime token is for another session",
+          CloseCode.unauthenticated,
+        );
+      }
+      const found = await store.find(sessionId);
+      if (!found)
+        return refuse(StreamError.sessionNotFound, "no such session", CloseCode.unknownSession);
+      if (found.project_id !== claims.projectId) {
+        return refuse(
+          StreamError.tokenSessionMismatch,
+          "the runtime token is for another session",
+          CloseCode.unauthenticated,
+        );
+      }
+      if (
+        found.status === "completed" ||
+        found.status === "failed" ||
+        found.status === "cancelled"
+      ) {
+        return terminal(found);
+      }
+      const spec = await specs.get(found.movespec_version_id);
+      if (!spec)
+        return refuse(
+          StreamError.internal,
+          "the session's MoveSpec cannot be loaded",
+          CloseCode.internal,
+        );
+      const topology: TopologyName =
+        hello.topology ??
+        (found.topology as TopologyName | undefined) ??
+        (supportsTopology(spec, "blazepose-33") ? "blazepose-33" : spec.topologies[0]);
+      if (found.topology && found.topology !== topology) {
+        return refuse(
+          StreamError.topologyMismatch,
+          `this session streams ${found.topology} frames (fixed by its first attachment)`,
+          CloseCode.policy,
+        );
+      }
+      if (!topology || !supportsTopology(spec, topology)) {
+        return refuse(
+          StreamError.topologyUnsupported,
+          `this MoveSpec runs on ${spec.topologies.join(", ")}, not ${topology}`,
+          CloseCode.policy,
+        );
+      }
+
+      const now = new Date();
+      const lease = await leases.acquire(sessionId, "attach", (session) => ({
+        attached_at: session.attached_at ?? now,
+        topology: session.topology ?? topology,
+        last_activity_at: now,
+      }));
+      if (lease.kind === "missing")
+        return refuse(StreamError.sessionNotFound, "no such session", CloseCode.unknownSession);
+      if (lease.kind === "terminal") return terminal(lease.session);
+      if (lease.kind === "busy") {
+        return refuse(
+          StreamError.leaseUnavailable,
+          "the session is held elsewhere: try again",
+          CloseCode.tryAgainLater,
+        );
+      }
+
+      // From here to attachments.add nothing awaits: a ReleaseAttachment finds the session.
+      const session = lease.session;
+      let engine: Engine;
+      try {
+        engine = engineFor(spec, session, hello);
+      } catch (error) {
+        logger.error({ err: error, session_id: sessionId }, "checkpoint could not be restored");
+        await store.end(sessionId, session.lease_epoch, {
+          status: "failed",
+          ended_at: new Date(),
+          accepted_frames_total: session.accepted_frames_total,
+          last_seq: session.last_seq,
+          error_code: EndReason.checkpointUnusable,
+          error_message: "the session's last checkpoint could not be restored",
+        });
+        return refuse(
+          EndReason.checkpointUnusable,
+          "the session's checkpoint could not be restored",
+          CloseCode.internal,
+        );
+      }
+      const owned = new OwnedSession(
+        {
+          sessionId,
+          epoch: session.lease_epoch,
+          mode: session.mode,
+          status: session.status,
+          expiresAt: session.expires_at,
+          engine,
+          sink,
+          suppressEventsUpTo: hello.lastEventSeq ?? 0,
+        },
+        {
+          store,
+          config,
+          logger,
+          onGone: (gone) => attachments.remove(gone),
+          settleLater: deps.settleLater,
+        },
+      );
+      attachments.add(owned);
+      if (isClosed()) {
+        await owned.release("client_gone");
+        return refuse(StreamError.internal, "the client left", CloseCode.normal);
+      }
+      logger.info(
+        { session_id: sessionId, lease_epoch: session.lease_epoch, resumed_at: engine.lastSeq },
+        "attached",
+      );
+      sink.send(
+        readyMessage({
+          sessionId,
+          status: session.status,
+          mode: session.mode,
+          topology: engine.topology,
+          acceptedFramesTotal: engine.acceptedFrames,
+          lastSeq: engine.lastSeq,
+          maxMessageBytes: config.limits.maxMessageBytes,
+          liveMaxFps: config.limits.liveMaxFps,
+        }),
+      );
+      if (session.status === "finalizing") owned.finalize();
+      return { ok: true, session: owned };
+    },
+  };
+}
+
+export type SessionAttacher = ReturnType<typeof createSessionAttacher>;

@@ -1,0 +1,268 @@
+import type { WebSocket } from "ws";
+import type { Logger } from "../../shared/logging/logger.js";
+import {
+  KeySetUnavailableError,
+  type RuntimeClaims,
+  TokenError,
+  type TokenVerifier,
+} from "../../shared/tokens/index.js";
+import { CloseCode, StreamError, StreamWarning } from "../reasons.js";
+import { readHello } from "./hello-message.js";
+import type { OwnedSession, StreamSink } from "./owned-session.js";
+import type { AttachRefusal, SessionAttacher } from "./session-attacher.js";
+import { errorMessage, PONG_MESSAGE, warningMessage } from "./stream-messages.js";
+
+export interface StreamConnectionDeps {
+  readonly verifier: TokenVerifier;
+  readonly attacher: SessionAttacher;
+  readonly helloTimeoutMs: number;
+  readonly logger: Logger;
+}
+
+/** Messages that arrive while the attach is in progress (the socket is paused; few can). */
+const MAX_EARLY_MESSAGES = 256;
+
+type State = "hello" | "attaching" | "attached" | "closed";
+
+/**
+ * One websocket of the realtime stream: `hello` (token in the message or in the upgrade's
+ * Authorization header), then the attached session's messages. Every client error is answered
+ * as the contract says; nothing a client sends can throw out of here.
+ */
+export function handleStreamConnection(
+  ws: WebSocket,
+  sessionId: string | undefined,
+  headerToken: string | undefined,
+  deps: StreamConnectionDeps,
+): void {
+  const { logger } = deps;
+  let state: State = "hello";
+  let session: OwnedSession | undefined;
+  const early: { data: Buffer; isBinary: boolean }[] = [];
+
+  const sink: StreamSink = {
+    send: (message) => {
+      if (ws.readyState === ws.OPEN) ws.send(message);
+    },
+    close: (code, reason) => {
+      if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(code, reason);
+    },
+    pauseReading: () => ws.pause(),
+    resumeReading: () => ws.resume(),
+    get bufferedAmount() {
+      return ws.bufferedAmount;
+    },
+  };
+
+  const refuse = (refusal: AttachRefusal) => {
+    if (refusal.end) sink.send(refusal.end);
+    sink.send(errorMessage(refusal.code, refusal.message));
+    sink.close(refusal.closeCode, refusal.code.toLowerCase());
+    state = "closed";
+  };
+
+  ws.on("close", () => {
+    clearTimeout(helloTimer);
+    state = "closed";
+    if (session) void session.release("client_gone");
+  });
+  ws.on("error", (error) => {
+    // ws closes with 1009 (too big) or 1002 (protocol) by itself; nothing else to do.
+    logger.debug({ err: error.message, session_id: sessionId }, "stream socket error");
+  });
+
+  if (!sessionId) {
+    refuse({
+      code: StreamError.sessionNotFound,
+      message: "no such session",
+      closeCode: CloseCode.unknownSession,
+    });
+    return;
+  }
+
+  const helloTimer = setTimeout(() => {
+    if (state !== "hello") return;
+    refuse({
+      code: StreamError.helloTimeout,
+      message: "no valid hello in time",
+      closeCode: CloseCode.unauthenticated,
+    });
+  }, deps.helloTimeoutMs);
+
+  /** Re-read through a function: the socket may close while an attach awaits. */
+  function isClosed(): boolean {
+    return state === "closed";
+  }
+
+  async function authenticate(token: string): Promise<RuntimeClaims | AttachRefusal> {
+    try {
+      return await deps.verifier.verifyRuntimeToken(token);
+    } catch (error) {
+      if (error instanceof TokenError) {
+        return { code: error.reason, message: error.message, closeCode: CloseCode.unauthenticated };
+      }
+      if (error instanceof KeySetUnavailableError) {
+        return {
+          code: StreamError.serviceUnavailable,
+          message: "tokens cannot be verified right now: try again",
+          closeCode: CloseCode.tryAgainLater,
+        };
+      }
+      throw error;
+    }
+  }
+
+  async function onHello(message: Record<string, unknown>): Promise<void> {
+    const check = readHello(message);
+    if (!check.ok) {
+      const topology = check.field === "topology";
+      return refuse({
+        code: topology ? StreamError.topologyUnsupported : StreamError.helloRequired,
+        message: check.message,
+        closeCode: topology ? CloseCode.policy : CloseCode.unauthenticated,
+      });
+    }
+    const token = check.hello.runtimeToken ?? headerToken;
+    if (!token) {
+      return refuse({
+        code: StreamError.tokenInvalid,
+        message: "hello needs a runtime_token (or an Authorization header on the upgrade)",
+        closeCode: CloseCode.unauthenticated,
+      });
+    }
+    state = "attaching";
+    clearTimeout(helloTimer);
+    ws.pause();
+    const claims = await authenticate(token);
+    if ("code" in claims) return refuse(claims);
+    if (isClosed()) return;
+    const result = await deps.attacher.attach(
+      sessionId as string,
+      claims,
+      check.hello,
+      sink,
+      isClosed,
+    );
+    if (!result.ok) return refuse(result);
+    session = result.session;
+    state = "attached";
+    ws.resume();
+    for (const message of early.splice(0)) onMessage(message.data, message.isBinary);
+  }
+
+  function parse(data: Buffer, isBinary: boolean): Record<string, unknown> | undefined {
+    if (isBinary) {
+      sink.send(
+        warningMessage(StreamWarning.binaryUnsupported, "contract 1 messages are JSON text"),
+      );
+      return undefined;
+    }
+    let message: unknown;
+    try {
+      message = JSON.parse(data.toString("utf8"));
+    } catch {
+      sink.send(warningMessage(StreamWarning.malformedJson, "the message is not valid JSON"));
+      return undefined;
+    }
+    if (typeof message !== "object" || message === null || Array.isArray(message)) {
+      sink.send(
+        warningMessage(StreamWarning.messageInvalid, "a message is a JSON object with a type"),
+      );
+      return undefined;
+    }
+    return message as Record<string, unknown>;
+  }
+
+  function onAttachedMessage(message: Record<string, unknown>, owned: OwnedSession): void {
+    owned.touch();
+    switch (message.type) {
+      case "frame":
+        owned.onFrames([message]);
+        return;
+      case "frames":
+        if (!Array.isArray(message.frames)) {
+          sink.send(
+            warningMessage(StreamWarning.messageInvalid, "frames must be an array of frames"),
+          );
+        } else owned.onFrames(message.frames);
+        return;
+      case "finalize":
+        owned.finalize();
+        return;
+      case "ping":
+        sink.send(PONG_MESSAGE);
+        return;
+      case "hello":
+        sink.send(warningMessage(StreamWarning.messageInvalid, "already attached: hello ignored"));
+        return;
+      default:
+        sink.send(
+          warningMessage(
+            StreamWarning.unknownType,
+            `unknown message type ${JSON.stringify(message.type)}`,
+          ),
+        );
+    }
+  }
+
+  function onMessage(data: Buffer, isBinary: boolean): void {
+    if (state === "closed") return;
+    if (state === "attaching") {
+      if (early.length >= MAX_EARLY_MESSAGES) {
+        refuse({
+          code: StreamError.rateLimited,
+          message: "wait for ready",
+          closeCode: CloseCode.policy,
+        });
+      } else early.push({ data, isBinary });
+      return;
+    }
+    if (state === "attached" && session) {
+      if (!session.isOpen) return;
+      const message = parse(data, isBinary);
+      if (message) onAttachedMessage(message, session);
+      return;
+    }
+    // state === "hello": the first message must be a hello.
+    let message: unknown;
+    try {
+      message = isBinary ? undefined : JSON.parse(data.toString("utf8"));
+    } catch {
+      message = undefined;
+    }
+    if (
+      typeof message !== "object" ||
+      message === null ||
+      (message as { type?: unknown }).type !== "hello"
+    ) {
+      refuse({
+        code: StreamError.helloRequired,
+        message: 'the first message must be {"type":"hello", ...}',
+        closeCode: CloseCode.unauthenticated,
+      });
+      return;
+    }
+    onHello(message as Record<string, unknown>).catch((error) => {
+      logger.error({ err: error, session_id: sessionId }, "attach failed");
+      refuse({
+        code: StreamError.internal,
+        message: "internal error",
+        closeCode: CloseCode.internal,
+      });
+    });
+  }
+
+  ws.on("message", (data: Buffer, isBinary: boolean) => {
+    try {
+      onMessage(data, isBinary);
+    } catch (error) {
+      logger.error({ err: error, session_id: sessionId }, "stream message failed");
+      refuse({
+        code: StreamError.internal,
+        message: "internal error",
+        closeCode: CloseCode.internal,
+      });
+      if (session) void session.release("client_gone");
+    }
+  });
+}

@@ -1,0 +1,92 @@
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { WebSocketServer } from "ws";
+import { isUuid } from "../../shared/ids/uuid-v7.js";
+import type { Logger } from "../../shared/logging/logger.js";
+import {
+  acceptRequestId,
+  REQUEST_ID_HEADER,
+  runWithRequestContext,
+} from "../../shared/logging/request-context.js";
+import { handleStreamConnection, type StreamConnectionDeps } from "./stream-connection.js";
+
+/** The public path of a session's stream; the gateway forwards it unchanged. */
+const STREAM_PATH = /^\/api\/detection\/sessions\/([^/?#]+)\/stream(?:\?.*)?$/;
+
+/**
+ * The replica's websocket listener (HTTP/1.1, beside the gRPC port). Only the gateway should
+ * reach it; it speaks contract 1 end to end with the client.
+ */
+export interface StreamServer {
+  listen(port: number, host: string): Promise<number>;
+  /** Stops accepting; open sockets are closed by their sessions (or cut after the deadline). */
+  close(deadlineMs: number): Promise<void>;
+  readonly openSockets: number;
+}
+
+export function createStreamServer(
+  options: StreamConnectionDeps & { readonly maxMessageBytes: number; readonly logger: Logger },
+): StreamServer {
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: options.maxMessageBytes,
+    perMessageDeflate: false,
+    clientTracking: false,
+  });
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((_request, response) => {
+    response
+      .writeHead(426, { "content-type": "text/plain", upgrade: "websocket" })
+      .end("websocket only\n");
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+  server.on("upgrade", (request: IncomingMessage, socket: Socket, head: Buffer) => {
+    const match = STREAM_PATH.exec(request.url ?? "");
+    if (!match || request.method !== "GET") {
+      socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      return;
+    }
+    socket.setNoDelay(true);
+    const sessionId = isUuid(match[1]) ? match[1] : undefined;
+    const headerToken = bearerToken(request.headers.authorization);
+    const requestId = acceptRequestId(request.headers[REQUEST_ID_HEADER] as string | undefined);
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      runWithRequestContext({ requestId }, () =>
+        handleStreamConnection(ws, sessionId, headerToken, options),
+      );
+    });
+  });
+
+  return {
+    get openSockets() {
+      return sockets.size;
+    },
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, host, () => {
+          server.off("error", reject);
+          resolve((server.address() as AddressInfo).port);
+        });
+      });
+    },
+    async close(deadlineMs) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const deadline = setTimeout(() => {
+        for (const socket of sockets) socket.destroy();
+      }, deadlineMs);
+      deadline.unref();
+      await closed;
+      clearTimeout(deadline);
+      wss.close();
+    },
+  };
+}
+
+function bearerToken(header: string | undefined): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
+  return match?.[1];
+}
