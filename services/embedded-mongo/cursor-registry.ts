@@ -14,7 +14,11 @@ export interface OpenCursor {
   position: number;
   lastUsed: number;
   sessionKey?: string;
+  /** Applied to each batch as it is handed out (projection), so unread results cost nothing. */
+  transform?: BatchTransform;
 }
+
+export type BatchTransform = (docs: Doc[]) => Doc[];
 
 const MAX_BATCH_BYTES = 16 * 1024 * 1024 - 16 * 1024;
 const DEFAULT_FIRST_BATCH = 101;
@@ -30,12 +34,18 @@ export class CursorRegistry {
   }
 
   /** Builds the `cursor` reply field for a result set, registering a cursor if docs remain. */
-  open(ns: string, docs: Doc[], batchSize: unknown, sessionKey?: string, single = false): Doc {
+  open(
+    ns: string,
+    docs: Doc[],
+    batchSize: unknown,
+    options: { sessionKey?: string; single?: boolean; transform?: BatchTransform } = {},
+  ): Doc {
     const size =
       batchSize === undefined || batchSize === null ? DEFAULT_FIRST_BATCH : Number(batchSize);
-    const batch = takeBatch(docs, 0, size === 0 ? DEFAULT_FIRST_BATCH : size);
+    const { transform } = options;
+    const batch = takeBatch(docs, 0, size === 0 ? DEFAULT_FIRST_BATCH : size, transform);
     let id = 0;
-    if (!single && batch.length < docs.length) {
+    if (!options.single && batch.length < docs.length) {
       id = this.nextId++;
       this.cursors.set(id, {
         id,
@@ -43,7 +53,8 @@ export class CursorRegistry {
         docs,
         position: batch.length,
         lastUsed: Date.now(),
-        sessionKey,
+        sessionKey: options.sessionKey,
+        transform,
       });
     }
     return { firstBatch: batch, id: Long.fromNumber(id), ns };
@@ -59,7 +70,7 @@ export class CursorRegistry {
       );
     }
     const size = batchSize === undefined || batchSize === null ? 0 : Number(batchSize);
-    const batch = takeBatch(cursor.docs, cursor.position, size);
+    const batch = takeBatch(cursor.docs, cursor.position, size, cursor.transform);
     cursor.position += batch.length;
     cursor.lastUsed = Date.now();
     let nextId = id;
@@ -88,14 +99,21 @@ export class CursorRegistry {
 }
 
 /** Up to `size` documents (0: as many as fit) from `start`, capped at about 16 MB. */
-function takeBatch(docs: Doc[], start: number, size: number): Doc[] {
+function takeBatch(docs: Doc[], start: number, size: number, transform?: BatchTransform): Doc[] {
   const end = size > 0 ? Math.min(docs.length, start + size) : docs.length;
-  if (end - start <= DEFAULT_FIRST_BATCH) return docs.slice(start, end);
-  let bytes = 0;
-  let i = start;
-  for (; i < end; i++) {
-    bytes += BSON.calculateObjectSize(docs[i]);
-    if (bytes > MAX_BATCH_BYTES && i > start) break;
+  if (end - start <= DEFAULT_FIRST_BATCH) {
+    const slice = docs.slice(start, end);
+    return transform ? transform(slice) : slice;
   }
-  return docs.slice(start, i);
+  const out: Doc[] = [];
+  let bytes = 0;
+  for (let i = start; i < end; i += DEFAULT_FIRST_BATCH) {
+    const chunk = docs.slice(i, Math.min(end, i + DEFAULT_FIRST_BATCH));
+    for (const doc of transform ? transform(chunk) : chunk) {
+      bytes += BSON.calculateObjectSize(doc);
+      if (bytes > MAX_BATCH_BYTES && out.length > 0) return out;
+      out.push(doc);
+    }
+  }
+  return out;
 }

@@ -6,7 +6,7 @@ import { valuesAtPath } from "../document-paths.js";
 import { badValue, MongoCommandError } from "../errors.js";
 import { runPipeline } from "../query/aggregate-pipeline.js";
 import { explainPlan, findDocuments } from "../query/find-executor.js";
-import { projectDocuments } from "../query/matcher.js";
+import { isEmptyProjection, projectDocuments } from "../query/matcher.js";
 import {
   type CommandContext,
   type CommandHandler,
@@ -44,19 +44,20 @@ function runFind(ctx: CommandContext) {
     limit: ctx.body.limit as number | undefined,
     hint: ctx.body.hint,
   });
-  const docs = projectDocuments(outcome.docs, ctx.body.projection, filter);
-  return { name, outcome, docs };
+  const projection = ctx.body.projection;
+  const transform = isEmptyProjection(projection)
+    ? undefined
+    : (docs: Doc[]) => projectDocuments(docs, projection, filter);
+  return { name, outcome, transform };
 }
 
 const find: CommandHandler = (ctx) => {
-  const { name, docs } = runFind(ctx);
-  const cursor = ctx.cursors.open(
-    `${ctx.db}.${name}`,
-    docs,
-    ctx.body.batchSize,
-    ctx.session?.key,
-    Boolean(ctx.body.singleBatch),
-  );
+  const { name, outcome, transform } = runFind(ctx);
+  const cursor = ctx.cursors.open(`${ctx.db}.${name}`, outcome.docs, ctx.body.batchSize, {
+    sessionKey: ctx.session?.key,
+    single: Boolean(ctx.body.singleBatch),
+    transform,
+  });
   return { cursor, ok: 1 };
 };
 
@@ -147,7 +148,9 @@ const aggregate: CommandHandler = (ctx) => {
   if (ctx.body.explain) return { ...explainPlan(pushdown, docs.length), ok: 1 };
   const cursorOptions = optionalDoc(ctx, "cursor") ?? {};
   return {
-    cursor: ctx.cursors.open(`${ctx.db}.${name}`, docs, cursorOptions.batchSize, ctx.session?.key),
+    cursor: ctx.cursors.open(`${ctx.db}.${name}`, docs, cursorOptions.batchSize, {
+      sessionKey: ctx.session?.key,
+    }),
     ok: 1,
   };
 };
@@ -160,8 +163,8 @@ const explain: CommandHandler = (ctx) => {
   const innerCtx: CommandContext = { ...ctx, body: inner };
   switch (commandName) {
     case "find": {
-      const { outcome, docs } = runFind(innerCtx);
-      return { ...explainPlan(outcome, docs.length), command: inner, ok: 1 };
+      const { outcome } = runFind(innerCtx);
+      return { ...explainPlan(outcome, outcome.docs.length), command: inner, ok: 1 };
     }
     case "count": {
       const { n, outcome } = runCount(innerCtx);
