@@ -155,3 +155,10 @@ export function landmarkExists(topology: TopologyName, concrete: string): boolea
 export function isTopologyName(value: unknown): value is TopologyName {
   return value === "blazepose-33" || value === "coco-17";
 }
+
+/** The two landmarks whose distance is the body scale. */
+export function scaleLandmarks(scale: "torso" | "shoulders" | "hips"): string[] {
+  if (scale === "torso") return ["mid_shoulder", "mid_hip"];
+  if (scale === "shoulders") return ["left_shoulder", "right_shoulder"];
+  return ["left_hip", "right_hip"];
+}

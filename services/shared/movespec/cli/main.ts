@@ -9,6 +9,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { parseAspectRatio } from "../aspect-ratio.js";
 import { createEngine, type DetectionEvent, load } from "../index.js";
 import type { Issue } from "../issues.js";
 import { isTopologyName, TOPOLOGY_NAMES } from "../topology.js";
@@ -36,9 +37,9 @@ function loadSpec(file: string, out: NodeJS.WriteStream) {
 
 function parseAspect(s: string | undefined): number | undefined {
   if (s === undefined) return undefined;
-  const m = /^(\d+(?:\.\d+)?)(?:[:/x](\d+(?:\.\d+)?))?$/.exec(s);
-  if (!m) throw new Error(`--aspect must look like 16:9 or 1.78, not '${s}'`);
-  return m[2] ? Number(m[1]) / Number(m[2]) : Number(m[1]);
+  const ratio = parseAspectRatio(s);
+  if (ratio === undefined) throw new Error(`--aspect must look like 16:9 or 1.78, not '${s}'`);
+  return ratio;
 }
 
 function describe(e: DetectionEvent): string {

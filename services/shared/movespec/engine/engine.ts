@@ -10,6 +10,8 @@ import { type FrameFacts, Machine, type MachineState } from "./machine.js";
 import { buildProgram, type Program, SCALE_TIME_CONSTANT, type SideKey } from "./program.js";
 import { decodeNumbers, type EncodedNumbers, encodeNumbers } from "./snapshot-codec.js";
 
+const SIDE_KEYS: readonly SideKey[] = ["none", "left", "right"];
+
 export type PushResult =
   | { ok: true; events: DetectionEvent[] }
   | { ok: false; reason: string; message: string };
@@ -253,7 +255,7 @@ class EngineImpl implements Engine {
     const facts = this.facts;
     facts.seq = seq;
     facts.t = t;
-    for (const side of ["none", "left", "right"] as SideKey[]) {
+    for (const side of SIDE_KEYS) {
       const gp = p.gatePoints[side];
       let ok = true;
       let sum = 0;

@@ -24,6 +24,8 @@ type Emit = (e: Record<string, unknown> & { type: DetectionEvent["type"] }) => v
 
 export interface MachineState {
   autoSide: 0 | 1;
+  /** The auto side has been chosen on a first tracked frame. */
+  autoChosen: boolean;
   autoSince: number | null;
   tracked: boolean;
   gateFailSince: number | null;
@@ -153,6 +155,7 @@ export class Machine {
   static initialState(spec: CompiledSpec, statCount: number): MachineState {
     return {
       autoSide: 0,
+      autoChosen: false,
       autoSince: null,
       tracked: true,
       gateFailSince: null,
@@ -285,15 +288,9 @@ export class Machine {
     const other = (1 - cur) as 0 | 1;
     const curKey = this.sides[cur];
     const otherKey = this.sides[other];
-    if (
-      s.lastUpdate === null &&
-      s.gateFailSince === null &&
-      s.phase < 0 &&
-      s.lastPhase < 0 &&
-      !s.inRep &&
-      s.candidate < 0
-    ) {
-      // Very first frame(s): start on the better-visible side.
+    if (!s.autoChosen) {
+      // First frame: start on the better-visible side.
+      s.autoChosen = true;
       if (f.visibility[otherKey] > f.visibility[curKey]) this.switchSide(other);
       return;
     }

@@ -6,11 +6,11 @@
 import type { CompiledSpec, SignalDef } from "../compiled-spec.js";
 import type { Expr } from "../expression/ast.js";
 import { forEachRef } from "../expression/refs.js";
-import { scaleLandmarks } from "../load/load.js";
 import {
   concreteNames,
   parseLandmarkName,
   type Side,
+  scaleLandmarks,
   TOPOLOGIES,
   type TopologyName,
 } from "../topology.js";

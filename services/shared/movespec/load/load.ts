@@ -2,6 +2,8 @@
  * `load(yaml)`: parse, validate and compile a MoveSpec. Never throws; every problem becomes an
  * issue with a code, a message and a position.
  */
+
+import { parseAspectRatio } from "../aspect-ratio.js";
 import type { CameraView, CompiledSpec, ReferenceRecording, SidesMode } from "../compiled-spec.js";
 import { type Issue, IssueList } from "../issues.js";
 import {
@@ -10,6 +12,7 @@ import {
   landmarkExists,
   parseLandmarkName,
   type Side,
+  scaleLandmarks,
   TOPOLOGY_NAMES,
   type TopologyName,
 } from "../topology.js";
@@ -138,7 +141,7 @@ function loadInto(source: string, issues: IssueList): CompiledSpec | undefined {
           r.oneOf(ck.get("view")!.value, "camera.view", ["front", "side", "any"] as const) ?? "any";
       if (ck.has("aspect_ratio")) {
         const a = ck.get("aspect_ratio")!.value;
-        const ratio = a.kind === "scalar" ? parseAspect(a.value) : undefined;
+        const ratio = a.kind === "scalar" ? parseAspectRatio(a.value) : undefined;
         if (ratio === undefined)
           issues.error(
             "VALUE_INVALID",
@@ -335,21 +338,6 @@ function loadInto(source: string, issues: IssueList): CompiledSpec | undefined {
     scoring,
     references,
   };
-}
-
-export function scaleLandmarks(scale: "torso" | "shoulders" | "hips"): string[] {
-  if (scale === "torso") return ["mid_shoulder", "mid_hip"];
-  if (scale === "shoulders") return ["left_shoulder", "right_shoulder"];
-  return ["left_hip", "right_hip"];
-}
-
-function parseAspect(v: unknown): number | undefined {
-  if (typeof v === "number") return v > 0.1 && v < 10 ? v : undefined;
-  if (typeof v !== "string") return undefined;
-  const m = /^\s*(\d+(?:\.\d+)?)\s*[:/x]\s*(\d+(?:\.\d+)?)\s*$/.exec(v);
-  if (!m) return undefined;
-  const ratio = Number(m[1]) / Number(m[2]);
-  return ratio > 0.1 && ratio < 10 ? ratio : undefined;
 }
 
 import { signalRefs } from "../expression/refs.js";

@@ -404,7 +404,3 @@ export function readTracking(
   }
   return def;
 }
-
-export function hasIdentifier(name: string): boolean {
-  return IDENTIFIER.test(name);
-}
