@@ -23,6 +23,8 @@ export interface CatalogueDeps {
   readonly entries: EntryStore;
   readonly stars: StarStore;
   readonly cache: ListingCache<ListMoveSpecsResponse>;
+  /** Totals by search words: every page of one listing shares its count. */
+  readonly totals: ListingCache<number>;
   readonly logger: Logger;
   readonly now: () => Date;
 }
@@ -97,9 +99,15 @@ export function createCatalogueOperations(deps: CatalogueDeps) {
       const cached = deps.cache.get(key);
       if (cached) return cached;
       const generation = deps.cache.generation();
+      const totalGeneration = deps.totals.generation();
       const query = listingQuery(words, request.sort);
-      const total = await deps.entries.count(query);
-      const items = offset >= total ? [] : await deps.entries.list(query, limit, offset);
+      const totalKey = words.join(" ");
+      const knownTotal = deps.totals.get(totalKey);
+      const [total, items] = await Promise.all([
+        knownTotal ?? deps.entries.count(query),
+        deps.entries.list(query, limit, offset),
+      ]);
+      if (knownTotal === undefined) deps.totals.set(totalKey, total, totalGeneration);
       const response = create(ListMoveSpecsResponseSchema, {
         items: items.map(entryMessage),
         total,
@@ -127,6 +135,7 @@ export function createCatalogueOperations(deps: CatalogueDeps) {
       if (changed) {
         const updated = await deps.entries.addStars(entry._id, starred ? 1 : -1);
         deps.cache.invalidate();
+        deps.totals.invalidate();
         count = updated?.star_count ?? count;
       }
       return { starCount: Math.max(0, count), starred };
@@ -141,7 +150,10 @@ export function createCatalogueOperations(deps: CatalogueDeps) {
         stored[snapshot.movespecId] = outcome.storedRevision;
         if (outcome.applied) applied += 1;
       }
-      if (applied > 0) deps.cache.invalidate();
+      if (applied > 0) {
+        deps.cache.invalidate();
+        deps.totals.invalidate();
+      }
       deps.logger.debug({ pushed: request.entries.length, applied }, "entries synced");
       return stored;
     },

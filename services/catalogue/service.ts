@@ -25,6 +25,10 @@ export const catalogueService: ServiceDefinition<CatalogueConfig> = {
         maxAgeMs: config.listCacheMs,
         maxEntries: config.listCacheEntries,
       }),
+      totals: createListingCache<number>({
+        maxAgeMs: config.listCacheMs,
+        maxEntries: config.listCacheEntries,
+      }),
       logger,
       now: () => new Date(),
     });
