@@ -173,6 +173,19 @@ describe("embedded-mongo durability: data directory", function () {
     await again.stop();
   });
 
+  it("stops cleanly on SIGTERM: writes flushed, lock released", async () => {
+    const mongo = await startEmbeddedMongo({ dataDir });
+    const client = new MongoClient(mongo.uri);
+    await client.db("app").collection("c").insertOne({ kept: true });
+    await client.close();
+    expect(fs.existsSync(path.join(dataDir, "mongod.lock"))).to.equal(true);
+    await mongo.stop();
+    expect(fs.existsSync(path.join(dataDir, "mongod.lock"))).to.equal(false);
+    await withServer({ dataDir }, async (again) => {
+      expect(await again.db("app").collection("c").countDocuments({ kept: true })).to.equal(1);
+    });
+  });
+
   it("expires documents through a TTL index", async () => {
     const server = createEmbeddedMongoServer({ dataDir });
     const { uri } = await server.start();
