@@ -16,6 +16,8 @@ import { workloadsOf } from "./support/workloads.js";
 
 const REPO_ROOT = resolve(K8S_ROOT, "../..");
 const SERVICES = ["auth", "catalogue", "authoring", "detection"] as const;
+/** Replicas of each service, started together on an empty database, as a fresh install scales. */
+const REPLICAS = 2;
 const execFileAsync = promisify(execFile);
 
 /** Runs a build step; its output is in the error when it fails. */
@@ -107,7 +109,7 @@ describe("production build (the image's /app, built and started outside Docker)"
     expect(missing, "production packages missing").to.deep.equal([]);
   });
 
-  it("starts every service and the gateway with plain node; each serves, then exits 0 within 10 s of SIGTERM", async () => {
+  it("starts two replicas of every service together on an empty database, and the gateway, with plain node; each serves, then exits 0 within 10 s of SIGTERM", async () => {
     mongo = await startEmbeddedMongo();
     const secrets = join(work, "signing-keys");
     await writeSigningKey(secrets);
@@ -132,37 +134,44 @@ describe("production build (the image's /app, built and started outside Docker)"
       return child;
     };
 
+    const pepper = randomBytes(32).toString("hex");
+    // Every replica creates its indexes at start-up: together, on an empty database, they must
+    // all come up (index creation is idempotent).
     const services = await Promise.all(
-      SERVICES.map(async (name) => {
-        const child = start(name, `dist/services/${name}/main.js`, {
-          MONGODB_URI: mongo?.uri as string,
-          GRPC_HOST: "127.0.0.1",
-          GRPC_PORT: "0",
-          ADMIN_PORT: "0",
-          ...(name === "auth"
-            ? { SIGNING_KEYS_DIR: secrets, AUTH_SECRET_PEPPER: randomBytes(32).toString("hex") }
-            : {}),
-        });
-        const listening = await child.waitFor(["listening"], 20_000);
-        return { name, child, url: `http://127.0.0.1:${Number(listening.grpc_port)}` };
-      }),
+      SERVICES.flatMap((name) =>
+        Array.from({ length: REPLICAS }, async (_, replica) => {
+          const child = start(`${name}-${replica}`, `dist/services/${name}/main.js`, {
+            MONGODB_URI: mongo?.uri as string,
+            GRPC_HOST: "127.0.0.1",
+            GRPC_PORT: "0",
+            ADMIN_PORT: "0",
+            ...(name === "auth" ? { SIGNING_KEYS_DIR: secrets, AUTH_SECRET_PEPPER: pepper } : {}),
+          });
+          const listening = await child.waitFor(["listening"], 30_000);
+          return { name, child, url: `http://127.0.0.1:${Number(listening.grpc_port)}` };
+        }),
+      ),
     );
     for (const service of services) {
-      const status = await waitFor(() => grpcJsHealthCheck(service.url), "SERVING", 20_000);
-      expect(status, `${service.name}: grpc.health.v1 Check\n${logs.join("\n")}`).to.equal(
+      const status = await waitFor(() => grpcJsHealthCheck(service.url), "SERVING", 30_000);
+      expect(status, `${service.child.name}: grpc.health.v1 Check\n${logs.join("\n")}`).to.equal(
         "SERVING",
       );
     }
 
-    const url = (name: string) => services.find((service) => service.name === name)?.url as string;
+    const url = (name: string) =>
+      services
+        .filter((service) => service.name === name)
+        .map((service) => service.url)
+        .join(",");
     const gateway = start("gateway", "dist/gateway/main.js", {
       HOST: "127.0.0.1",
       PORT: "0",
       ADMIN_PORT: "0",
       PUBLIC_BASE_URL: "https://mds.example.com",
-      AUTH_SERVICE_URL: url("auth"),
-      CATALOGUE_SERVICE_URL: url("catalogue"),
-      AUTHORING_SERVICE_URL: url("authoring"),
+      AUTH_SERVICE_URL: url("auth").split(",")[0],
+      CATALOGUE_SERVICE_URL: url("catalogue").split(",")[0],
+      AUTHORING_SERVICE_URL: url("authoring").split(",")[0],
       DETECTION_SERVICE_URLS: url("detection"),
     });
     const serving = await gateway.waitFor(["serving"], 20_000);
@@ -172,12 +181,14 @@ describe("production build (the image's /app, built and started outside Docker)"
     const ready = await fetch(`http://127.0.0.1:${Number(serving.admin_port)}/readyz`);
     expect(ready.status).to.equal(200);
 
-    // Gateway first, as Kubernetes would in a full rollout; each within 10 s, exit code 0.
-    for (const child of [gateway, ...services.map((service) => service.child)]) {
+    // The gateway first, then every service at once; each within 10 s, with exit code 0.
+    for (const group of [[gateway], services.map((service) => service.child)]) {
       const started = Date.now();
-      const code = await child.stop(10_000);
-      expect(code, `${child.name} exit code\n${logs.join("\n")}`).to.equal(0);
-      expect(Date.now() - started, `${child.name} stop time`).to.be.below(10_000);
+      const codes = await Promise.all(group.map((child) => child.stop(10_000)));
+      for (const [index, code] of codes.entries()) {
+        expect(code, `${group[index].name} exit code\n${logs.join("\n")}`).to.equal(0);
+      }
+      expect(Date.now() - started, "stop time").to.be.below(10_000);
     }
     const fatal = logs.filter((line) => line.includes('"level":"fatal"'));
     expect(fatal).to.deep.equal([]);
