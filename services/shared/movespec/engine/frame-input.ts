@@ -70,32 +70,25 @@ export function readFrame(
   }
   for (let i = 0; i < keypointCount; i++) {
     const p = kps[i];
-    if (!Array.isArray(p) || p.length < 2 || p.length > 4) {
+    const n = Array.isArray(p) ? p.length : 0;
+    if (n < 2 || n > 4) {
       return {
         reason: "FRAME_MALFORMED",
         message: `keypoint ${i} must be [x, y], [x, y, z] or [x, y, z, visibility]`,
       };
     }
+    // Number.isFinite is false for anything that is not a finite number (no coercion).
     const x = p[0];
     const y = p[1];
-    const z = p.length >= 3 ? p[2] : Number.NaN;
-    const v = p.length === 4 ? p[3] : 1;
-    if (
-      typeof x !== "number" ||
-      typeof y !== "number" ||
-      typeof z !== "number" ||
-      typeof v !== "number" ||
-      !Number.isFinite(x) ||
-      !Number.isFinite(y) ||
-      (p.length >= 3 && !Number.isFinite(z)) ||
-      !Number.isFinite(v)
-    ) {
+    const z = n >= 3 ? p[2] : 0;
+    const v = n === 4 ? p[3] : 1;
+    if (!Number.isFinite(x) || !Number.isFinite(y) || !Number.isFinite(z) || !Number.isFinite(v)) {
       return {
         reason: "COORDINATE_INVALID",
         message: `keypoint ${i} has a coordinate that is not a finite number`,
       };
     }
-    if (Math.abs(x) > 1e6 || Math.abs(y) > 1e6 || Math.abs(z) > 1e6) {
+    if (x > 1e6 || x < -1e6 || y > 1e6 || y < -1e6 || z > 1e6 || z < -1e6) {
       return {
         reason: "COORDINATE_INVALID",
         message: `keypoint ${i} is out of any plausible range`,
@@ -104,8 +97,8 @@ export function readFrame(
     const o = i * 4;
     out[o] = x * aspect;
     out[o + 1] = y;
-    out[o + 2] = z * aspect;
-    out[o + 3] = v < 0 ? 0 : Math.min(v, 1);
+    out[o + 2] = n >= 3 ? z * aspect : Number.NaN;
+    out[o + 3] = v < 0 ? 0 : v > 1 ? 1 : v;
   }
   return undefined;
 }
