@@ -23,6 +23,11 @@ export interface TokenVerifierOptions {
   readonly jwksMinRefreshIntervalMs?: number;
   /** Milliseconds since the epoch; tests pass a fake clock. */
   readonly now?: () => number;
+  /**
+   * Verified tokens remembered (per kind), so a client reusing its token pays for the signature
+   * once. 0 disables. Default 10,000.
+   */
+  readonly cacheSize?: number;
 }
 
 export interface TokenVerifier {
@@ -43,6 +48,16 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     minRefreshIntervalMs: options.jwksMinRefreshIntervalMs,
     now,
   });
+
+  const accessCache = createVerifiedCache<AccessClaims>(options.cacheSize ?? 10_000);
+  const runtimeCache = createVerifiedCache<RuntimeClaims>(options.cacheSize ?? 10_000);
+  /** A remembered token still has to be unexpired now. */
+  const remembered = <T extends { exp: number }>(claims: T | undefined): T | undefined => {
+    if (claims && claims.exp + tolerance <= now() / 1000) {
+      throw new TokenError("TOKEN_EXPIRED", "the token has expired");
+    }
+    return claims;
+  };
 
   const verify = async (token: string, audience: string, typ: string): Promise<JWTPayload> => {
     if (typeof token !== "string" || token.length > 8192) {
@@ -73,6 +88,8 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
 
   return {
     async verifyAccessToken(token) {
+      const known = remembered(accessCache.get(token));
+      if (known) return known;
       const payload = await verify(token, ACCESS_TOKEN_AUDIENCE, ACCESS_TOKEN_TYPE);
       const scope = payload[CLAIM.scope];
       const credentialType = payload[CLAIM.credentialType];
@@ -83,30 +100,51 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       ) {
         throw new TokenError("TOKEN_INVALID", "the token's claims are malformed");
       }
-      return {
+      return accessCache.set(token, {
         tokenId: payload.jti as string,
         credentialId: payload.sub as string,
         credentialType: credentialType as CredentialKind,
         organizationId: stringClaim(payload, CLAIM.organizationId),
         projectId: stringClaim(payload, CLAIM.projectId),
-        scopes: scopes as Scope[],
+        scopes: Object.freeze(scopes as Scope[]),
         iat: payload.iat as number,
         exp: payload.exp as number,
-      };
+      });
     },
     async verifyRuntimeToken(token) {
+      const known = remembered(runtimeCache.get(token));
+      if (known) return known;
       const payload = await verify(token, RUNTIME_TOKEN_AUDIENCE, RUNTIME_TOKEN_TYPE);
-      return {
+      return runtimeCache.set(token, {
         tokenId: payload.jti as string,
         sessionId: payload.sub as string,
         organizationId: stringClaim(payload, CLAIM.organizationId),
         projectId: stringClaim(payload, CLAIM.projectId),
         iat: payload.iat as number,
         exp: payload.exp as number,
-      };
+      });
     },
     async warmUp() {
       await keys.refresh().catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * Tokens that verified, by their exact text (signature included, so a changed byte misses).
+ * Safe because a token's verdict never changes except by expiry, which the caller re-checks, and
+ * a key leaves the JWKS only after every token it signed has expired. Oldest entries go first.
+ */
+function createVerifiedCache<T extends object>(size: number) {
+  const entries = new Map<string, T>();
+  return {
+    get: (token: string): T | undefined => entries.get(token),
+    set(token: string, claims: T): T {
+      const frozen = Object.freeze(claims);
+      if (size <= 0) return frozen;
+      if (entries.size >= size) entries.delete(entries.keys().next().value as string);
+      entries.set(token, frozen);
+      return frozen;
     },
   };
 }
