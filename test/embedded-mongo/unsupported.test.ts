@@ -86,6 +86,18 @@ describe("embedded-mongo: unsupported features fail loudly", () => {
     });
   }
 
+  it("refuses arithmetic on an int64 beyond 2^53 instead of corrupting it", async () => {
+    const { Long } = await import("mongodb");
+    const big = Long.fromString("9223372036854775000");
+    await coll().insertOne({ _id: "big" as never, v: big });
+    const error = await errorOf(() =>
+      coll().updateOne({ _id: "big" as never }, { $inc: { v: 1 } }),
+    );
+    expect(error.code).to.equal(2);
+    expect(error.message).to.include("int64");
+    expect(String((await coll().findOne({ _id: "big" as never }))?.v)).to.equal(big.toString());
+  });
+
   it("refuses updates with an operator on a non-numeric BSON value instead of corrupting it", async () => {
     await coll().insertOne({ _id: "n" as never, v: 1 });
     const error = await errorOf(() =>

@@ -3,7 +3,6 @@
  * find executor (so they use indexes); the rest of the pipeline runs in mingo. Stages that
  * write, watch or need server internals are refused by name.
  */
-import { Aggregator } from "mingo";
 import { cloneDoc, type Doc, isPlainObject } from "../bson-values.js";
 import { badValue, MongoCommandError } from "../errors.js";
 import {
@@ -12,7 +11,7 @@ import {
   type FindRequest,
   findDocuments,
 } from "./find-executor.js";
-import { MINGO_OPTIONS } from "./matcher.js";
+import { MingoAggregator } from "./mingo-context.js";
 
 const UNSUPPORTED_STAGES = new Set([
   "$out",
@@ -107,7 +106,7 @@ export function runPipeline(
   const readOnly = rest.every((s) => READ_ONLY_STAGES.has(Object.keys(s)[0]));
   const input = readOnly ? pushdown.docs : pushdown.docs.map(cloneDoc);
   try {
-    const aggregator = new Aggregator(rest, { ...MINGO_OPTIONS, collectionResolver: resolve });
+    const aggregator = new MingoAggregator(rest, resolve);
     return { docs: aggregator.run(input) as Doc[], pushdown };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

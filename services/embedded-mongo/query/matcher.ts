@@ -2,15 +2,14 @@
  * Filters and projections through mingo. A malformed or unsupported operator is reported
  * as BadValue naming it, never ignored.
  */
-import { Query } from "mingo";
 import { compareValues, type Doc, isPlainObject, typeOrder } from "../bson-values.js";
 import { valuesAtPath } from "../document-paths.js";
 import { badValue, MongoCommandError } from "../errors.js";
+import { MINGO_OPTIONS, MingoQuery } from "./mingo-context.js";
 
 export type Matcher = (doc: Doc) => boolean;
 
-/** Server-side JavaScript ($where, $function, $accumulator) is never run by this server. */
-export const MINGO_OPTIONS = { scriptEnabled: false } as const;
+export { MINGO_OPTIONS };
 
 const matchAll: Matcher = () => true;
 
@@ -27,9 +26,9 @@ export function compileFilter(filter: unknown): Matcher {
   if (Object.keys(filter).length === 0) return matchAll;
   const fast = equalityMatcher(filter as Doc);
   if (fast) return fast;
-  let query: Query;
+  let query: MingoQuery;
   try {
-    query = new Query(filter as Doc, MINGO_OPTIONS);
+    query = new MingoQuery(filter as Doc);
   } catch (error) {
     throw mingoError(error, "unsupported or invalid query");
   }
@@ -83,9 +82,7 @@ export function projectDocuments(docs: Doc[], projection: unknown, filter: Doc =
   const spec = projection as Doc;
   const positional = Object.keys(spec).some((k) => k.endsWith(".$"));
   try {
-    const projected = new Query(positional ? filter : {}, MINGO_OPTIONS)
-      .find(docs, spec)
-      .all() as Doc[];
+    const projected = new MingoQuery(positional ? filter : {}).find(docs, spec).all() as Doc[];
     return projected.map(idFirst);
   } catch (error) {
     throw mingoError(error, "unsupported or invalid projection");

@@ -12,9 +12,11 @@ import {
   idKeyOf,
   isOperatorObject,
   isPlainObject,
+  typeOrder,
 } from "../bson-values.js";
 import { MongoCommandError } from "../errors.js";
-import { idFirst, MINGO_OPTIONS } from "./matcher.js";
+import { idFirst } from "./matcher.js";
+import { MINGO_OPTIONS } from "./mingo-context.js";
 
 const SUPPORTED_OPERATORS = new Set([
   "$set",
@@ -118,6 +120,7 @@ export function applyUpdate(
     const onInsert = modifier.$setOnInsert as Doc | undefined;
     delete modifier.$setOnInsert;
     if (options.inserting && onInsert) modifier.$set = { ...(modifier.$set as Doc), ...onInsert };
+    rejectWideNumberArithmetic(next, modifier);
     if (Object.keys(modifier).length > 0) {
       try {
         mingoUpdate(next, modifier as never, options.arrayFilters, options.filter ?? {}, {
@@ -139,6 +142,31 @@ export function applyUpdate(
     doc: next,
     modified: compareValues(original, next) !== 0 || !sameKeyOrder(original, next),
   };
+}
+
+const ARITHMETIC = ["$inc", "$mul", "$min", "$max", "$bit"];
+
+/** A number held in a BSON class (Long beyond 2^53, Decimal128): mingo cannot do arithmetic on it. */
+function isWideNumber(value: unknown): boolean {
+  return typeof value === "object" && value !== null && typeOrder(value) === 3;
+}
+
+function rejectWideNumberArithmetic(doc: Doc, modifier: Doc): void {
+  for (const op of ARITHMETIC) {
+    const args = modifier[op];
+    if (!isPlainObject(args)) continue;
+    for (const [path, operand] of Object.entries(args)) {
+      const current = path
+        .split(".")
+        .reduce<unknown>((v, k) => (isPlainObject(v) ? v[k] : undefined), doc);
+      if (isWideNumber(operand) || isWideNumber(current)) {
+        throw new MongoCommandError(
+          "BadValue",
+          `${op} on '${path}' with an int64 beyond 2^53 or a Decimal128 is not supported by the embedded server`,
+        );
+      }
+    }
+  }
 }
 
 function sameKeyOrder(a: Doc, b: Doc): boolean {

@@ -2,11 +2,10 @@
  * One secondary (or `_id`) index: ordered entries (key tuple, document id) kept in a
  * SortedList. Handles compound and multikey keys, unique, sparse and partial indexes.
  */
-import { Query } from "mingo";
 import { compareValues, type Doc, isPlainObject } from "../bson-values.js";
 import { valuesAtPath } from "../document-paths.js";
 import { badValue, MongoCommandError } from "../errors.js";
-import { MINGO_OPTIONS } from "../query/matcher.js";
+import { MingoQuery } from "../query/mingo-context.js";
 import { SortedList } from "./sorted-list.js";
 
 export interface IndexSpec {
@@ -109,7 +108,7 @@ export class CollectionIndex {
   readonly entries: SortedList<IndexEntry>;
   /** Per field: has any document had an array on this path (MongoDB's multikey paths). */
   readonly multikeyFields: boolean[];
-  private readonly partial?: Query;
+  private readonly partial?: MingoQuery;
 
   constructor(readonly spec: IndexSpec) {
     this.fields = Object.keys(spec.key);
@@ -124,8 +123,7 @@ export class CollectionIndex {
       }
       return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
     });
-    if (spec.partialFilterExpression)
-      this.partial = new Query(spec.partialFilterExpression, MINGO_OPTIONS);
+    if (spec.partialFilterExpression) this.partial = new MingoQuery(spec.partialFilterExpression);
   }
 
   get name(): string {

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { type Document, ObjectId } from "mongodb";
+import { Decimal128, type Document, Long, ObjectId } from "mongodb";
 import { errorOf, useConformanceDb } from "./harness.js";
 
 describe("embedded-mongo conformance: CRUD", () => {
@@ -135,6 +135,30 @@ describe("embedded-mongo conformance: CRUD", () => {
       expect(killed.cursorsKilled.map(String)).to.deep.equal([id.toString()]);
       const error = await errorOf(() => state.db.command({ getMore: id, collection: "find" }));
       expect(error.code).to.equal(43);
+    });
+
+    it("compares int32, int64 and Decimal128 values numerically, and returns them unchanged", async () => {
+      const c = coll("find_numeric");
+      const big = Long.fromString("9223372036854775000");
+      const dec = Decimal128.fromString("2.5");
+      await c.insertMany([
+        { _id: "big", v: big },
+        { _id: "dec", v: dec },
+        { _id: "int", v: 7 },
+        { _id: "str", v: "9" },
+      ] as never[]);
+      const ids = async (filter: Document) =>
+        (await c.find(filter).sort({ v: 1 }).toArray()).map((d) => d._id);
+      expect(await ids({ v: { $gt: 5 } })).to.deep.equal(["int", "big"]);
+      expect(await ids({ v: { $lt: 3 } })).to.deep.equal(["dec"]);
+      expect(await ids({ v: { $gte: Long.fromString("9223372036854774999") } })).to.deep.equal([
+        "big",
+      ]);
+      expect(await ids({})).to.deep.equal(["dec", "int", "big", "str"]);
+      const stored = await c.findOne({ _id: "big" as never });
+      expect(stored!.v).to.be.instanceOf(Long);
+      expect(String(stored!.v)).to.equal("9223372036854775000");
+      expect(String((await c.findOne({ v: dec }))!.v)).to.equal("2.5");
     });
 
     it("finds nothing in a collection that does not exist", async () => {
