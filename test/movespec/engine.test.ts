@@ -192,6 +192,21 @@ describe("movespec engine", () => {
       expect(summary.longest_hold).to.be.greaterThan(3);
     });
 
+    it("breaks with reason tracking_lost when the person disappears, and reports an open hold at the end", () => {
+      const hidden = { left: 0, right: 1 };
+      const frames = sequence([
+        ...hold(170, 3).map((v) => [v, 170] as [number, number]),
+        ...hold(40, 12).map((v) => [v, 170] as [number, number]),
+        ...hold(40, 10).map((v) => [v, 170, hidden] as [number, number, typeof hidden]),
+        ...hold(40, 12).map((v) => [v, 170] as [number, number]),
+      ]);
+      const { events, all } = run(HOLD, frames);
+      expect(ofType(events, "hold.broken").map((e) => e.reason)).to.deep.equal(["tracking_lost"]);
+      const holds = ofType(all, "session.summary")[0].holds;
+      expect(holds.map((h) => h.completed)).to.deep.equal([false, false]);
+      expect(holds[1].elapsed).to.be.closeTo(1.1, 0.01);
+    });
+
     it("breaks when the phase is left for longer than the grace period", () => {
       const { events } = run(HOLD, both([...hold(170, 3), ...hold(40, 15), ...hold(170, 10)]));
       const broken = ofType(events, "hold.broken");

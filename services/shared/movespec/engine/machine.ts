@@ -61,6 +61,8 @@ export interface MachineState {
   holdStart: number;
   holdLastIn: number;
   holdNextProgress: number;
+  /** When the last hold ended: a new hold cannot start earlier (the phase may have been paused). */
+  holdEndedAt: number | null;
   formSince: (number | null)[];
   formCooldownUntil: number[];
   reps: RepRecord[];
@@ -189,6 +191,7 @@ export class Machine {
       holdStart: 0,
       holdLastIn: 0,
       holdNextProgress: 0,
+      holdEndedAt: null,
       formSince: spec.form.map(() => null),
       formCooldownUntil: spec.form.map(() => Number.MIN_SAFE_INTEGER),
       reps: [],
@@ -694,7 +697,10 @@ export class Machine {
       if (!inPhase) return;
       s.holdActive = true;
       s.holdCompleted = false;
-      s.holdStart = s.phaseSince ?? f.t;
+      // From when the phase was entered, unless the phase outlasted an earlier, broken hold.
+      const since = s.phaseSince;
+      s.holdStart =
+        since !== null && (s.holdEndedAt === null || since >= s.holdEndedAt) ? since : f.t;
       s.holdLastIn = f.t;
       s.holdNextProgress = hold.progressEvery;
       this.emit({
@@ -748,6 +754,7 @@ export class Machine {
     if (side) record.side = side;
     s.holds.push(record);
     s.holdActive = false;
+    s.holdEndedAt = f.t;
   }
 
   /** The open hold at the end of a session, if any. */
