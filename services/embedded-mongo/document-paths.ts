@@ -87,3 +87,32 @@ export function sortDocuments(docs: Doc[], spec: SortSpec): Doc[] {
   for (let i = 0; i < keyed.length; i++) docs[i] = keyed[i].doc;
   return docs;
 }
+
+/**
+ * The first `k` documents in sort order, without sorting everything (bounded insertion);
+ * stable for equal keys, like sortDocuments.
+ */
+export function topSortedDocuments(docs: Doc[], spec: SortSpec, k: number): Doc[] {
+  const best: Array<{ doc: Doc; keys: unknown[] }> = [];
+  const compare = (a: unknown[], b: unknown[]): number => {
+    for (let i = 0; i < spec.length; i++) {
+      const c = compareValues(a[i], b[i]);
+      if (c !== 0) return c * spec[i][1];
+    }
+    return 0;
+  };
+  for (const doc of docs) {
+    const keys = spec.map(([path, dir]) => sortKeyAt(doc, path, dir));
+    if (best.length === k && compare(keys, best[k - 1].keys) >= 0) continue;
+    let lo = 0;
+    let hi = best.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (compare(best[mid].keys, keys) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    best.splice(lo, 0, { doc, keys });
+    if (best.length > k) best.pop();
+  }
+  return best.map((entry) => entry.doc);
+}

@@ -5,7 +5,7 @@
  * yields the requested order.
  */
 import type { Doc } from "../bson-values.js";
-import { parseSortSpec, sortDocuments } from "../document-paths.js";
+import { parseSortSpec, sortDocuments, topSortedDocuments } from "../document-paths.js";
 import { badValue } from "../errors.js";
 import type { Collection } from "../storage/collection.js";
 import { compileFilter } from "./matcher.js";
@@ -120,10 +120,12 @@ export function findDocuments(source: DocSource, request: FindRequest): FindOutc
   if (!streamInOrder) {
     if (sortSpec.length > 0) {
       const byDoc = new Map(found.map(([id, doc]) => [doc, id]));
-      const sorted = sortDocuments(
-        found.map(([, doc]) => doc),
-        sortSpec,
-      );
+      const docs = found.map(([, doc]) => doc);
+      const k = limit > 0 ? skip + limit : 0;
+      const sorted =
+        k > 0 && k <= 1000 && docs.length > 4 * k
+          ? topSortedDocuments(docs, sortSpec, k)
+          : sortDocuments(docs, sortSpec);
       selected = sorted.map((doc) => [byDoc.get(doc)!, doc]);
     }
     selected = selected.slice(skip, limit > 0 ? skip + limit : undefined);
