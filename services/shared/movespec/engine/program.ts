@@ -5,6 +5,7 @@
  */
 import type { CompiledSpec, SignalDef } from "../compiled-spec.js";
 import type { Expr } from "../expression/ast.js";
+import { FUNCTIONS } from "../expression/functions.js";
 import { forEachRef } from "../expression/refs.js";
 import {
   concreteNames,
@@ -42,7 +43,6 @@ export interface SignalSlot {
   readonly points: readonly number[];
   /** Slots it reads (must be fresh). */
   readonly deps: readonly number[];
-  readonly usesScale: boolean;
   readonly compute: () => number;
   readonly filter: (state: Float64Array, at: number, x: number, t: number) => number;
   readonly filterAt: number;
@@ -55,12 +55,12 @@ export interface Program {
   readonly pointSources: readonly (readonly [number, number])[];
   readonly slots: readonly SignalSlot[];
   readonly slotIndex: ReadonlyMap<string, number>;
-  readonly scalePoints: readonly [number, number, number, number] | undefined;
+  /** The two point slots whose distance is the body scale, when a signal needs it. */
+  readonly scalePoints: readonly [number, number] | undefined;
   /** Point slots of the tracking gate, per side. */
   readonly gatePoints: Readonly<Record<SideKey, readonly number[]>>;
   readonly gateNames: Readonly<Record<SideKey, readonly string[]>>;
   compileCondition(e: Expr, side: SideKey): () => boolean;
-  compileValue(e: Expr, side: SideKey): () => number;
   /** Slots a condition reads on a side, for reporting values. */
   slotsOf(e: Expr, side: SideKey): number[];
   resetFilters(): void;
@@ -385,7 +385,6 @@ export function buildProgram(spec: CompiledSpec, topologyName: TopologyName): Pr
       def: p.def,
       points: [...pts],
       deps: [...deps],
-      usesScale: usesScaleFn(p.def.expr),
       compute,
       filter: makeFilter(p.def.smoothing),
       filterAt: allocState(FILTER_STATE_SIZE),
@@ -485,30 +484,30 @@ export function buildProgram(spec: CompiledSpec, topologyName: TopologyName): Pr
     pointSources,
     slots: compiledSlots,
     slotIndex,
-    scalePoints: scalePointIdx ? [scalePointIdx[0], scalePointIdx[1], 0, 0] : undefined,
+    scalePoints: scalePointIdx ? [scalePointIdx[0], scalePointIdx[1]] : undefined,
     gatePoints,
     gateNames,
     compileCondition,
-    compileValue: (e, side) => compileValueWith(e, side, new Set(), new Set()),
     slotsOf,
     resetFilters,
   };
 }
 
 function usesScaleFn(e: Expr): boolean {
-  let found = false;
-  const visit = (n: Expr) => {
-    if (n.kind === "call") {
-      if (n.fn === "distance" || n.fn === "dx" || n.fn === "dy" || n.fn === "above") found = true;
-      n.args.forEach(visit);
-    } else if (n.kind === "neg" || n.kind === "not") visit(n.operand);
-    else if (n.kind === "arith" || n.kind === "compare" || n.kind === "and" || n.kind === "or") {
-      visit(n.left);
-      visit(n.right);
-    }
-  };
-  visit(e);
-  return found;
+  switch (e.kind) {
+    case "call":
+      return FUNCTIONS[e.fn]?.scaled === true || e.args.some(usesScaleFn);
+    case "neg":
+    case "not":
+      return usesScaleFn(e.operand);
+    case "arith":
+    case "compare":
+    case "and":
+    case "or":
+      return usesScaleFn(e.left) || usesScaleFn(e.right);
+    default:
+      return false;
+  }
 }
 
 export type { Side };

@@ -300,25 +300,3 @@ function join(a: Span, b: Span): Span {
 export function parseExpression(src: string): Expr {
   return new Parser(tokenize(src)).parseAll();
 }
-
-/** Prints an expression back in canonical form (used in messages and event values). */
-export function formatExpression(e: Expr): string {
-  switch (e.kind) {
-    case "num":
-      return String(e.value);
-    case "ref":
-      return e.side ? `${e.side}.${e.name}` : e.name;
-    case "call":
-      return `${e.fn}(${e.args.map(formatExpression).join(", ")})`;
-    case "neg":
-      return `-${formatExpression(e.operand)}`;
-    case "arith":
-    case "compare":
-      return `(${formatExpression(e.left)} ${e.op} ${formatExpression(e.right)})`;
-    case "and":
-    case "or":
-      return `(${formatExpression(e.left)} ${e.kind} ${formatExpression(e.right)})`;
-    case "not":
-      return `not ${formatExpression(e.operand)}`;
-  }
-}

@@ -7,7 +7,6 @@ import { checkExpression, type ExprSource, parseAt, spanPosition } from "./check
 import {
   canBothHold,
   conjunctionIntervals,
-  FULL,
   type Interval,
   intersect,
   intervalText,
@@ -231,5 +230,3 @@ function touches(enter: Map<string, Interval>, exit: Map<string, Interval>): boo
   const gapHigh = e.hi !== Number.POSITIVE_INFINITY && x.lo === e.hi;
   return gapLow || gapHigh;
 }
-
-export { FULL };
