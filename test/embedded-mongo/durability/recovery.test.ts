@@ -71,6 +71,17 @@ describe("embedded-mongo durability: data directory", function () {
     });
   });
 
+  it("acknowledges writes under fsync 'always' and with writeConcern j:true", async () => {
+    await withServer({ dataDir, fsync: "always" }, async (client) => {
+      const c = client.db("app").collection("c");
+      await Promise.all(Array.from({ length: 20 }, (_, i) => c.insertOne({ i })));
+      await c.insertOne({ i: 20 }, { writeConcern: { w: 1, j: true } });
+    });
+    await withServer({ dataDir }, async (client) => {
+      expect(await client.db("app").collection("c").countDocuments()).to.equal(21);
+    });
+  });
+
   it("cuts a torn last log record and keeps everything before it", async () => {
     await withServer({ dataDir }, async (client) => {
       await client
