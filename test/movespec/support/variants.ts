@@ -61,6 +61,19 @@ export function jittered(frames: Frame[], sigma: number, seed = 1): Frame[] {
   }));
 }
 
+/**
+ * Moves both hip landmarks down by `fraction` of the torso (negative: up). Pose models disagree
+ * on where the hip is (Kinect's hip joints sit higher than BlazePose's).
+ */
+export function hipsMoved(frames: Frame[], fraction: number): Frame[] {
+  return frames.map((f) => {
+    const kp = f.keypoints.map((p) => [...p]);
+    const torso = (kp[LEFT_HIP][1] + kp[RIGHT_HIP][1]) / 2 - (kp[11][1] + kp[12][1]) / 2;
+    for (const i of [LEFT_HIP, RIGHT_HIP]) kp[i][1] += fraction * torso;
+    return { ...f, keypoints: kp };
+  });
+}
+
 /** BlazePose-33 index of each COCO-17 keypoint. */
 const COCO_FROM_BLAZEPOSE = [0, 2, 5, 7, 8, 11, 12, 13, 14, 15, 16, 23, 24, 25, 26, 27, 28];
 
@@ -76,4 +89,6 @@ export const VARIANTS: Record<string, (frames: Frame[]) => Frame[]> = {
   "15 fps": halfRate,
   jitter: (f) => jittered(f, 0.004),
   "coco-17 2d": (f) => twoD(toCoco17(f)),
+  "hips 8% lower": (f) => hipsMoved(f, 0.08),
+  "hips 8% higher": (f) => hipsMoved(f, -0.08),
 };
