@@ -137,6 +137,10 @@ export class CollectionIndex {
   /** Key tuples for a document, or none when a sparse/partial index leaves it out. */
   keysFor(doc: Doc): unknown[][] {
     if (this.partial && !this.partial.test(doc)) return [];
+    if (this.paths.length === 1 && this.paths[0].length === 1 && !this.spec.sparse) {
+      const value = doc[this.paths[0][0]];
+      if (!Array.isArray(value)) return [[value === undefined ? null : value]];
+    }
     const perField = this.paths.map((path) => valuesAtPath(doc, path));
     if (this.spec.sparse && perField.every((values) => values.every((v) => v === undefined))) {
       return [];
@@ -165,6 +169,29 @@ export class CollectionIndex {
       if (!this.multikeyFields[i] && touchesArray(doc, this.paths[i]))
         this.multikeyFields[i] = true;
     }
+  }
+
+  /**
+   * Rebuilds the index from all documents at once (sort, then chunk): used to build a new
+   * index and to load snapshots. Returns the first duplicate pair for unique indexes.
+   */
+  rebuild(docs: Iterable<[string, Doc]>): { key: unknown[]; ids: [string, string] } | undefined {
+    const entries: IndexEntry[] = [];
+    for (const [id, doc] of docs) {
+      for (const key of this.keysFor(doc)) entries.push({ key, id });
+      this.noteMultikey(doc);
+    }
+    const compare = this.entries.comparator;
+    entries.sort(compare);
+    if (this.spec.unique) {
+      for (let i = 1; i < entries.length; i++) {
+        const a = entries[i - 1];
+        const b = entries[i];
+        if (a.id !== b.id && keysEqual(a.key, b.key)) return { key: b.key, ids: [a.id, b.id] };
+      }
+    }
+    this.entries.loadSorted(entries);
+    return undefined;
   }
 
   add(keys: unknown[][], id: string): void {

@@ -145,7 +145,9 @@ export class Collection {
   }
 
   private keysByIndex(doc: Doc): Array<[CollectionIndex, unknown[][]]> {
-    return [...this.indexes.values()].map((index) => [index, index.keysFor(doc)]);
+    const out: Array<[CollectionIndex, unknown[][]]> = [];
+    for (const index of this.indexes.values()) out.push([index, index.keysFor(doc)]);
+    return out;
   }
 
   /** Returns false when an identical index already exists. */
@@ -182,22 +184,27 @@ export class Collection {
       if (spec.unique === false) throw badValue("The _id index cannot be non-unique");
     }
     const index = new CollectionIndex(spec);
-    for (const [idKey, record] of this.docs) {
-      const keys = index.keysFor(record.doc);
-      if (spec.unique) {
-        const other = index.findConflict(keys, idKey);
-        if (other !== undefined) {
-          const clash = keys.find((k) =>
-            index.keysFor(this.get(other)!).some((o) => sameKey(o, k)),
-          );
-          throw duplicateKeyError(this.ns, index, clash ?? keys[0]);
-        }
-      }
-      index.add(keys, idKey);
-      index.noteMultikey(record.doc);
-    }
+    const duplicate = index.rebuild(this.documents());
+    if (duplicate) throw duplicateKeyError(this.ns, index, duplicate.key);
     this.indexes.set(spec.name, index);
     return true;
+  }
+
+  *documents(): Generator<[string, Doc]> {
+    for (const [idKey, record] of this.docs) yield [idKey, record.doc];
+  }
+
+  /** Loads documents in bulk (snapshot recovery): one sort per index instead of inserts. */
+  load(docs: Doc[], version: () => number): void {
+    for (const doc of docs) {
+      const idKey = idKeyOf(doc._id);
+      if (this.docs.has(idKey)) throw duplicateKeyError(this.ns, this.idIndex, [doc._id]);
+      this.docs.set(idKey, { doc, version: version() });
+    }
+    for (const index of this.indexes.values()) {
+      const duplicate = index.rebuild(this.documents());
+      if (duplicate) throw duplicateKeyError(this.ns, index, duplicate.key);
+    }
   }
 
   dropIndex(name: string): void {

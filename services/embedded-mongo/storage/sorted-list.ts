@@ -9,7 +9,7 @@ export interface Position {
   offset: number;
 }
 
-const CHUNK_SIZE = 512;
+const CHUNK_SIZE = 128;
 
 export class SortedList<T> {
   private chunks: T[][] = [[]];
@@ -24,6 +24,19 @@ export class SortedList<T> {
   clear(): void {
     this.chunks = [[]];
     this.count = 0;
+  }
+
+  /** Replaces the contents with items already in order (bulk index builds). */
+  loadSorted(items: T[]): void {
+    this.chunks = [];
+    for (let i = 0; i < items.length; i += CHUNK_SIZE)
+      this.chunks.push(items.slice(i, i + CHUNK_SIZE));
+    if (this.chunks.length === 0) this.chunks.push([]);
+    this.count = items.length;
+  }
+
+  get comparator(): (a: T, b: T) => number {
+    return this.compare;
   }
 
   /** The first position whose item is >= probe (or the end position). */

@@ -319,7 +319,7 @@ export class StorageEngine {
     for (const c of content.collections) {
       const collection = new Collection(c.db, c.name, c.options, c.uuid);
       for (const spec of c.indexes) collection.createIndex(spec);
-      for (const doc of c.docs) collection.insert(doc, this.nextVersion());
+      collection.load(c.docs, () => this.nextVersion());
       this.collections.set(collection.ns, collection);
     }
     this.options.logger.info({ file, collections: content.collections.length }, "snapshot loaded");
