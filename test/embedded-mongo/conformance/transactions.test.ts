@@ -89,6 +89,53 @@ describe("embedded-mongo conformance: sessions and transactions", () => {
     expect(await c.countDocuments({})).to.equal(2);
   });
 
+  it("keeps invariants under concurrent transfers and non-transactional writes", async function () {
+    this.timeout(60_000);
+    const accounts = coll("tx_concurrent");
+    const ids = ["a", "b", "c", "d", "e"];
+    await accounts.insertMany(ids.map((_id) => ({ _id, balance: 100, touches: 0 })) as never[]);
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const transfer = async () => {
+      const from = ids[random(5)];
+      const to = ids[(ids.indexOf(from) + 1 + random(4)) % 5];
+      const session = state.client.startSession();
+      try {
+        await session.withTransaction(async () => {
+          const source = await accounts.findOne({ _id: from as never }, { session });
+          const amount = Math.min(source!.balance, 1 + random(20));
+          await accounts.updateOne(
+            { _id: from as never },
+            { $inc: { balance: -amount } },
+            { session },
+          );
+          await accounts.updateOne(
+            { _id: to as never },
+            { $inc: { balance: amount } },
+            { session },
+          );
+        });
+      } finally {
+        await session.endSession();
+      }
+    };
+    const workers = Array.from({ length: 4 }, async () => {
+      for (let i = 0; i < 8; i++) await transfer();
+    });
+    const toucher = (async () => {
+      for (let i = 0; i < 20; i++)
+        await accounts.updateOne({ _id: ids[i % 5] as never }, { $inc: { touches: 1 } });
+    })();
+    await Promise.all([...workers, toucher]);
+    const all = await accounts.find({}).toArray();
+    expect(all.reduce((n, d) => n + d.balance, 0)).to.equal(500);
+    expect(all.reduce((n, d) => n + d.touches, 0)).to.equal(20);
+    expect(all.every((d) => d.balance >= 0)).to.equal(true);
+  });
+
   it("discards the writes of an aborted transaction", async () => {
     const c = coll("tx_abort");
     const session = state.client.startSession();
