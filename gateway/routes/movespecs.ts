@@ -7,6 +7,10 @@ import type { GatewayContext, GatewayState } from "../state.js";
 import { optionalString, requiredString } from "./movespecs/body-fields.js";
 import { contentETag, draftETag, parseIfMatch } from "./movespecs/etag.js";
 import {
+  createListingMicroCache,
+  DEFAULT_LISTING_TTL_MS,
+} from "./movespecs/listing-micro-cache.js";
+import {
   draftJson,
   type Json,
   moveSpecJson,
@@ -30,6 +34,7 @@ const VISIBILITY_FROM_JSON: Readonly<Record<string, Visibility>> = {
 export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
   const router = new Router<GatewayState>();
   const { authoring, catalogue } = deps.clients;
+  const listings = createListingMicroCache({ ttlMs: DEFAULT_LISTING_TTL_MS, maxEntries: 2000 });
 
   /** The star count shown with one MoveSpec; omitted if the catalogue cannot say right now. */
   async function starCountOf(movespecId: string): Promise<number | undefined> {
@@ -62,14 +67,20 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
       limit: page.limit,
       offset: page.offset,
     };
-    const listing = await serviceCall(() => catalogue.listMoveSpecs(request));
-    ctx.body = {
-      items: listing.items.map((entry) => moveSpecJson(entry)),
-      has_more: listing.hasMore,
-      limit: page.limit,
-      offset: Number(page.offset),
-      total: listing.total,
-    } satisfies Json;
+    // The same page for everyone (public entries only), so one cache key per parameter set.
+    const key = JSON.stringify([request.q, request.sort, request.limit, String(request.offset)]);
+    const text = await listings.get(key, async () => {
+      const listing = await serviceCall(() => catalogue.listMoveSpecs(request));
+      return JSON.stringify({
+        items: listing.items.map((entry) => moveSpecJson(entry)),
+        has_more: listing.hasMore,
+        limit: page.limit,
+        offset: Number(page.offset),
+        total: listing.total,
+      } satisfies Json);
+    });
+    ctx.type = "application/json";
+    ctx.body = text;
   });
 
   router.post("/api/movespecs", async (ctx) => {
