@@ -156,9 +156,17 @@ export function isTopologyName(value: unknown): value is TopologyName {
   return value === "blazepose-33" || value === "coco-17";
 }
 
-/** The two landmarks whose distance is the body scale. */
-export function scaleLandmarks(scale: "torso" | "shoulders" | "hips"): string[] {
-  if (scale === "torso") return ["mid_shoulder", "mid_hip"];
-  if (scale === "shoulders") return ["left_shoulder", "right_shoulder"];
-  return ["left_hip", "right_hip"];
+/**
+ * Landmark pairs whose distance is the body scale; the scale is the mean over the pairs whose
+ * landmarks are both visible (so a torso seen from the side still has a length).
+ */
+export function scalePairs(scale: "torso" | "shoulders" | "hips"): [string, string][] {
+  if (scale === "torso") {
+    return [
+      ["left_shoulder", "left_hip"],
+      ["right_shoulder", "right_hip"],
+    ];
+  }
+  if (scale === "shoulders") return [["left_shoulder", "right_shoulder"]];
+  return [["left_hip", "right_hip"]];
 }

@@ -38,6 +38,19 @@ export function rotated(frames: Frame[], degrees: number): Frame[] {
   });
 }
 
+/**
+ * Side view where the pose model barely sees the far side: left-side landmarks (taken as away
+ * from the camera, so the exercised right arm of the shoulder recordings stays visible) get
+ * visibility 0.3, the near side 0.9. Keypoints are [x, y, 0, visibility].
+ */
+export function sideViewFarSideDim(frames: Frame[]): Frame[] {
+  return rotated(frames, 90).map((f) => ({
+    ...f,
+    keypoints: f.keypoints.map((p, i) => [p[0], p[1], 0, FAR_SIDE.has(i) ? 0.3 : 0.9]),
+  }));
+}
+const FAR_SIDE = new Set([1, 2, 3, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31]);
+
 /** Every other frame (15 fps from 30 fps), renumbered. */
 export function halfRate(frames: Frame[]): Frame[] {
   return frames.filter((_, i) => i % 2 === 0).map((f, i) => ({ ...f, seq: i }));
@@ -86,6 +99,7 @@ export const VARIANTS: Record<string, (frames: Frame[]) => Frame[]> = {
   "turned +45": (f) => rotated(f, 45),
   "turned -45": (f) => rotated(f, -45),
   "side view": (f) => rotated(f, 90),
+  "side view, far side dim": sideViewFarSideDim,
   "15 fps": halfRate,
   jitter: (f) => jittered(f, 0.004),
   "coco-17 2d": (f) => twoD(toCoco17(f)),

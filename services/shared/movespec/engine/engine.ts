@@ -203,20 +203,26 @@ class EngineImpl implements Engine {
     const minVis = this.spec.tracking.minVisibility;
     // Body scale: a follower of the torso (or shoulder/hip) length that rises at once and decays
     // slowly, so leaning towards the camera does not inflate normalised distances.
-    if (p.scalePoints) {
-      const a = p.scalePoints[0] * 4;
-      const b = p.scalePoints[1] * 4;
-      if (points[a + 3] >= minVis && points[b + 3] >= minVis) {
-        const dx = points[a] - points[b];
-        const dy = points[a + 1] - points[b + 1];
-        const len = Math.sqrt(dx * dx + dy * dy);
+    if (p.scalePoints.length > 0) {
+      let sum = 0;
+      let n = 0;
+      for (let k = 0; k < p.scalePoints.length; k++) {
+        const a = p.scalePoints[k][0] * 4;
+        const b = p.scalePoints[k][1] * 4;
+        if (points[a + 3] >= minVis && points[b + 3] >= minVis) {
+          const dx = points[a] - points[b];
+          const dy = points[a + 1] - points[b + 1];
+          sum += Math.sqrt(dx * dx + dy * dy);
+          n++;
+        }
+      }
+      const len = n > 0 ? sum / n : 0;
+      if (len > 0) {
         const s = mem.state;
         const prev = s[0];
-        if (len > 0) {
-          if (Number.isNaN(prev) || len >= prev) s[0] = len;
-          else s[0] = prev + (1 - Math.exp(-(t - s[1]) / SCALE_TIME_CONSTANT)) * (len - prev);
-          s[1] = t;
-        }
+        if (Number.isNaN(prev) || len >= prev) s[0] = len;
+        else s[0] = prev + (1 - Math.exp(-(t - s[1]) / SCALE_TIME_CONSTANT)) * (len - prev);
+        s[1] = t;
       }
     }
     // Signal slots, in dependency order; a slot whose landmarks are hidden keeps its last value.

@@ -327,8 +327,11 @@ export class Machine {
       case "together":
         return fns[0]() && fns[1]() ? 0 : -1;
       case "either":
-        if (this.allSides[i])
-          return f.gate.left && f.gate.right && fns[0]() && fns[1]() ? BOTH : -1;
+        if (this.allSides[i]) {
+          // Every side that can be seen must be at rest (and at least one must be seen).
+          const seen = f.gate.left || f.gate.right;
+          return seen && (!f.gate.left || fns[0]()) && (!f.gate.right || fns[1]()) ? BOTH : -1;
+        }
         if (f.gate.left && fns[0]()) return 0;
         if (f.gate.right && fns[1]()) return 1;
         return -1;
@@ -345,7 +348,7 @@ export class Machine {
       case "together":
         return fns[0]() && fns[1]();
       case "either":
-        if (side === BOTH) return fns[0]() && fns[1]();
+        if (side === BOTH) return (!f.gate.left || fns[0]()) && (!f.gate.right || fns[1]());
         // While the side that entered is hidden, keep the phase (pause).
         return f.gate[this.sides[side]] ? fns[side]() : true;
     }

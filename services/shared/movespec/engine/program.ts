@@ -11,7 +11,7 @@ import {
   concreteNames,
   parseLandmarkName,
   type Side,
-  scaleLandmarks,
+  scalePairs,
   TOPOLOGIES,
   type TopologyName,
 } from "../topology.js";
@@ -55,8 +55,8 @@ export interface Program {
   readonly pointSources: readonly (readonly [number, number])[];
   readonly slots: readonly SignalSlot[];
   readonly slotIndex: ReadonlyMap<string, number>;
-  /** The two point slots whose distance is the body scale, when a signal needs it. */
-  readonly scalePoints: readonly [number, number] | undefined;
+  /** Pairs of point slots whose mean distance is the body scale (empty when no signal needs it). */
+  readonly scalePoints: readonly (readonly [number, number])[];
   /** Point slots of the tracking gate, per side. */
   readonly gatePoints: Readonly<Record<SideKey, readonly number[]>>;
   readonly gateNames: Readonly<Record<SideKey, readonly string[]>>;
@@ -98,10 +98,11 @@ export function buildProgram(spec: CompiledSpec, topologyName: TopologyName): Pr
   };
 
   const usesScale = spec.signals.some((s) => usesScaleFn(s.expr));
-  const scaleNames = scaleLandmarks(spec.scale);
-  const scalePointIdx = usesScale
-    ? [landmarkPoint(scaleNames[0], "none"), landmarkPoint(scaleNames[1], "none")]
-    : undefined;
+  const scalePoints = usesScale
+    ? scalePairs(spec.scale).map(
+        ([a, b]) => [landmarkPoint(a, "none"), landmarkPoint(b, "none")] as const,
+      )
+    : [];
 
   // Decide which (signal, side) slots exist: every sided signal on each evaluated side, plus
   // whatever side-qualified references need.
@@ -484,7 +485,7 @@ export function buildProgram(spec: CompiledSpec, topologyName: TopologyName): Pr
     pointSources,
     slots: compiledSlots,
     slotIndex,
-    scalePoints: scalePointIdx ? [scalePointIdx[0], scalePointIdx[1]] : undefined,
+    scalePoints,
     gatePoints,
     gateNames,
     compileCondition,

@@ -12,7 +12,7 @@ import {
   landmarkExists,
   parseLandmarkName,
   type Side,
-  scaleLandmarks,
+  scalePairs,
   TOPOLOGY_NAMES,
   type TopologyName,
 } from "../topology.js";
@@ -275,7 +275,8 @@ function loadInto(source: string, issues: IssueList): CompiledSpec | undefined {
   // The gate defaults to the landmarks the signals read; the body scale's own landmarks only
   // need to be in the topology (the scale holds its last value while they are hidden).
   const tracking = readTracking(r, k.get("tracking")?.value, [...landmarkNames]);
-  if (sig.usesScale) for (const l of scaleLandmarks(scale)) landmarkNames.add(l);
+  if (sig.usesScale)
+    for (const pair of scalePairs(scale)) for (const l of pair) landmarkNames.add(l);
   const concrete = new Set<string>();
   for (const side of sidesOf(sides)) {
     for (const l of [...landmarkNames, ...(tracking?.landmarks ?? [])]) {
