@@ -6,19 +6,19 @@ description: Counts bodyweight squats; works from the front or the side.
 tags: [legs]
 
 signals:
-  # How high the hips are above the ankles, in torso lengths (about 1.7 standing, 1 or less at the bottom).
+  # How high the hips are above the ankles, in torso lengths (about 1.5 standing, under 1 at the bottom).
   hip_height: above(mid_hip, mid_ankle)
 
 phases:
   up:
-    enter: hip_height > 1.35
-    exit: hip_height < 1.25
+    enter: hip_height > 1.3
+    exit: hip_height < 1.2
   down:
-    enter: hip_height < 1.05
-    exit: hip_height > 1.15
+    enter: hip_height < 1.0
+    exit: hip_height > 1.1
 
 repetition:
   cycle: [up, down, up]
   within: [0.5s, 10s]
-  start: { phase: up, for: 0.3s }
+  start: { phase: up, for: 0.2s }
 `;
