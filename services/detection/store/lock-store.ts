@@ -19,14 +19,18 @@ export function createLockStore(db: Db): LockStore {
   return {
     async tryAcquire(name, owner, ttlMs) {
       const now = new Date();
+      const expires = new Date(now.getTime() + ttlMs);
+      // Renew or take over an expired lock; else create it (no upsert with $or: simpler for any
+      // MongoDB-compatible server to get right).
+      const taken = await storeCall(() =>
+        locks.updateOne(
+          { _id: name, $or: [{ owner }, { expires_at: { $lte: now } }] },
+          { $set: { owner, expires_at: expires } },
+        ),
+      );
+      if (taken.matchedCount === 1) return true;
       try {
-        await storeCall(() =>
-          locks.updateOne(
-            { _id: name, $or: [{ owner }, { expires_at: { $lte: now } }] },
-            { $set: { owner, expires_at: new Date(now.getTime() + ttlMs) } },
-            { upsert: true },
-          ),
-        );
+        await storeCall(() => locks.insertOne({ _id: name, owner, expires_at: expires }));
         return true;
       } catch (error) {
         if (isDuplicateKey(error)) return false;

@@ -45,7 +45,10 @@ export function handleStreamConnection(
       if (ws.readyState === ws.OPEN) ws.send(message);
     },
     close: (code, reason) => {
-      if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(code, reason);
+      if (ws.readyState !== ws.OPEN && ws.readyState !== ws.CONNECTING) return;
+      // A paused socket would never read the client's answering close frame.
+      ws.resume();
+      ws.close(code, reason);
     },
     pauseReading: () => ws.pause(),
     resumeReading: () => ws.resume(),

@@ -5,6 +5,7 @@
  */
 import WebSocket from "ws";
 
+// biome-ignore lint/suspicious/noExplicitAny: tests read server messages loosely in assertions
 export type ServerMessage = Record<string, any> & { type: string };
 
 export interface RawStream {
