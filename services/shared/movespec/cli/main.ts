@@ -144,7 +144,15 @@ export async function main(
     io.stderr.write(`${(err as Error).message}\n`);
     return 1;
   }
-  const size = recordingSize(recordingFile);
+  let size: number;
+  try {
+    size = recordingSize(recordingFile);
+  } catch (err) {
+    io.stderr.write(
+      `cannot read ${recordingFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`,
+    );
+    return 1;
+  }
   const progress =
     io.stderr.isTTY && size >= PROGRESS_MIN_BYTES
       ? createProgressBar(io.stderr, size, recordingFile)
