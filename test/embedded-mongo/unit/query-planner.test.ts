@@ -65,6 +65,50 @@ describe("embedded-mongo query planner", () => {
     expect(result.docsExamined).to.equal(300);
   });
 
+  it("serves a keyword listing ($all + equality + sort on a compound multikey index) with early stop", () => {
+    const entries = new Collection("db", "entries");
+    entries.createIndex(
+      normalizeIndexSpec({
+        key: { keywords: 1, listed: 1, updated_at: -1, _id: 1 },
+        name: "search_recent",
+      }),
+    );
+    entries.createIndex(
+      normalizeIndexSpec({ key: { listed: 1, updated_at: -1, _id: 1 }, name: "listed_recent" }),
+    );
+    for (let i = 0; i < 5000; i++) {
+      entries.insert(
+        {
+          _id: `e${String(i).padStart(5, "0")}`,
+          keywords: [`k${i % 10}`, `m${i % 7}`, "common"],
+          listed: i % 3 !== 0,
+          updated_at: new Date(1_700_000_000_000 + (i % 1000) * 1000),
+        },
+        i + 1,
+      );
+    }
+    const request = {
+      filter: { keywords: { $all: ["k3"] }, listed: true },
+      sort: { updated_at: -1, _id: 1 },
+      skip: 10,
+      limit: 20,
+    };
+    const result = findDocuments({ collection: entries }, request);
+    expect(result.plan?.kind === "ixscan" && result.plan.index.name).to.equal("search_recent");
+    expect(result.docsExamined).to.equal(30);
+    const all = findDocuments({ collection: entries }, { filter: request.filter });
+    const expected = all.docs
+      .sort((a, b) => +(b.updated_at as Date) - +(a.updated_at as Date) || (a._id < b._id ? -1 : 1))
+      .slice(10, 30)
+      .map((d) => d._id);
+    expect(result.docs.map((d) => d._id)).to.deep.equal(expected);
+    const two = findDocuments(
+      { collection: entries },
+      { ...request, filter: { keywords: { $all: ["common", "k3", "m2"] }, listed: true } },
+    );
+    expect(two.docsExamined).to.be.at.most(500);
+  });
+
   it("falls back to a collection scan for filters no index helps", () => {
     expect(planQuery(c, { filter: { nope: 1 } }).kind).to.equal("collscan");
     const result = findDocuments({ collection: c }, { filter: { a: { $ne: 1 } }, limit: 3 });
