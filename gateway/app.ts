@@ -22,7 +22,7 @@ const ALLOWED_HEADERS = [
 /** The public JSON API as a Koa app (it does not listen: see server.ts). */
 export function createGatewayApp(deps: RouteDeps, metrics: HttpMetrics): Koa<GatewayState> {
   const app = new Koa<GatewayState>();
-  app.proxy = false;
+  app.proxy = deps.config.trustProxy;
   // Errors are answered by errorEnvelope; Koa's default handler would print them again.
   app.silent = true;
   const router = publicRoutes(deps);

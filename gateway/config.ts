@@ -9,6 +9,7 @@ import {
   envString,
 } from "../services/shared/config/env.js";
 import { LOG_LEVELS, type LogLevel } from "../services/shared/config/service-config.js";
+import { readTokenSettings, type TokenSettings } from "../services/shared/tokens/index.js";
 
 /** Everything the gateway reads from its environment, read once at start (see the README). */
 export interface GatewayConfig {
@@ -28,6 +29,10 @@ export interface GatewayConfig {
   readonly detectionServiceUrls: readonly string[];
   readonly rpcTimeoutMs: number;
   readonly supervised: boolean;
+  /** Behind a trusted ingress: client addresses come from X-Forwarded-For (rate limits need them). */
+  readonly trustProxy: boolean;
+  /** Issuer and clock tolerance of access tokens, shared with the auth service. */
+  readonly tokens: TokenSettings;
 }
 
 export function loadGatewayConfig(env: Env): GatewayConfig {
@@ -50,5 +55,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     detectionServiceUrls: envList(env, "DETECTION_SERVICE_URLS", ["http://127.0.0.1:50054"]),
     rpcTimeoutMs: envInt(env, "RPC_TIMEOUT_MS", 10_000, { min: 100, max: 600_000 }),
     supervised: envBool(env, "SUPERVISED", false),
+    trustProxy: envBool(env, "TRUST_PROXY", false),
+    tokens: readTokenSettings(env),
   });
 }

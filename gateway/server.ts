@@ -39,7 +39,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     }),
   };
   const clients = createServiceClients(config);
-  const tokenVerifier = createGatewayTokenVerifier(clients.auth);
+  const tokenVerifier = createGatewayTokenVerifier(clients.auth, config.tokens);
   void tokenVerifier.warmUp();
   const deps = { config, clients, logger, tokenVerifier };
   const app = createGatewayApp(deps, metrics);

@@ -10,8 +10,8 @@ import {
 
 /**
  * The gateway's access-token verifier: public keys from the auth service's GetJwks, cached and
- * refetched on an unknown `kid`. Token settings default to the shared ones (the gateway's config
- * does not yet carry TOKEN_ISSUER / TOKEN_CLOCK_TOLERANCE_SECONDS: see docs/auth.md).
+ * refetched on an unknown `kid`. The issuer and clock tolerance come from the gateway's config
+ * (TOKEN_ISSUER, TOKEN_CLOCK_TOLERANCE_SECONDS), read the same way as the auth service reads them.
  */
 export function createGatewayTokenVerifier(
   auth: Client<typeof AuthService>,
