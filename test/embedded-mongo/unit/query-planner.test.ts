@@ -98,7 +98,11 @@ describe("embedded-mongo query planner", () => {
     expect(result.docsExamined).to.equal(30);
     const all = findDocuments({ collection: entries }, { filter: request.filter });
     const expected = all.docs
-      .sort((a, b) => +(b.updated_at as Date) - +(a.updated_at as Date) || (a._id < b._id ? -1 : 1))
+      .sort(
+        (a, b) =>
+          +(b.updated_at as Date) - +(a.updated_at as Date) ||
+          (String(a._id) < String(b._id) ? -1 : 1),
+      )
       .slice(10, 30)
       .map((d) => d._id);
     expect(result.docs.map((d) => d._id)).to.deep.equal(expected);
