@@ -23,6 +23,8 @@ const ALLOWED_HEADERS = [
 export function createGatewayApp(deps: RouteDeps, metrics: HttpMetrics): Koa<GatewayState> {
   const app = new Koa<GatewayState>();
   app.proxy = deps.config.trustProxy;
+  // Only the address the trusted ingress appended counts: a client can forge the others.
+  app.maxIpsCount = 1;
   // Errors are answered by errorEnvelope; Koa's default handler would print them again.
   app.silent = true;
   const router = publicRoutes(deps);

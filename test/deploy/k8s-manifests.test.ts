@@ -223,9 +223,9 @@ describe("deploy/k8s manifests", () => {
           } else {
             expect(container.readinessProbe?.grpc?.port, workload.name).to.be.a("number");
             expect(container.readinessProbe?.grpc?.port, workload.name).to.equal(port("grpc"));
-            expect(container.livenessProbe?.httpGet, workload.name).to.deep.include({
-              path: "/livez",
-              port: "admin",
+            expect(container.livenessProbe?.grpc, workload.name).to.deep.equal({
+              port: port("grpc"),
+              service: "liveness",
             });
           }
           const env = environmentOf(container, render(overlay));

@@ -133,7 +133,7 @@ describe("graceful shutdown", function () {
     });
   });
 
-  it("a service started alone stays NOT_SERVING until MongoDB answers", async () => {
+  it("a service started alone stays NOT_SERVING (but alive) until MongoDB answers", async () => {
     const service = startProcess({
       name: "catalogue",
       entry: "services/catalogue/main.ts",
@@ -152,13 +152,17 @@ describe("graceful shutdown", function () {
       const response = await fetch(`${admin}/readyz`);
       expect(response.status).to.equal(503);
       const client = grpcHealthClient(`http://127.0.0.1:${listening.grpc_port}`);
-      const status = await new Promise<string>((resolve, reject) =>
-        client.check({ service: "" }, (error, reply) =>
-          error ? reject(error) : resolve(String(reply?.status)),
-        ),
-      );
+      const check = (service: string) =>
+        new Promise<string>((resolve, reject) =>
+          client.check({ service }, (error, reply) =>
+            error ? reject(error) : resolve(String(reply?.status)),
+          ),
+        );
+      expect(await check("")).to.equal("NOT_SERVING");
+      expect(await check("catalogue.v1.CatalogueService")).to.equal("NOT_SERVING");
+      // Liveness does not follow the database: an outage must not restart the process.
+      expect(await check("liveness")).to.equal("SERVING");
       client.close();
-      expect(status).to.equal("NOT_SERVING");
     } finally {
       expect(await service.stop(8000)).to.equal(0);
     }

@@ -9,8 +9,15 @@ export { ServingStatus };
 type Listener = (status: ServingStatus) => void;
 
 /**
+ * The health entry a liveness probe asks for: SERVING for as long as the process answers at all,
+ * whatever its database does, so that an outage of MongoDB never restarts every replica.
+ */
+export const LIVENESS_SERVICE = "liveness";
+
+/**
  * The standard grpc.health.v1 state of one process: "" (the whole server) plus one entry per
- * served gRPC service, all switched together since a service is only as ready as its database.
+ * served gRPC service, all switched together since a service is only as ready as its database,
+ * plus the `liveness` entry, always SERVING.
  */
 export class HealthState {
   private status = ServingStatus.NOT_SERVING;
@@ -19,7 +26,11 @@ export class HealthState {
   constructor(private readonly serviceNames: readonly string[]) {}
 
   knows(service: string): boolean {
-    return service === "" || this.serviceNames.includes(service);
+    return service === "" || service === LIVENESS_SERVICE || this.serviceNames.includes(service);
+  }
+
+  statusOf(service: string): ServingStatus {
+    return service === LIVENESS_SERVICE ? ServingStatus.SERVING : this.status;
   }
 
   get current(): ServingStatus {
@@ -44,16 +55,17 @@ export function createHealthService(state: HealthState): ServiceImpl<typeof Heal
       if (!state.knows(request.service)) {
         throw new ConnectError(`unknown service "${request.service}"`, Code.NotFound);
       }
-      return { status: state.current };
+      return { status: state.statusOf(request.service) };
     },
     async *watch(request, context) {
       if (!state.knows(request.service)) {
         yield { status: ServingStatus.SERVICE_UNKNOWN };
         return;
       }
-      const pending: ServingStatus[] = [state.current];
+      const pending: ServingStatus[] = [state.statusOf(request.service)];
       let wake: (() => void) | undefined;
       const unsubscribe = state.subscribe((status) => {
+        if (request.service === LIVENESS_SERVICE) return;
         pending.push(status);
         wake?.();
       });
