@@ -65,7 +65,7 @@ describe("embedded-mongo planner: index plans return what a full scan returns", 
       c.createIndex(normalizeIndexSpec({ key: { c: 1, b: 1 }, name: "c_b" }));
       c.createIndex(normalizeIndexSpec({ key: { "d.e": 1 }, name: "de", sparse: true }));
       const docs = Array.from({ length: 300 }, (_, i) => randomDoc(rand, i, arrays));
-      docs.forEach((d, i) => c.insert(d, i + 1));
+      for (const [i, d] of docs.entries()) c.insert(d, i + 1);
       const sorts: Array<Doc | undefined> = [
         undefined,
         { a: 1, _id: 1 },
