@@ -31,7 +31,11 @@ describe("authoring.v1.AuthoringService over gRPC", function () {
     system = await startTestSystem();
     authoring = authoringClient(system.services.authoring.grpcUrl);
     const [a, b] = await Promise.all([createProjectWithKey(system), createProjectWithKey(system)]);
-    mine = create(CallerSchema, { projectId: a.projectId, organizationId: a.organizationId, credentialId: a.apiKeyId });
+    mine = create(CallerSchema, {
+      projectId: a.projectId,
+      organizationId: a.organizationId,
+      credentialId: a.apiKeyId,
+    });
     theirs = create(CallerSchema, { projectId: b.projectId, organizationId: b.organizationId });
   });
   after(async () => {
@@ -78,7 +82,11 @@ describe("authoring.v1.AuthoringService over gRPC", function () {
     it("lets an explicit version win, if it belongs to the MoveSpec", async () => {
       const { id, versions } = await moveSpecWithVersions(Visibility.PRIVATE, 2, 1);
       const v2 = versions[1]?.movespecVersionId as string;
-      const both = await authoring.resolveVersion({ caller: mine, movespecId: id, movespecVersionId: v2 });
+      const both = await authoring.resolveVersion({
+        caller: mine,
+        movespecId: id,
+        movespecVersionId: v2,
+      });
       expect(both.versionNumber).to.equal(2);
       const alone = await authoring.resolveVersion({ caller: mine, movespecVersionId: v2 });
       expect(alone.movespecId).to.equal(id);
@@ -86,42 +94,62 @@ describe("authoring.v1.AuthoringService over gRPC", function () {
       const mismatch = await rejection(
         authoring.resolveVersion({ caller: mine, movespecId: other.id, movespecVersionId: v2 }),
       );
-      expect(mismatch).to.include({ code: Code.InvalidArgument, reason: "VERSION_NOT_IN_MOVESPEC" });
+      expect(mismatch).to.include({
+        code: Code.InvalidArgument,
+        reason: "VERSION_NOT_IN_MOVESPEC",
+      });
     });
 
     it("needs an id, and a released version when only the MoveSpec is named", async () => {
       const none = await rejection(authoring.resolveVersion({ caller: mine }));
       expect(none).to.include({ code: Code.InvalidArgument, reason: "FIELD_REQUIRED" });
       const { id } = await moveSpecWithVersions(Visibility.PRIVATE, 1);
-      const unreleased = await rejection(authoring.resolveVersion({ caller: mine, movespecId: id }));
-      expect(unreleased).to.include({ code: Code.FailedPrecondition, reason: "NO_RELEASED_VERSION" });
+      const unreleased = await rejection(
+        authoring.resolveVersion({ caller: mine, movespecId: id }),
+      );
+      expect(unreleased).to.include({
+        code: Code.FailedPrecondition,
+        reason: "NO_RELEASED_VERSION",
+      });
     });
 
     it("resolves public MoveSpecs for anyone and hides private ones", async () => {
       const open = await moveSpecWithVersions(Visibility.PUBLIC, 1, 1);
       for (const caller of [theirs, anonymous]) {
-        expect((await authoring.resolveVersion({ caller, movespecId: open.id })).versionNumber).to.equal(1);
+        expect(
+          (await authoring.resolveVersion({ caller, movespecId: open.id })).versionNumber,
+        ).to.equal(1);
       }
       const hidden = await moveSpecWithVersions(Visibility.PRIVATE, 1, 1);
       const vid = hidden.versions[0]?.movespecVersionId as string;
       for (const caller of [theirs, anonymous]) {
-        expect(await rejection(authoring.resolveVersion({ caller, movespecId: hidden.id }))).to.include({
+        expect(
+          await rejection(authoring.resolveVersion({ caller, movespecId: hidden.id })),
+        ).to.include({
           code: Code.NotFound,
           reason: "MOVESPEC_NOT_FOUND",
         });
-        expect(await rejection(authoring.resolveVersion({ caller, movespecVersionId: vid }))).to.include({
+        expect(
+          await rejection(authoring.resolveVersion({ caller, movespecVersionId: vid })),
+        ).to.include({
           code: Code.NotFound,
           reason: "VERSION_NOT_FOUND",
         });
         // A hidden version named with a visible MoveSpec is "not found", not "not in MoveSpec".
         expect(
-          await rejection(authoring.resolveVersion({ caller, movespecId: open.id, movespecVersionId: vid })),
+          await rejection(
+            authoring.resolveVersion({ caller, movespecId: open.id, movespecVersionId: vid }),
+          ),
         ).to.include({ code: Code.NotFound, reason: "VERSION_NOT_FOUND" });
       }
-      expect(await rejection(authoring.resolveVersion({ caller: mine, movespecId: UNKNOWN_ID }))).to.include({
+      expect(
+        await rejection(authoring.resolveVersion({ caller: mine, movespecId: UNKNOWN_ID })),
+      ).to.include({
         reason: "MOVESPEC_NOT_FOUND",
       });
-      expect(await rejection(authoring.resolveVersion({ caller: mine, movespecVersionId: "x" }))).to.include({
+      expect(
+        await rejection(authoring.resolveVersion({ caller: mine, movespecVersionId: "x" })),
+      ).to.include({
         reason: "VERSION_NOT_FOUND",
       });
     });
@@ -130,21 +158,31 @@ describe("authoring.v1.AuthoringService over gRPC", function () {
   describe("admin operations", () => {
     it("changes visibility, delists and archives (idempotently)", async () => {
       const { id } = await moveSpecWithVersions(Visibility.PRIVATE, 0);
-      const shown = await authoring.setVisibility({ movespecId: id, visibility: Visibility.PUBLIC, actor: "t" });
+      const shown = await authoring.setVisibility({
+        movespecId: id,
+        visibility: Visibility.PUBLIC,
+        actor: "t",
+      });
       expect(shown.movespec?.visibility).to.equal(Visibility.PUBLIC);
-      expect((await authoring.getMoveSpec({ caller: anonymous, movespecId: id })).movespec?.movespecId).to.equal(id);
+      expect(
+        (await authoring.getMoveSpec({ caller: anonymous, movespecId: id })).movespec?.movespecId,
+      ).to.equal(id);
       const refused = await rejection(
         authoring.setVisibility({ movespecId: id, visibility: Visibility.DELISTED, actor: "t" }),
       );
       expect(refused).to.include({ code: Code.InvalidArgument, reason: "FIELD_INVALID" });
       await authoring.delistMoveSpec({ movespecId: id, actor: "t", reason: "test" });
-      expect(await rejection(authoring.getMoveSpec({ caller: anonymous, movespecId: id }))).to.include({
+      expect(
+        await rejection(authoring.getMoveSpec({ caller: anonymous, movespecId: id })),
+      ).to.include({
         reason: "MOVESPEC_NOT_FOUND",
       });
       const first = await authoring.archiveMoveSpec({ movespecId: id, actor: "t" });
       const second = await authoring.archiveMoveSpec({ movespecId: id, actor: "t" });
       expect(second.movespec?.archivedAt).to.deep.equal(first.movespec?.archivedAt);
-      expect(await rejection(authoring.archiveMoveSpec({ movespecId: UNKNOWN_ID, actor: "t" }))).to.include({
+      expect(
+        await rejection(authoring.archiveMoveSpec({ movespecId: UNKNOWN_ID, actor: "t" })),
+      ).to.include({
         reason: "MOVESPEC_NOT_FOUND",
       });
     });
