@@ -2,6 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
 import { expect } from "chai";
+import { MongoClient } from "mongodb";
 import {
   type CatalogueService,
   type EntrySnapshot,
@@ -10,6 +11,7 @@ import {
   Visibility,
 } from "../../proto/gen/catalogue/v1/catalogue_pb.js";
 import { CallerSchema } from "../../proto/gen/common/v1/caller_pb.js";
+import { listingQuery } from "../../services/catalogue/domain/listing-query.js";
 import { newId } from "../../services/shared/ids/uuid-v7.js";
 import { apiOf, catalogueClient, type JsonBody } from "../movespecs/support/api.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
@@ -24,6 +26,7 @@ interface Model {
 }
 
 const PUBLIC_COUNT = 1000;
+const CATALOGUE_DATABASE = `mds_catalogue_listing_${Date.now().toString(36)}`;
 /** Page sizes for the sorts that are not the default (the default sort runs all 200). */
 const SAMPLE_LIMITS = [2, 7, 13, 64, 101, 199, 200];
 const BASE_TIME = Date.UTC(2026, 0, 1);
@@ -80,6 +83,15 @@ function snapshot(model: Model, index: number, projectId: string): EntrySnapshot
   });
 }
 
+/** Every stage of an explained plan (classic or slot-based engine shapes). */
+function planStages(plan: JsonBody | undefined): { stage: string; indexName?: string }[] {
+  if (!plan || typeof plan !== "object") return [];
+  const own =
+    typeof plan.stage === "string" ? [{ stage: plan.stage, indexName: plan.indexName }] : [];
+  const children = [plan.inputStage, plan.queryPlan, ...(plan.inputStages ?? [])];
+  return [...own, ...children.flatMap((child) => planStages(child))];
+}
+
 const byId = (a: Model, b: Model) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 const EXPECTED_ORDER: Record<string, (a: Model, b: Model) => number> = {
   recent: (a, b) => b.updatedAt - a.updatedAt || byId(a, b),
@@ -100,7 +112,10 @@ describe("catalogue listing and search", function () {
 
   before(async () => {
     // Thousands of requests: debug logs of every process would dominate the run time.
-    system = await startTestSystem({ env: { LOG_LEVEL: "info" } });
+    system = await startTestSystem({
+      env: { LOG_LEVEL: "info" },
+      serviceEnv: { catalogue: { MONGODB_DATABASE: CATALOGUE_DATABASE } },
+    });
     catalogue = catalogueClient(system.services.catalogue.grpcUrl, "connect");
     call = apiOf(system.gatewayUrl);
     const projectId = newId();
@@ -250,6 +265,45 @@ describe("catalogue listing and search", function () {
       (error: Error) => error.message,
     );
     expect(refused).to.match(/movespec not found/);
+  });
+
+  it("serves every listing and search from an index, sorted by the index when not searching", async () => {
+    const client = new MongoClient(system.mongodbUri);
+    try {
+      const entries = client.db(CATALOGUE_DATABASE).collection("entries");
+      for (const sort of [Sort.RECENT, Sort.STARS, Sort.NAME]) {
+        for (const words of [[], ["squat"], ["elan", "pause"]]) {
+          const query = listingQuery(words, sort);
+          const explained = await entries
+            .find(query.filter)
+            .sort(query.sort)
+            .skip(40)
+            .limit(20)
+            .explain();
+          const stages = planStages((explained as JsonBody).queryPlanner.winningPlan);
+          const label = `${Sort[sort]} ${words.join(" ")}`;
+          expect(
+            stages.map((s) => s.stage),
+            label,
+          ).to.include("IXSCAN");
+          expect(
+            stages.map((s) => s.stage),
+            label,
+          ).not.to.include("COLLSCAN");
+          if (words.length === 0) {
+            expect(
+              stages.map((s) => s.stage),
+              label,
+            ).not.to.include("SORT");
+            expect(stages.find((s) => s.stage === "IXSCAN")?.indexName, label).to.equal(
+              query.index,
+            );
+          }
+        }
+      }
+    } finally {
+      await client.close();
+    }
   });
 
   it("ignores snapshots older than what it holds", async () => {
