@@ -28,21 +28,33 @@ import {
 
 const LOCK_WAIT_LIMIT_MS = 60_000;
 
-/** Runs a statement, waiting and retrying while a transaction holds a document it needs. */
-async function withLockRetry<T>(statement: () => T): Promise<T> {
-  const deadline = Date.now() + LOCK_WAIT_LIMIT_MS;
+/**
+ * Runs a statement, waiting and retrying while a transaction holds a document it needs
+ * (at most the command's maxTimeMS, else the transaction lifetime limit).
+ */
+async function withLockRetry<T>(ctx: CommandContext, statement: () => T): Promise<T> {
+  const maxTimeMS = Number(ctx.body.maxTimeMS ?? 0);
+  const deadline = Date.now() + (maxTimeMS > 0 ? maxTimeMS : LOCK_WAIT_LIMIT_MS);
   for (;;) {
     try {
       return statement();
     } catch (error) {
       if (!(error instanceof LockWait)) throw error;
-      if (Date.now() > deadline) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
         throw new MongoCommandError(
           "MaxTimeMSExpired",
-          "timed out waiting for a transaction's lock",
+          "operation exceeded time limit waiting for a transaction's lock",
         );
       }
-      await error.released;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        error.released,
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, left);
+        }),
+      ]);
+      clearTimeout(timer);
     }
   }
 }
@@ -51,6 +63,8 @@ function statementError(ctx: CommandContext, index: number, error: unknown): Doc
   const e = toCommandError(error);
   // Inside a transaction a write conflict aborts the transaction: a top-level error.
   if (ctx.access.txn && e.code === 112) throw e;
+  // Running out of time ends the whole command, as in mongod.
+  if (e.code === 50) throw e;
   return { index, code: e.code, errmsg: e.message, ...e.extra };
 }
 
@@ -90,7 +104,7 @@ const insert: CommandHandler = async (ctx) => {
     try {
       const doc = prepareForInsert(documents[i]);
       const idKey = idKeyOf(doc._id);
-      await withLockRetry(() => {
+      await withLockRetry(ctx, () => {
         ctx.access.checkWritable(collection, [idKey]);
         ctx.access.insert(collection, doc);
       });
@@ -158,7 +172,7 @@ const update: CommandHandler = async (ctx) => {
   for (let i = 0; i < updates.length; i++) {
     try {
       const statement = parseUpdateStatement(updates[i]);
-      const result = await withLockRetry(() => runUpdate(ctx, name, statement));
+      const result = await withLockRetry(ctx, () => runUpdate(ctx, name, statement));
       n += result.n;
       nModified += result.nModified;
       if (result.upsertedId !== undefined) upserted.push({ index: i, _id: result.upsertedId });
@@ -223,7 +237,7 @@ const remove: CommandHandler = async (ctx) => {
       if (limit !== 0 && limit !== 1)
         throw badValue(`The limit field in delete objects must be 0 or 1. Got ${limit}`);
       const q = (raw.q ?? {}) as Doc;
-      n += await withLockRetry(() => {
+      n += await withLockRetry(ctx, () => {
         const source = ctx.access.source(ctx.db, name);
         if (!source.collection) return 0;
         const outcome = findDocuments(source, { filter: q, limit, hint: raw.hint });
@@ -262,7 +276,7 @@ const findAndModify: CommandHandler = async (ctx) => {
   const project = (doc: Doc | null): Doc | null =>
     doc ? projectDocuments([doc], ctx.body.fields, query)[0] : null;
 
-  return withLockRetry(() => {
+  return withLockRetry(ctx, () => {
     const source = ctx.access.source(ctx.db, name);
     const outcome = findDocuments(source, { filter: query, sort, limit: 1, hint: ctx.body.hint });
     const found = outcome.docs[0];

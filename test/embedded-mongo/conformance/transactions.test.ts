@@ -217,6 +217,28 @@ describe("embedded-mongo conformance: sessions and transactions", () => {
     expect((await c.findOne({ _id: 1 as never }))!.n).to.equal(101);
   });
 
+  it("gives up waiting for a transaction's document after maxTimeMS (MaxTimeMSExpired, 50)", async () => {
+    const c = coll("tx_maxtime");
+    await c.insertOne({ _id: 1 as never, n: 0 });
+    const session = state.client.startSession();
+    try {
+      session.startTransaction();
+      await c.updateOne({ _id: 1 as never }, { $inc: { n: 1 } }, { session });
+      const error = await errorOf(() =>
+        state.db.command({
+          update: c.collectionName,
+          updates: [{ q: { _id: 1 }, u: { $inc: { n: 5 } } }],
+          maxTimeMS: 200,
+        }),
+      );
+      expect(error.code).to.equal(50);
+      await session.commitTransaction();
+    } finally {
+      await session.endSession();
+    }
+    expect((await c.findOne({ _id: 1 as never }))!.n).to.equal(1);
+  });
+
   it("aborts the transaction when a write in it fails", async () => {
     const c = coll("tx_failed_write");
     await c.insertOne({ _id: 1 as never });
