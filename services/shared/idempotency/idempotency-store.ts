@@ -179,8 +179,9 @@ export function createIdempotencyStore(
             ).catch(() => undefined);
             throw error;
           }
+          // Only while still pending: a late first attempt never overwrites a takeover's response.
           await records.updateOne(
-            { _id: id, reserved_id: claimed.reservedId },
+            { _id: id, reserved_id: claimed.reservedId, state: "pending" },
             { $set: { state: "done", response: JSON.stringify(value) } },
           );
           return { value, replayed: false };
