@@ -1,0 +1,151 @@
+import { create, type DescMessage, type MessageShape, toJson } from "@bufbuild/protobuf";
+import type { Client } from "@connectrpc/connect";
+import {
+  type AuthoringService,
+  MoveSpecSchema,
+  Visibility,
+} from "../../../proto/gen/authoring/v1/authoring_pb.js";
+import type { CatalogueService } from "../../../proto/gen/catalogue/v1/catalogue_pb.js";
+import { CallerSchema } from "../../../proto/gen/common/v1/caller_pb.js";
+import { UsageError } from "../cli/args.js";
+import type { Command, CommandContext, CommandModule } from "../cli/command.js";
+
+/**
+ * `admin movespecs ...`: the internal MoveSpec operations that have no public route (contract:
+ * "Archiving, delisting and later visibility changes are internal operations").
+ */
+interface MoveSpecClients {
+  readonly authoring: Client<typeof AuthoringService>;
+  readonly catalogue: Client<typeof CatalogueService>;
+}
+
+/** The authoring and catalogue clients (wired in cli/clients.ts by the admin tool). */
+function clientsOf(context: CommandContext): MoveSpecClients {
+  const clients = context.clients as Partial<MoveSpecClients>;
+  if (!clients.authoring || !clients.catalogue) {
+    throw new Error("the admin tool has no authoring/catalogue clients yet (cli/clients.ts)");
+  }
+  return { authoring: clients.authoring, catalogue: clients.catalogue };
+}
+
+function plain<D extends DescMessage>(schema: D, message: MessageShape<D> | undefined) {
+  if (!message) throw new Error("the service answered without a result");
+  const json = toJson(schema, message, { useProtoFieldName: true }) as Record<string, unknown>;
+  if (typeof json.visibility === "string") {
+    json.visibility = json.visibility.replace(/^VISIBILITY_/, "").toLowerCase();
+  }
+  return json;
+}
+
+const VISIBILITIES: Readonly<Record<string, Visibility>> = {
+  private: Visibility.PRIVATE,
+  public: Visibility.PUBLIC,
+};
+
+const actor = (context: CommandContext) => context.args.optional("actor") ?? "admin-cli";
+
+const commands: Command[] = [
+  {
+    name: "set-visibility",
+    usage: "<movespec_id> --visibility private|public [--actor <who>]",
+    summary: "Make a MoveSpec private or public (also lifts a delisting).",
+    async run(context) {
+      const name = context.args.required("visibility");
+      const visibility = VISIBILITIES[name];
+      if (visibility === undefined) throw new UsageError("--visibility must be private or public");
+      const { movespec } = await clientsOf(context).authoring.setVisibility({
+        movespecId: context.args.positionalOr(0, "id"),
+        visibility,
+        actor: actor(context),
+      });
+      context.out.record(plain(MoveSpecSchema, movespec));
+    },
+  },
+  {
+    name: "delist",
+    usage: "<movespec_id> --reason <text> [--actor <who>]",
+    summary: "Moderation: hide a MoveSpec from everyone outside its project.",
+    async run(context) {
+      const { movespec } = await clientsOf(context).authoring.delistMoveSpec({
+        movespecId: context.args.positionalOr(0, "id"),
+        reason: context.args.required("reason"),
+        actor: actor(context),
+      });
+      context.out.record(plain(MoveSpecSchema, movespec));
+    },
+  },
+  {
+    name: "archive",
+    usage: "<movespec_id> [--actor <who>]",
+    summary: "Make a MoveSpec read-only for good (it leaves the public catalogue).",
+    async run(context) {
+      const { movespec } = await clientsOf(context).authoring.archiveMoveSpec({
+        movespecId: context.args.positionalOr(0, "id"),
+        actor: actor(context),
+      });
+      context.out.record(plain(MoveSpecSchema, movespec));
+    },
+  },
+  {
+    name: "update",
+    usage: "<movespec_id> [--name <name>] [--description <text>] [--actor <who>]",
+    summary: "Rename or re-describe a MoveSpec (an empty description removes it).",
+    async run(context) {
+      const name = context.args.optional("name");
+      const description = context.args.optional("description");
+      if (name === undefined && description === undefined) {
+        throw new UsageError("give --name and/or --description");
+      }
+      const { movespec } = await clientsOf(context).authoring.updateMoveSpec({
+        movespecId: context.args.positionalOr(0, "id"),
+        name,
+        description,
+        actor: actor(context),
+      });
+      context.out.record(plain(MoveSpecSchema, movespec));
+    },
+  },
+  {
+    name: "resync-catalogue",
+    usage: "[--id <movespec_id>]",
+    summary:
+      "Push one or every MoveSpec to the catalogue again (e.g. after restoring its database).",
+    async run(context) {
+      const movespecId = context.args.optional("id");
+      const { marked } = await clientsOf(context).authoring.resyncCatalogue({ movespecId });
+      context.out.record({ marked });
+    },
+  },
+  {
+    name: "star",
+    usage: "<movespec_id> --org <organization_id>",
+    summary: "Star a public MoveSpec on behalf of an organization (idempotent).",
+    async run(context) {
+      const caller = create(CallerSchema, { organizationId: context.args.required("org") });
+      const result = await clientsOf(context).catalogue.starMoveSpec({
+        caller,
+        movespecId: context.args.positionalOr(0, "id"),
+      });
+      context.out.record({ star_count: result.starCount, starred: result.starred });
+    },
+  },
+  {
+    name: "unstar",
+    usage: "<movespec_id> --org <organization_id>",
+    summary: "Remove an organization's star (idempotent).",
+    async run(context) {
+      const caller = create(CallerSchema, { organizationId: context.args.required("org") });
+      const result = await clientsOf(context).catalogue.unstarMoveSpec({
+        caller,
+        movespecId: context.args.positionalOr(0, "id"),
+      });
+      context.out.record({ star_count: result.starCount, starred: result.starred });
+    },
+  },
+];
+
+export const movespecCommands: CommandModule = {
+  area: "movespecs",
+  summary: "Visibility, moderation, archive, renames, catalogue resync and stars of MoveSpecs.",
+  commands,
+};
