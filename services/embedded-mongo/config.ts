@@ -18,6 +18,8 @@ export interface EmbeddedMongoConfig {
   ttlIntervalMs: number;
   transactionLifetimeMs: number;
   logLevel: string;
+  /** Stop when standard input closes (set by the test harness: the server dies with its parent). */
+  stopOnStdinClose: boolean;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
@@ -77,5 +79,6 @@ export function loadConfig(
     ttlIntervalMs: integer(env, "EMBEDDED_MONGO_TTL_INTERVAL_MS", 60_000, 10),
     transactionLifetimeMs: integer(env, "EMBEDDED_MONGO_TRANSACTION_LIFETIME_MS", 60_000, 100),
     logLevel: env.EMBEDDED_MONGO_LOG_LEVEL ?? "info",
+    stopOnStdinClose: env.EMBEDDED_MONGO_STOP_ON_STDIN_CLOSE === "1",
   });
 }

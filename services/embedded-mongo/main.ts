@@ -54,6 +54,12 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", () => shutdown("SIGTERM"));
   process.on("SIGINT", () => shutdown("SIGINT"));
+  if (config.stopOnStdinClose) {
+    // The parent holds our stdin open; if it dies (even by SIGKILL), stdin closes.
+    process.stdin.on("end", () => shutdown("stdin closed"));
+    process.stdin.on("close", () => shutdown("stdin closed"));
+    process.stdin.resume();
+  }
 }
 
 void main();

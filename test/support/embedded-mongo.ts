@@ -61,11 +61,13 @@ export async function startEmbeddedMongo(
     ["--import", "tsx", mainScript, "--port", String(options.port ?? 0), "--dbpath", dataDir],
     {
       cwd: repoRoot,
-      stdio: ["ignore", "pipe", "pipe"],
+      // stdin stays open while this process lives: the server stops if we die without stop().
+      stdio: ["pipe", "pipe", "pipe"],
       env: {
         ...process.env,
         ...options.env,
         EMBEDDED_MONGO_LOG_LEVEL: process.env.EMBEDDED_MONGO_LOG_LEVEL ?? "info",
+        EMBEDDED_MONGO_STOP_ON_STDIN_CLOSE: "1",
       },
     },
   );
