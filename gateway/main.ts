@@ -5,10 +5,20 @@ import { startGateway } from "./server.js";
 const config = loadGatewayConfig(process.env);
 const gateway = await startGateway(config);
 
-onShutdownRequest(config.supervised, (reason) => {
-  gateway.logger.info({ reason }, "stop requested");
-  gateway.stop().then(
-    () => process.exit(0),
-    () => process.exit(1),
-  );
-});
+onShutdownRequest(
+  config.supervised,
+  async (reason) => {
+    try {
+      gateway.logger.info({ reason }, "stop requested");
+    } catch {
+      // stdout may be a pipe nobody reads any more: stopping matters more than saying so.
+    }
+    await gateway.stop();
+  },
+  {
+    hardDeadlineMs: config.shutdownTimeoutMs + 5000,
+    silence: () => {
+      gateway.logger.level = "silent";
+    },
+  },
+);

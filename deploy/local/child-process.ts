@@ -27,12 +27,14 @@ export function startProcess(options: {
   env: NodeJS.ProcessEnv;
   sink: LineSink;
   args?: readonly string[];
+  /** Give the child a stdin pipe that closes when this process dies, however it dies. */
+  stdinLifeline?: boolean;
 }): ManagedProcess {
   const nodeArgs = options.entry.endsWith(".ts") ? ["--import", "tsx"] : [];
   const child = spawn(process.execPath, [...nodeArgs, options.entry, ...(options.args ?? [])], {
     cwd: options.cwd,
     env: options.env,
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: [options.stdinLifeline ? "pipe" : "ignore", "pipe", "pipe"],
   });
   const waiters = new Set<{ messages: readonly string[]; resolve: (line: LogLine) => void }>();
   const exited = new Promise<number | string>((resolve) => {

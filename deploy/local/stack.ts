@@ -89,9 +89,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         name: "embedded-mongo",
         entry,
         cwd: REPO_ROOT,
-        env: base,
+        // The store cannot poll its parent the way services do: it stops when stdin closes.
+        env: { ...base, EMBEDDED_MONGO_STOP_ON_STDIN_CLOSE: "1" },
         sink: options.sink,
         args: ["--port", String(port), "--dbpath", dataDir],
+        stdinLifeline: true,
       });
       started.push(store);
       const ready = await store.waitFor(["ready"], timeout);

@@ -56,26 +56,55 @@ function exitOf(child: ChildProcess): Promise<number | null> {
 describe("graceful shutdown", function () {
   this.timeout(60_000);
 
-  it("npm start prints the gateway URL, serves, and stops every process within 10 s of SIGTERM", async () => {
+  async function startLauncher(): Promise<{
+    launcher: ChildProcess;
+    url: string;
+    cleanup(): Promise<void>;
+  }> {
     const dataDir = await mkdtemp(join(tmpdir(), "mds-start-"));
     const launcher = spawn(process.execPath, ["--import", "tsx", "deploy/local/start.ts"], {
       cwd: join(import.meta.dirname, "../.."),
       env: { ...process.env, LAUNCHER_PORTS: "ephemeral", EMBEDDED_MONGO_DATA_DIR: dataDir },
       stdio: ["ignore", "pipe", "pipe"],
     });
-    const exited = exitOf(launcher);
-    try {
-      const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error("no gateway URL within 30 s")), 30_000);
-        createInterface({ input: launcher.stdout }).on("line", (line) => {
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("no gateway URL within 30 s")), 30_000);
+      createInterface({ input: launcher.stdout as NonNullable<ChildProcess["stdout"]> }).on(
+        "line",
+        (line) => {
           const match = /Gateway ready: (http:\/\/\S+)/.exec(line);
           if (match) {
             clearTimeout(timer);
             resolve(match[1]);
           }
-        });
-        launcher.once("exit", (code) => reject(new Error(`launcher exited ${code}`)));
-      });
+        },
+      );
+      launcher.once("exit", (code) => reject(new Error(`launcher exited ${code}`)));
+    });
+    return {
+      launcher,
+      url,
+      async cleanup() {
+        if (launcher.exitCode === null && launcher.signalCode === null) launcher.kill("SIGKILL");
+        await rm(dataDir, { recursive: true, force: true });
+      },
+    };
+  }
+
+  async function expectAllGone(pids: number[], withinMs: number): Promise<void> {
+    // An exiting process may linger for a moment as it is reaped.
+    let orphans = pids.filter(alive);
+    for (let waited = 0; waited < withinMs && orphans.length > 0; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      orphans = orphans.filter(alive);
+    }
+    expect(orphans, `orphans: ${describeProcesses(orphans)}`).to.deep.equal([]);
+  }
+
+  it("npm start prints the gateway URL, serves, and stops every process within 10 s of SIGTERM", async () => {
+    const { launcher, url, cleanup } = await startLauncher();
+    try {
+      const exited = exitOf(launcher);
       expect((await fetch(`${url}/api/health`)).status).to.equal(200);
       const pids = descendants(launcher.pid as number);
       expect(pids.length).to.be.at.least(6, "store, four services and the gateway");
@@ -84,16 +113,21 @@ describe("graceful shutdown", function () {
       launcher.kill("SIGTERM");
       expect(await exited).to.equal(0);
       expect(Date.now() - started).to.be.below(10_000);
-      // An exiting process may linger for a moment as it is reaped: give it one second.
-      let orphans = pids.filter(alive);
-      for (let i = 0; i < 20 && orphans.length > 0; i += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        orphans = orphans.filter(alive);
-      }
-      expect(orphans, `orphans: ${describeProcesses(orphans)}`).to.deep.equal([]);
+      await expectAllGone(pids, 1000);
     } finally {
-      if (launcher.exitCode === null) launcher.kill("SIGKILL");
-      await rm(dataDir, { recursive: true, force: true });
+      await cleanup();
+    }
+  });
+
+  it("leaves no orphan behind when the launcher itself is killed with SIGKILL", async () => {
+    const { launcher, cleanup } = await startLauncher();
+    try {
+      const pids = descendants(launcher.pid as number);
+      expect(pids.length).to.be.at.least(6);
+      launcher.kill("SIGKILL");
+      await expectAllGone(pids, 10_000);
+    } finally {
+      await cleanup();
     }
   });
 

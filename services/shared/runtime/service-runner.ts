@@ -153,14 +153,26 @@ export async function runServiceProcess<C extends ServiceConfig>(
     await running.stop().catch(() => undefined);
     process.exit(1);
   });
-  onShutdownRequest(supervised, (reason) => {
-    running.logger.info({ reason }, "stop requested");
-    running.stop().then(
-      () => process.exit(0),
-      (error) => {
-        running.logger.fatal({ err: error }, "shutdown failed");
-        process.exit(1);
+  onShutdownRequest(
+    supervised,
+    async (reason) => {
+      safeLog(() => running.logger.info({ reason }, "stop requested"));
+      await running.stop();
+    },
+    {
+      hardDeadlineMs: config.shutdownTimeoutMs + 5000,
+      silence: () => {
+        running.logger.level = "silent";
       },
-    );
-  });
+    },
+  );
+}
+
+/** Logging must never stop a shutdown (stdout may be a pipe nobody reads any more). */
+function safeLog(write: () => void): void {
+  try {
+    write();
+  } catch {
+    // Nowhere left to report it.
+  }
 }
