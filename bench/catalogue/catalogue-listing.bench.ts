@@ -25,7 +25,7 @@ import { catalogueClient } from "../../test/movespecs/support/api.js";
 import { startTestSystem } from "../../test/support/system.js";
 import { type LoadResult, load, median } from "./load.js";
 
-const ENTRIES = 10_000;
+const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 10_000);
 const ROUNDS = 3;
 const SECONDS = 5;
 const CONNECTIONS = 10;
@@ -131,6 +131,15 @@ try {
     },
   ];
 
+  for (const scenario of scenarios) {
+    for (const path of scenario.paths.slice(0, 3)) {
+      const response = await fetch(`${scenario.baseUrl}${path}`);
+      if (response.status !== 200) {
+        throw new Error(`${path}: ${response.status} ${(await response.text()).slice(0, 300)}`);
+      }
+    }
+  }
+
   const results = new Map<string, LoadResult[]>();
   for (const scenario of scenarios) {
     await load({ ...scenario, connections: CONNECTIONS, seconds: 2 }); // warm-up
@@ -139,8 +148,18 @@ try {
   for (let round = 0; round < ROUNDS; round += 1) {
     for (const scenario of scenarios) {
       const result = await load({ ...scenario, connections: CONNECTIONS, seconds: SECONDS });
-      if (result.failed > 0)
+      if (result.failed > 0) {
+        // Show why: the last warnings and errors of every process, and one request's answer.
+        const probe = await fetch(`${scenario.baseUrl}${scenario.paths[0]}`).catch((e) => e);
+        const problems = system.logs.filter(
+          (entry) =>
+            typeof entry.line !== "object" ||
+            ["warn", "error", "fatal"].includes(String(entry.line.level)),
+        );
+        console.error(JSON.stringify(problems.slice(-10), null, 1));
+        console.error(probe instanceof Response ? `${probe.status} ${await probe.text()}` : probe);
         throw new Error(`${result.failed} failed requests in ${scenario.name}`);
+      }
       results.get(scenario.name)?.push(result);
     }
   }
