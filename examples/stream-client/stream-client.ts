@@ -111,9 +111,17 @@ export class StreamClient {
 
   /** Opens the stream and resolves with the server's `ready`. */
   connect(): Promise<ReadyMessage> {
-    this.connecting ??= this.open().finally(() => {
-      this.connecting = undefined;
-    });
+    this.connecting ??= this.open()
+      .catch((error: unknown) => {
+        if (error instanceof StreamClientError && this.shouldReconnect(error.closeCode)) {
+          return this.reconnect(error.closeCode);
+        }
+        this.failed ??= error as StreamClientError;
+        throw error;
+      })
+      .finally(() => {
+        this.connecting = undefined;
+      });
     return this.connecting;
   }
 
@@ -166,6 +174,7 @@ export class StreamClient {
   /** Closes the socket (the session stays open on the server until finalized or idle). */
   close(): void {
     this.stopped = true;
+    this.failed ??= new StreamClientError("closed by the client", 1000);
     this.socket?.close(1000, "client done");
     this.wake();
   }
@@ -245,16 +254,11 @@ export class StreamClient {
       });
       socket.on("error", () => undefined);
       socket.on("close", (code) => {
-        this.socket = undefined;
+        if (this.socket === socket) this.socket = undefined;
         if (!settled) {
+          // Not attached: whoever called open() decides whether to try again.
           settled = true;
-          if (this.shouldReconnect(code)) {
-            this.reconnect(code).then(resolve, reject);
-          } else {
-            const error = this.closeError(code);
-            this.failed ??= error;
-            reject(error);
-          }
+          reject(this.closeError(code));
         } else if (!this.ended && !this.stopped) {
           if (this.shouldReconnect(code)) this.reconnect(code).catch(() => undefined);
           else this.failed ??= this.closeError(code);
@@ -288,8 +292,11 @@ export class StreamClient {
         this.reconnects += 1;
         return ready;
       } catch (error) {
-        if (error instanceof StreamClientError && FINAL_CLOSE_CODES.has(error.closeCode))
+        if (error instanceof StreamClientError && FINAL_CLOSE_CODES.has(error.closeCode)) {
+          this.failed ??= error;
+          this.wake();
           throw error;
+        }
       }
     }
     this.failed ??= new StreamClientError("could not reconnect", code);

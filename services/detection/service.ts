@@ -23,12 +23,13 @@ import { createSessionStore } from "./store/session-store.js";
 import { createSpecStore } from "./store/spec-store.js";
 import { createAttachments } from "./stream/attachments.js";
 import { createSessionAttacher } from "./stream/session-attacher.js";
+import { createStreamMetrics } from "./stream/stream-metrics.js";
 import { createStreamServer } from "./stream/stream-server.js";
 
 export const detectionService: ServiceDefinition<DetectionConfig> = {
   name: "detection",
   services: [DetectionService],
-  async start({ config, db, logger }) {
+  async start({ config, db, logger, metrics }) {
     const transport = (baseUrl: string) =>
       createGrpcTransport({
         baseUrl,
@@ -99,6 +100,7 @@ export const detectionService: ServiceDefinition<DetectionConfig> = {
         leases,
         attachments,
         logger,
+        metrics: createStreamMetrics(metrics.registry, attachments),
         settleLater: (id) => settlement.settleLater(id),
       }),
       helloTimeoutMs: limits.helloTimeoutMs,

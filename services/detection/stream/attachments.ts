@@ -14,6 +14,8 @@ export interface Attachments {
   remove(session: OwnedSession): void;
   get(sessionId: string): OwnedSession | undefined;
   readonly size: number;
+  /** How many attached streams are paused, by cause (for metrics). */
+  pausedCounts(): Record<"unacked" | "outbound", number>;
   /**
    * Gives up the lease held at `epoch`: closes the local attachment with 4409 and checkpoints,
    * or clears a lease no local attachment uses. Resolves once the lease is free.
@@ -46,6 +48,13 @@ export function createAttachments(store: SessionStore, logger: Logger): Attachme
     },
     get size() {
       return sessions.size;
+    },
+    pausedCounts() {
+      const counts = { unacked: 0, outbound: 0 };
+      for (const session of sessions.values()) {
+        for (const cause of session.pausedCauses) counts[cause] += 1;
+      }
+      return counts;
     },
     async release(sessionId, epoch) {
       const session = sessions.get(sessionId);

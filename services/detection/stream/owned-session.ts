@@ -13,6 +13,7 @@ import {
   terminalOutcome,
   warningMessage,
 } from "./stream-messages.js";
+import type { StreamMetrics } from "./stream-metrics.js";
 
 /** The client end of an attachment, as the session sees it (a websocket in production). */
 export interface StreamSink {
@@ -40,6 +41,7 @@ export interface OwnedSessionDeps {
   readonly store: SessionStore;
   readonly config: Pick<DetectionConfig, "limits" | "durability">;
   readonly logger: Logger;
+  readonly metrics: StreamMetrics;
   /** Called once the session is no longer processed here (it may still be writing). */
   readonly onGone: (session: OwnedSession) => void;
   /** Completes a session this replica let go of while it was finalizing. */
@@ -52,7 +54,7 @@ const MAX_WARNINGS_PER_MESSAGE = 16;
 const DRAIN_POLL_MS = 5;
 
 type State = "open" | "ending" | "gone";
-type PauseCause = "unacked" | "outbound";
+export type PauseCause = "unacked" | "outbound";
 
 /**
  * One session attached on this replica, under its lease: the engine, the client, checkpoints
@@ -120,6 +122,10 @@ export class OwnedSession {
     return this.engine.lastSeq;
   }
 
+  get pausedCauses(): ReadonlySet<PauseCause> {
+    return this.paused;
+  }
+
   get topology(): string {
     return this.engine.topology;
   }
@@ -158,6 +164,7 @@ export class OwnedSession {
       const result = this.engine.push(batch[0]);
       if (result.ok) this.sendEvents(result.events);
       else if (result.reason !== "SEQ_NOT_INCREASING") {
+        this.deps.metrics.framesRejected.inc();
         this.sink.send(warningMessage(result.reason, result.message, seqOf(batch[0])));
       }
     } else if (batch.length > 1) {
@@ -165,7 +172,9 @@ export class OwnedSession {
       this.sendEvents(result.events);
       this.sendRejections(result.rejected);
     }
-    if (this.engine.acceptedFrames > before && this.status === "created") {
+    const accepted = this.engine.acceptedFrames - before;
+    if (accepted > 0) this.deps.metrics.framesAccepted.inc(accepted);
+    if (accepted > 0 && this.status === "created") {
       this.status = "streaming";
       this.deps.store
         .markStreaming(this.sessionId, this.epoch, new Date(at))
@@ -308,6 +317,7 @@ export class OwnedSession {
           progress,
           false,
         );
+        this.deps.metrics.checkpoints.inc({ result: status === undefined ? "lease_lost" : "ok" });
         if (status === undefined) {
           this.abandon(
             StreamError.leaseLost,
@@ -325,6 +335,7 @@ export class OwnedSession {
           this.finalize();
         }
       } catch (error) {
+        this.deps.metrics.checkpoints.inc({ result: "failed" });
         this.deps.logger.warn({ err: error, session_id: this.sessionId }, "checkpoint failed");
       } finally {
         this.checkpointing = undefined;
@@ -377,9 +388,11 @@ export class OwnedSession {
   }
 
   private sendEvents(events: readonly DetectionEvent[]): void {
+    if (events.length === 0) return;
     for (const event of events) {
       if (event.event_seq > this.suppressEventsUpTo) this.sink.send(eventMessage(event));
     }
+    this.deps.metrics.eventsSent.inc(events.length);
   }
 
   private sendRejections(rejected: PushManyResult["rejected"]): void {
@@ -387,6 +400,7 @@ export class OwnedSession {
     let more = 0;
     for (const rejection of rejected) {
       if (rejection.reason === "SEQ_NOT_INCREASING") continue;
+      this.deps.metrics.framesRejected.inc();
       if (sent < MAX_WARNINGS_PER_MESSAGE) {
         this.sink.send(
           warningMessage(

@@ -18,6 +18,7 @@ import type { Attachments } from "./attachments.js";
 import type { Hello } from "./hello-message.js";
 import { OwnedSession, type StreamSink } from "./owned-session.js";
 import { endMessage, readyMessage } from "./stream-messages.js";
+import type { StreamMetrics } from "./stream-metrics.js";
 
 /** How an attach ended when it did not produce a session: what to tell the client. */
 export interface AttachRefusal {
@@ -37,6 +38,7 @@ export interface SessionAttacherDeps {
   readonly leases: AttachmentLeases;
   readonly attachments: Attachments;
   readonly logger: Logger;
+  readonly metrics: StreamMetrics;
   readonly settleLater: (sessionId: string) => void;
 }
 
@@ -197,6 +199,7 @@ export function createSessionAttacher(deps: SessionAttacherDeps) {
           store,
           config,
           logger,
+          metrics: deps.metrics,
           onGone: (gone) => attachments.remove(gone),
           settleLater: deps.settleLater,
         },

@@ -38,6 +38,7 @@ export function handleStreamConnection(
   const { logger } = deps;
   let state: State = "hello";
   let session: OwnedSession | undefined;
+  let helloTimer: NodeJS.Timeout | undefined;
   const early: { data: Buffer; isBinary: boolean }[] = [];
 
   const sink: StreamSink = {
@@ -83,7 +84,7 @@ export function handleStreamConnection(
     return;
   }
 
-  const helloTimer = setTimeout(() => {
+  helloTimer = setTimeout(() => {
     if (state !== "hello") return;
     refuse({
       code: StreamError.helloTimeout,

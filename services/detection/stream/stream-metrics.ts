@@ -1,0 +1,55 @@
+import { Counter, Gauge, type Registry } from "prom-client";
+import type { Attachments } from "./attachments.js";
+
+/** What the realtime stream reports on the replica's /metrics (counted per message, not per frame). */
+export interface StreamMetrics {
+  readonly framesAccepted: Counter;
+  readonly framesRejected: Counter;
+  readonly eventsSent: Counter;
+  readonly checkpoints: Counter<"result">;
+}
+
+export function createStreamMetrics(registry: Registry, attachments: Attachments): StreamMetrics {
+  new Gauge({
+    name: "detection_attached_sessions",
+    help: "Sessions attached (processed) on this replica.",
+    registers: [registry],
+    collect() {
+      this.set(attachments.size);
+    },
+  });
+  new Gauge({
+    name: "detection_paused_streams",
+    help: "Attached streams whose reading is paused, by cause (unacked frames, slow reader).",
+    labelNames: ["cause"],
+    registers: [registry],
+    collect() {
+      const counts = attachments.pausedCounts();
+      this.set({ cause: "unacked" }, counts.unacked);
+      this.set({ cause: "outbound" }, counts.outbound);
+    },
+  });
+  return {
+    framesAccepted: new Counter({
+      name: "detection_frames_accepted_total",
+      help: "Frames accepted by the engine.",
+      registers: [registry],
+    }),
+    framesRejected: new Counter({
+      name: "detection_frames_rejected_total",
+      help: "Frames rejected (malformed, out of order, ...), resends not included.",
+      registers: [registry],
+    }),
+    eventsSent: new Counter({
+      name: "detection_events_sent_total",
+      help: "Detection events sent to clients.",
+      registers: [registry],
+    }),
+    checkpoints: new Counter({
+      name: "detection_checkpoints_total",
+      help: "Checkpoints written, by result.",
+      labelNames: ["result"],
+      registers: [registry],
+    }),
+  };
+}

@@ -1,0 +1,373 @@
+/**
+ * The realtime stream, contract 1, against hostile and careless clients, through the gateway:
+ * each case gets the contract's answer (close code, `error` or `warning`), and a well-behaved
+ * session streaming alongside is served correctly throughout.
+ */
+import { createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { expect } from "chai";
+import { playFrames } from "../../examples/stream-client/recording.js";
+import { type DetectionEvent, StreamClient } from "../../examples/stream-client/stream-client.js";
+import { DetectionService } from "../../proto/gen/detection/v1/detection_pb.js";
+import { attach, openRaw, type RawStream } from "../detection/support/raw-stream.js";
+import {
+  type CreatedSession,
+  createSession,
+  createTenant,
+  exampleYaml,
+  getSession,
+  type PublishedMoveSpec,
+  publishMoveSpec,
+  type TestTenant,
+} from "../detection/support/session-api.js";
+import { readFrames } from "../movespec/support/recordings.js";
+import { startTestSystem, type TestSystem } from "../support/system.js";
+
+const FRAMES = readFrames("m01_s01");
+type Frame = (typeof FRAMES)[number];
+
+describe("realtime stream: contract 1 against hostile clients", function () {
+  this.timeout(30_000);
+  let system: TestSystem;
+  let tenant: TestTenant;
+  let squat: PublishedMoveSpec;
+  let bystander: Promise<{ events: DetectionEvent[]; accepted: number; sessionId: string }>;
+  let bystanderClient: StreamClient | undefined;
+
+  before(async function () {
+    this.timeout(90_000);
+    system = await startTestSystem({
+      serviceEnv: {
+        detection: {
+          DETECTION_HELLO_TIMEOUT_MS: "1000",
+          DETECTION_CHECKPOINT_INTERVAL_MS: "200",
+          DETECTION_OUTBOUND_HIGH_WATER_BYTES: "65536",
+          DETECTION_MAX_ACTIVE_SESSIONS_PER_PROJECT: "100",
+        },
+      },
+    });
+    tenant = await createTenant(system);
+    squat = await publishMoveSpec(tenant, exampleYaml("squat"), { name: "squat" });
+    bystander = streamBystander();
+  });
+
+  after(async () => {
+    bystanderClient?.close();
+    await bystander?.catch(() => undefined);
+    await system?.stop();
+  });
+
+  /** A well-behaved live session running while the hostile ones below do their worst. */
+  async function streamBystander() {
+    const created = await newSession("live");
+    const events: DetectionEvent[] = [];
+    const client = new StreamClient({
+      streamUrl: created.stream_url,
+      runtimeToken: created.runtime_token,
+      onEvent: (event) => events.push(event),
+    });
+    bystanderClient = client;
+    await client.connect();
+    await playFrames(FRAMES, (frame) => client.send(frame), { pace: "live", speed: 2 });
+    const end = await client.finalize();
+    return { events, accepted: end.accepted_frames_total, sessionId: created.session_id };
+  }
+
+  function newSession(mode: "live" | "replay" = "replay"): Promise<CreatedSession> {
+    return createSession(tenant, { movespec_id: squat.movespecId, mode });
+  }
+
+  const frameMessage = (frame: Frame) => ({ type: "frame", ...frame });
+
+  async function expectClosed(stream: RawStream, code: number, errorCode?: string): Promise<void> {
+    const closed = await stream.closed();
+    expect(closed.code, JSON.stringify(stream.messages)).to.equal(code);
+    if (errorCode) expect(stream.ofType("error").map((m) => m.code)).to.include(errorCode);
+  }
+
+  describe("attaching", () => {
+    it("closes 4401 when no hello comes in time", async () => {
+      const session = await newSession();
+      const stream = await openRaw(session.stream_url);
+      await expectClosed(stream, 4401, "HELLO_TIMEOUT");
+    });
+
+    it("closes 4401 when the first message is not a hello (a frame, malformed JSON)", async () => {
+      const session = await newSession();
+      const frameFirst = await openRaw(session.stream_url);
+      frameFirst.send(frameMessage(FRAMES[0]));
+      await expectClosed(frameFirst, 4401, "HELLO_REQUIRED");
+      const garbage = await openRaw(session.stream_url);
+      garbage.sendText("{not json");
+      await expectClosed(garbage, 4401, "HELLO_REQUIRED");
+    });
+
+    it("closes 4401 for a bad token, an access token, another session's token, or none", async () => {
+      const session = await newSession();
+      const other = await newSession();
+      const cases: [unknown, string][] = [
+        ["not-a-jwt", "TOKEN_INVALID"],
+        [`${session.runtime_token.slice(0, -4)}AAAA`, "TOKEN_INVALID"],
+        [tenant.token, "TOKEN_INVALID"],
+        [other.runtime_token, "TOKEN_SESSION_MISMATCH"],
+        [undefined, "TOKEN_INVALID"],
+      ];
+      for (const [token, code] of cases) {
+        const stream = await openRaw(session.stream_url);
+        stream.send({ type: "hello", runtime_token: token });
+        await expectClosed(stream, 4401, code);
+      }
+      // None of that harmed the session.
+      const good = await attach(session.stream_url, session.runtime_token);
+      expect(good.ofType("ready")[0]).to.include({
+        session_id: session.session_id,
+        accepted_frames_total: 0,
+      });
+      good.close();
+    });
+
+    it("accepts the runtime token in the upgrade's Authorization header", async () => {
+      const session = await newSession();
+      const stream = await openRaw(session.stream_url, {
+        authorization: `Bearer ${session.runtime_token}`,
+      });
+      stream.send({ type: "hello", topology: "blazepose-33" });
+      const ready = await stream.next("ready");
+      expect(ready).to.include({
+        type: "ready",
+        session_id: session.session_id,
+        topology: "blazepose-33",
+        input_schema_version: "pose-frame.v1",
+        output_schema_version: "detection-event.v1",
+        accepted_frames_total: 0,
+      });
+      expect(ready).to.not.have.property("last_seq");
+      stream.close();
+      const access = await openRaw(session.stream_url, { authorization: `Bearer ${tenant.token}` });
+      access.send({ type: "hello" });
+      await expectClosed(access, 4401, "TOKEN_INVALID");
+    });
+
+    it("answers unknown sessions with 4404 and unknown routes with 404", async () => {
+      const session = await newSession();
+      const unknown = await openRaw(
+        session.stream_url.replace(session.session_id, "not-a-session"),
+      );
+      await expectClosed(unknown, 4404, "SESSION_NOT_FOUND");
+      const wrongRoute = session.stream_url.replace("/stream", "/streams");
+      const refused = await openRaw(wrongRoute).catch((error) => error as { statusCode?: number });
+      expect((refused as { statusCode?: number }).statusCode).to.equal(404);
+    });
+
+    it("refuses a topology the session cannot run with 1008", async () => {
+      const session = await newSession();
+      const stream = await openRaw(session.stream_url);
+      stream.send({
+        type: "hello",
+        runtime_token: session.runtime_token,
+        topology: "mediapipe-21",
+      });
+      await expectClosed(stream, 1008, "TOPOLOGY_UNSUPPORTED");
+    });
+  });
+
+  describe("attached", () => {
+    it("warns about malformed messages and frames, counts none of them, and goes on", async () => {
+      const session = await newSession();
+      const stream = await attach(session.stream_url, session.runtime_token);
+      const good = FRAMES.slice(0, 6);
+      const kp = good[1].keypoints;
+      stream.send(frameMessage(good[0]));
+      stream.sendText("{oops");
+      stream.sendText("[1,2,3]");
+      stream.send({ type: "dance" });
+      stream.ws.send(Buffer.from([1, 2, 3]), { binary: true });
+      stream.sendText(
+        `{"type":"frame","seq":1,"t":0.04,"keypoints":[[NaN,0.5]${",[0.5,0.5]".repeat(32)}]}`,
+      );
+      stream.sendText(
+        `{"type":"frame","seq":1,"t":0.04,"keypoints":[[1e999,0.5]${",[0.5,0.5]".repeat(32)}]}`,
+      );
+      stream.send({ type: "frame", seq: 1, t: 0.04, keypoints: kp.slice(0, 17) });
+      stream.send({ type: "frame", seq: 1, t: 0.04, keypoints: kp.map(() => ["x", "y"]) });
+      stream.send({ type: "frame", seq: 1, t: "soon", keypoints: kp });
+      stream.send({ type: "frames", frames: "all of them" });
+      stream.send({ type: "frames", frames: [{ seq: 1 }, null, 7] });
+      for (const frame of good.slice(1)) stream.send(frameMessage(frame));
+      stream.send({ type: "ping" });
+      await stream.next("pong");
+      await stream.next("ack", (ack) => ack.last_seq === 5);
+      const warnings = stream.ofType("warning").map((warning) => warning.code);
+      expect(warnings).to.include.members([
+        "MALFORMED_JSON",
+        "MESSAGE_INVALID",
+        "UNKNOWN_MESSAGE_TYPE",
+        "BINARY_NOT_SUPPORTED",
+        "COORDINATE_INVALID",
+        "KEYPOINT_COUNT_MISMATCH",
+        "FRAME_MALFORMED",
+      ]);
+      expect(warnings.filter((code) => code === "MALFORMED_JSON")).to.have.length(2); // {oops and NaN
+      expect((await getSession(tenant, session.session_id)).accepted_frames_total).to.equal(6);
+      stream.close();
+    });
+
+    it("ignores frames whose seq is not above the last accepted one, silently", async () => {
+      const session = await newSession();
+      const stream = await attach(session.stream_url, session.runtime_token);
+      const frames = FRAMES.slice(0, 10);
+      for (const frame of frames) stream.send(frameMessage(frame));
+      for (const frame of [frames[9], frames[3], frames[0]]) stream.send(frameMessage(frame));
+      stream.send({ type: "frames", frames: frames.slice(5) });
+      stream.send(frameMessage(FRAMES[10]));
+      await stream.next("ack", (ack) => ack.last_seq === 10);
+      expect(stream.ofType("warning")).to.deep.equal([]);
+      expect((await getSession(tenant, session.session_id)).accepted_frames_total).to.equal(11);
+      stream.close();
+    });
+
+    it("closes a message above 64 KiB with 1009 at the gateway; the session resumes afterwards", async () => {
+      const session = await newSession();
+      const stream = await attach(session.stream_url, session.runtime_token);
+      stream.send({ type: "frames", frames: FRAMES.slice(0, 20) });
+      await stream.next("ack", (ack) => ack.last_seq === 19);
+      stream.send({ type: "frames", frames: FRAMES.slice(20, 120) }); // ~140 KB
+      await expectClosed(stream, 1009);
+      const again = await attach(session.stream_url, session.runtime_token);
+      expect(again.ofType("ready")[0]).to.include({ last_seq: 19, accepted_frames_total: 20 });
+      again.close();
+    });
+
+    it("the replica enforces the size limit too, for anything that reaches it directly", async () => {
+      const replica = createClient(
+        DetectionService,
+        createGrpcTransport({
+          baseUrl: system.services.detection.grpcUrl,
+          idleConnectionTimeoutMs: 500,
+        }),
+      );
+      const { streamPort } = await replica.getStreamEndpoint({});
+      const session = await newSession();
+      const direct = `ws://127.0.0.1:${streamPort}/api/detection/sessions/${session.session_id}/stream`;
+      const stream = await attach(direct, session.runtime_token);
+      stream.sendText(`{"type":"ping","pad":"${"x".repeat(70_000)}"}`);
+      await expectClosed(stream, 1009);
+    });
+
+    it("a second attachment takes over: the first is closed 4409, nothing is counted twice", async () => {
+      const session = await newSession();
+      const first = await attach(session.stream_url, session.runtime_token);
+      first.send({ type: "frames", frames: FRAMES.slice(0, 30) });
+      await first.next("ack", (ack) => ack.last_seq === 29);
+      const second = await attach(session.stream_url, session.runtime_token);
+      await expectClosed(first, 4409, "REPLACED");
+      expect(second.ofType("ready")[0]).to.include({ last_seq: 29, accepted_frames_total: 30 });
+      second.send({ type: "frames", frames: FRAMES.slice(0, 40) }); // 30 resent, 10 new
+      second.send({ type: "finalize" });
+      expect(await second.next("end")).to.include({
+        status: "completed",
+        accepted_frames_total: 40,
+      });
+    });
+
+    it("an abrupt disconnect loses nothing: the reconnect resumes after the last frame it had", async () => {
+      const session = await newSession();
+      const first = await attach(session.stream_url, session.runtime_token);
+      first.send({ type: "frames", frames: FRAMES.slice(0, 35) });
+      await first.next("ack", (ack) => ack.last_seq === 34);
+      first.send({ type: "frames", frames: FRAMES.slice(35, 50) });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      first.ws.terminate();
+      const events = first.ofType("event").map((m) => m.event.event_seq);
+      const second = await attach(session.stream_url, session.runtime_token, {
+        last_event_seq: events.at(-1) ?? 0,
+      });
+      const ready = second.ofType("ready")[0];
+      expect(ready.last_seq).to.be.oneOf([34, 49]);
+      second.send({ type: "frames", frames: FRAMES.slice(ready.last_seq + 1, 60) });
+      second.send({ type: "finalize" });
+      expect(await second.next("end")).to.include({ accepted_frames_total: 60 });
+      const replayed = second.ofType("event").map((m) => m.event.event_seq);
+      expect(Math.min(...replayed)).to.be.greaterThan(events.at(-1) ?? 0);
+    });
+
+    it("a live flood is closed 4429; the session resumes at a sane rate", async () => {
+      const session = await newSession("live");
+      const stream = await attach(session.stream_url, session.runtime_token);
+      for (let i = 0; i < 300; i += 1) stream.send(frameMessage(FRAMES[i]));
+      await expectClosed(stream, 4429, "RATE_LIMITED");
+      const again = await attach(session.stream_url, session.runtime_token);
+      const accepted = again.ofType("ready")[0].accepted_frames_total;
+      expect(accepted).to.be.within(100, 140); // the burst allowance, about one second's worth
+      again.close();
+    });
+
+    it("a replay flood is slowed down, never dropped: every frame counted", async () => {
+      const session = await newSession("replay");
+      const stream = await attach(session.stream_url, session.runtime_token);
+      const total = 6000;
+      const lastT = FRAMES.at(-1)?.t ?? 0;
+      for (let i = 0; i < total; i += 1) {
+        const frame = FRAMES[i % FRAMES.length];
+        const lap = Math.floor(i / FRAMES.length);
+        stream.send({
+          type: "frame",
+          seq: i,
+          t: frame.t + lap * (lastT + 1),
+          keypoints: frame.keypoints,
+        });
+      }
+      stream.send({ type: "finalize" });
+      const end = await stream.next("end", undefined, 25_000);
+      expect(end).to.include({ status: "completed", accepted_frames_total: total });
+      expect(stream.ofType("warning")).to.deep.equal([]);
+    });
+
+    it("a client that does not read its events is slowed down: the server stops reading it", async function () {
+      this.timeout(60_000);
+      const session = await newSession("replay");
+      const stream = await attach(session.stream_url, session.runtime_token);
+      const rssBefore = (await detectionMetrics()).rss;
+      const socket = (stream.ws as unknown as { _socket: { pause(): void; resume(): void } })
+        ._socket;
+      socket.pause();
+      // 42 bytes in, 17 warnings (~2 KB) out: 80,000 of these ask for ~150 MB of answers, more
+      // than the loopback's socket buffers hold (up to 32 MB per socket here).
+      const text = JSON.stringify({ type: "frames", frames: Array.from({ length: 17 }, () => 0) });
+      for (let i = 0; i < 80_000; i += 1) stream.sendText(text);
+      let paused = false;
+      for (let i = 0; i < 300 && !paused; i += 1) {
+        paused = (await detectionMetrics()).pausedOutbound > 0;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(paused, "the replica paused the slow reader").to.equal(true);
+      expect((await detectionMetrics()).rss - rssBefore).to.be.lessThan(100 * 1024 * 1024);
+      stream.ws.terminate();
+      const again = await attach(session.stream_url, session.runtime_token);
+      again.send({ type: "ping" });
+      await again.next("pong");
+      expect((await detectionMetrics()).pausedOutbound).to.equal(0);
+      again.close();
+    });
+  });
+
+  /** The detection process's resident memory and paused slow readers, from its /metrics. */
+  async function detectionMetrics(): Promise<{ rss: number; pausedOutbound: number }> {
+    const text = await (await fetch(`${system.services.detection.adminUrl}/metrics`)).text();
+    const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? Number.NaN);
+    return {
+      rss: value(/^process_resident_memory_bytes\S* (\d+)/m),
+      pausedOutbound: value(/^detection_paused_streams\{cause="outbound"[^}]*\} (\d+)/m),
+    };
+  }
+
+  describe("meanwhile", () => {
+    it("served the well-behaved session throughout", async function () {
+      this.timeout(60_000);
+      const { events, accepted, sessionId } = await bystander;
+      expect(events.filter((event) => event.type === "rep.completed")).to.have.length(10);
+      expect(accepted).to.equal(FRAMES.length);
+      expect((await getSession(tenant, sessionId)).status).to.equal("completed");
+    });
+  });
+});
