@@ -84,12 +84,9 @@ describe("MoveSpec routes (black box through the gateway)", function () {
       ]);
       expect(draft.headers.get("etag")).to.match(/^"r\d+"$/);
 
-      // A draft with an unknown key: the error points at it.
-      const broken = MOVESPEC_TEMPLATE.replace(
-        "    exit: hip_height < 1.25",
-        "    exot: hip_height < 1.25",
-      );
-      const line = broken.split("\n").findIndex((text) => text.startsWith("    exot")) + 1;
+      // A draft with an unknown key after the template: the error points at it.
+      const broken = `${MOVESPEC_TEMPLATE.trimEnd()}\nbogus_key: 1\n`;
+      const line = broken.split("\n").length - 1;
       const put = await call("PUT", `/api/movespecs/${id}/draft`, {
         token: owner.token,
         body: { yaml_source: broken },
@@ -111,7 +108,27 @@ describe("MoveSpec routes (black box through the gateway)", function () {
       const unknownKey = invalid.body.errors.find(
         (issue: JsonBody) => issue.code === "UNKNOWN_KEY",
       );
-      expect(unknownKey).to.include({ severity: "error", line, column: 5, path: "phases.up.exot" });
+      expect(unknownKey).to.include({ severity: "error", line, column: 1, path: "bogus_key" });
+
+      // And one nested in the first phase: line, column and path point into the mapping.
+      const lines = MOVESPEC_TEMPLATE.split("\n");
+      const phaseLine = lines.indexOf("phases:") + 1;
+      const phase = lines[phaseLine].trim().replace(/:$/, "");
+      lines.splice(phaseLine + 1, 0, "    bogus_key: 1");
+      await call("PUT", `/api/movespecs/${id}/draft`, {
+        token: owner.token,
+        body: { yaml_source: lines.join("\n") },
+      });
+      const nested = await call("POST", `/api/movespecs/${id}/draft/validate`, {
+        token: owner.token,
+      });
+      expect(nested.body.errors.find((issue: JsonBody) => issue.code === "UNKNOWN_KEY")).to.include(
+        {
+          line: phaseLine + 2,
+          column: 5,
+          path: `phases.${phase}.bogus_key`,
+        },
+      );
 
       const refused = await call("POST", `/api/movespecs/${id}/versions`, { token: owner.token });
       expectError(refused, 409, "failed_precondition", "DRAFT_INVALID");
