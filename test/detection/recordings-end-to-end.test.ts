@@ -55,7 +55,12 @@ describe("detection end to end: every UI-PRMD recording through the gateway", fu
     this.timeout(60_000);
     system = await startTestSystem({
       serviceEnv: {
-        detection: { DETECTION_MAX_ACTIVE_SESSIONS_PER_PROJECT: "100", LOG_LEVEL: "info" },
+        detection: {
+          DETECTION_MAX_ACTIVE_SESSIONS_PER_PROJECT: "100",
+          // Acks (checkpoints) twice a second: the API-finalized variants wait for them.
+          DETECTION_CHECKPOINT_INTERVAL_MS: "500",
+          LOG_LEVEL: "info",
+        },
       },
     });
     tenant = await createTenant(system);

@@ -1,0 +1,119 @@
+/**
+ * The load generator of the realtime benchmark: sessions created through the gateway, frames
+ * pre-serialised (the generator should spend its CPU on sockets, not on JSON), and the timing
+ * of every frame that the engine answers with an event.
+ */
+import WebSocket from "ws";
+import type { PoseFrame } from "../../examples/stream-client/stream-client.js";
+
+/** Text of one `frame` message per frame, and the keypoints' JSON for building batches. */
+export interface PreparedFrames {
+  readonly frames: readonly PoseFrame[];
+  readonly frameMessages: readonly string[];
+  readonly keypointsJson: readonly string[];
+  /** seq of every frame that makes at least one event (from the engine, run once). */
+  readonly eventSeqs: ReadonlySet<number>;
+}
+
+export function prepareFrames(
+  frames: readonly PoseFrame[],
+  eventSeqs: Iterable<number>,
+): PreparedFrames {
+  const keypointsJson = frames.map((frame) => JSON.stringify(frame.keypoints));
+  return {
+    frames,
+    keypointsJson,
+    frameMessages: frames.map(
+      (frame, i) =>
+        `{"type":"frame","seq":${frame.seq},"t":${frame.t},"keypoints":${keypointsJson[i]}}`,
+    ),
+    eventSeqs: new Set(eventSeqs),
+  };
+}
+
+/** A `frames` message of `count` frames from `start` (looping the recording, seq/t kept rising). */
+export function batchMessage(prepared: PreparedFrames, start: number, count: number): string {
+  const n = prepared.frames.length;
+  const lapSeconds = (prepared.frames[n - 1]?.t ?? 0) + 1;
+  const parts: string[] = [];
+  for (let seq = start; seq < start + count; seq += 1) {
+    const index = seq % n;
+    const t = Math.round((prepared.frames[index].t + Math.floor(seq / n) * lapSeconds) * 1e4) / 1e4;
+    parts.push(`{"seq":${seq},"t":${t},"keypoints":${prepared.keypointsJson[index]}}`);
+  }
+  return `{"type":"frames","frames":[${parts.join(",")}]}`;
+}
+
+export interface BenchSocket {
+  readonly ws: WebSocket;
+  /** Resolves with the first message of `type` (its raw text). */
+  waitFor(type: string, timeoutMs?: number): Promise<string>;
+  onText(listener: (text: string) => void): void;
+}
+
+/** Opens a stream and attaches (hello -> ready). */
+export function openStream(url: string, runtimeToken: string): Promise<BenchSocket> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { perMessageDeflate: false });
+    const listeners: ((text: string) => void)[] = [];
+    ws.on("message", (data) => {
+      const text = data.toString();
+      for (const listener of listeners) listener(text);
+    });
+    ws.once("error", reject);
+    const socket: BenchSocket = {
+      ws,
+      onText: (listener) => listeners.push(listener),
+      waitFor: (type, timeoutMs = 30_000) =>
+        new Promise((done, fail) => {
+          const prefix = `{"type":"${type}"`;
+          const timer = setTimeout(
+            () => fail(new Error(`no ${type} within ${timeoutMs} ms`)),
+            timeoutMs,
+          );
+          listeners.push((text) => {
+            if (text.startsWith(prefix)) {
+              clearTimeout(timer);
+              done(text);
+            }
+          });
+        }),
+    };
+    ws.once("open", () => {
+      ws.send(JSON.stringify({ type: "hello", runtime_token: runtimeToken }));
+      socket.waitFor("ready").then(() => resolve(socket), reject);
+    });
+  });
+}
+
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+export function median(values: readonly number[]): number {
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
+}
+
+/** Runs `task` over `items` with at most `limit` at a time. */
+export async function inBatches<T, R>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const index = next;
+        next += 1;
+        results[index] = await task(items[index]);
+      }
+    }),
+  );
+  return results;
+}

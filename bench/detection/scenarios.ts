@@ -1,0 +1,197 @@
+/**
+ * The realtime benchmark's two scenarios (live capacity, replay throughput), against a gateway
+ * or straight to a replica, plus per-process CPU accounting. See realtime.bench.ts.
+ */
+import { readFileSync } from "node:fs";
+import type { TestTenant } from "../../test/detection/support/session-api.js";
+import type { TestSystem } from "../../test/support/system.js";
+import {
+  type BenchSocket,
+  batchMessage,
+  inBatches,
+  openStream,
+  type PreparedFrames,
+  percentile,
+} from "./load.js";
+
+/** Frames that arrive before this are not timed (connections settle, JIT warms up). */
+const WARM_UP_MS = 2000;
+
+export interface Session {
+  readonly session_id: string;
+  readonly runtime_token: string;
+  readonly stream_url: string;
+}
+
+export interface Target {
+  readonly name: "gateway" | "direct";
+  url(session: Session): string;
+}
+
+export async function createSessions(
+  tenant: TestTenant,
+  movespecId: string,
+  mode: string,
+  count: number,
+): Promise<Session[]> {
+  return inBatches(Array.from({ length: count }), 16, async () => {
+    const response = await tenant.call("POST", "/api/detection/sessions", {
+      project_id: tenant.projectId,
+      movespec_id: movespecId,
+      mode,
+    });
+    if (response.status !== 201)
+      throw new Error(`session: ${response.status} ${JSON.stringify(response.body)}`);
+    return response.body as Session;
+  });
+}
+
+/** CPU seconds used so far by each process of the system (Linux /proc). */
+export function processCpu(system: TestSystem): Map<string, number> {
+  const ticks = 100;
+  const usage = new Map<string, number>();
+  for (const child of system.processes) {
+    try {
+      const stat = readFileSync(`/proc/${child.child.pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      usage.set(child.name, (Number(fields[11]) + Number(fields[12])) / ticks);
+    } catch {
+      // not on Linux, or the process is gone
+    }
+  }
+  return usage;
+}
+
+export function cpuSpent(before: Map<string, number>, after: Map<string, number>): string {
+  return [...after]
+    .map(([name, seconds]) => `${name} ${(seconds - (before.get(name) ?? 0)).toFixed(1)}`)
+    .join(", ");
+}
+
+export interface LiveResult {
+  readonly sessions: number;
+  readonly samples: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+  readonly framesSent: number;
+  readonly problems: number;
+  readonly cpuSeconds: number;
+  readonly systemCpu: string;
+}
+
+export async function liveLevel(
+  system: TestSystem,
+  tenant: TestTenant,
+  movespecId: string,
+  prepared: PreparedFrames,
+  target: Target,
+  count: number,
+  seconds: number,
+): Promise<LiveResult> {
+  const sessions = await createSessions(tenant, movespecId, "live", count);
+  const sockets: BenchSocket[] = await inBatches(sessions, 32, (session) =>
+    openStream(target.url(session), session.runtime_token),
+  );
+  const samples: number[] = [];
+  let problems = 0;
+  let framesSent = 0;
+  let measuring = false;
+  const timers: NodeJS.Timeout[] = [];
+  const periodMs = 1000 / 30;
+  const cpuBefore = process.cpuUsage();
+  sockets.forEach((socket, index) => {
+    const sentAt = new Map<number, number>();
+    socket.onText((text) => {
+      if (text.startsWith('{"type":"event"')) {
+        const seq = (JSON.parse(text) as { event: { seq: number } }).event.seq;
+        const at = sentAt.get(seq);
+        if (at !== undefined) {
+          sentAt.delete(seq);
+          if (measuring) samples.push(performance.now() - at);
+        }
+      } else if (text.startsWith('{"type":"error"') || text.startsWith('{"type":"warning"')) {
+        problems += 1;
+      }
+    });
+    socket.ws.on("close", (code) => {
+      if (code !== 1000 && code !== 1005) problems += 1;
+    });
+    let next = 0;
+    // Spread the sessions' frames over the 33 ms period.
+    const start = setTimeout(
+      () => {
+        const send = () => {
+          if (next >= prepared.frames.length || socket.ws.readyState !== socket.ws.OPEN) return;
+          const seq = prepared.frames[next].seq;
+          if (prepared.eventSeqs.has(seq)) sentAt.set(seq, performance.now());
+          socket.ws.send(prepared.frameMessages[next]);
+          next += 1;
+          framesSent += 1;
+        };
+        send();
+        timers.push(setInterval(send, periodMs));
+      },
+      (index / count) * periodMs,
+    );
+    timers.push(start);
+  });
+  await sleep(WARM_UP_MS);
+  measuring = true;
+  const systemBefore = processCpu(system);
+  await sleep(seconds * 1000);
+  measuring = false;
+  const systemCpu = cpuSpent(systemBefore, processCpu(system));
+  const cpu = process.cpuUsage(cpuBefore);
+  for (const timer of timers) clearInterval(timer);
+  await sleep(200);
+  for (const socket of sockets) socket.ws.close(1000);
+  await sleep(1500);
+  samples.sort((a, b) => a - b);
+  return {
+    sessions: count,
+    samples: samples.length,
+    p50: percentile(samples, 50),
+    p99: percentile(samples, 99),
+    max: samples.at(-1) ?? Number.NaN,
+    framesSent,
+    problems,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    systemCpu,
+  };
+}
+
+export async function replayRun(
+  tenant: TestTenant,
+  movespecId: string,
+  prepared: PreparedFrames,
+  target: Target,
+  total: number,
+  batch: number,
+): Promise<{ framesPerSecond: number; accepted: number }> {
+  const [session] = await createSessions(tenant, movespecId, "replay", 1);
+  const socket = await openStream(target.url(session), session.runtime_token);
+  let acked = -1;
+  socket.onText((text) => {
+    if (text.startsWith('{"type":"ack"'))
+      acked = (JSON.parse(text) as { last_seq: number }).last_seq;
+  });
+  const maxUnacked = 8000;
+  const started = performance.now();
+  for (let seq = 0; seq < total; seq += batch) {
+    while (seq - acked > maxUnacked || socket.ws.bufferedAmount > 4 * 1024 * 1024) await sleep(1);
+    socket.ws.send(batchMessage(prepared, seq, Math.min(batch, total - seq)));
+  }
+  socket.ws.send('{"type":"finalize"}');
+  const end = JSON.parse(await socket.waitFor("end", 300_000)) as { accepted_frames_total: number };
+  const seconds = (performance.now() - started) / 1000;
+  socket.ws.close();
+  return {
+    framesPerSecond: end.accepted_frames_total / seconds,
+    accepted: end.accepted_frames_total,
+  };
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
