@@ -18,13 +18,14 @@ import type { EntryDoc } from "./store/entry-document.js";
 import type { EntryStore } from "./store/entry-store.js";
 import type { StarStore } from "./store/star-store.js";
 import { entryFromSnapshot, entryMessage } from "./to-proto.js";
+import type { TotalsCache } from "./totals-cache.js";
 
 export interface CatalogueDeps {
   readonly entries: EntryStore;
   readonly stars: StarStore;
   readonly cache: ListingCache<ListMoveSpecsResponse>;
   /** Totals by search words: every page of one listing shares its count. */
-  readonly totals: ListingCache<number>;
+  readonly totals: TotalsCache;
   readonly logger: Logger;
   readonly now: () => Date;
 }
@@ -101,13 +102,12 @@ export function createCatalogueOperations(deps: CatalogueDeps) {
       const generation = deps.cache.generation();
       const totalGeneration = deps.totals.generation();
       const query = listingQuery(words, request.sort);
-      const totalKey = words.join(" ");
-      const knownTotal = deps.totals.get(totalKey);
+      const knownTotal = deps.totals.get(words);
       const [total, items] = await Promise.all([
         knownTotal ?? deps.entries.count(query),
         deps.entries.list(query, limit, offset),
       ]);
-      if (knownTotal === undefined) deps.totals.set(totalKey, total, totalGeneration);
+      if (knownTotal === undefined) deps.totals.set(words, total, totalGeneration);
       const response = create(ListMoveSpecsResponseSchema, {
         items: items.map(entryMessage),
         total,
@@ -135,7 +135,6 @@ export function createCatalogueOperations(deps: CatalogueDeps) {
       if (changed) {
         const updated = await deps.entries.addStars(entry._id, starred ? 1 : -1);
         deps.cache.invalidate();
-        deps.totals.invalidate();
         count = updated?.star_count ?? count;
       }
       return { starCount: Math.max(0, count), starred };
@@ -146,14 +145,16 @@ export function createCatalogueOperations(deps: CatalogueDeps) {
       let applied = 0;
       for (const snapshot of request.entries) {
         if (!isUuid(snapshot.movespecId)) throw invalid("entries.movespec_id", "not a UUID");
-        const outcome = await deps.entries.upsertIfNewer(entryFromSnapshot(snapshot));
+        const entry = entryFromSnapshot(snapshot);
+        const outcome = await deps.entries.upsertIfNewer(entry);
         stored[snapshot.movespecId] = outcome.storedRevision;
-        if (outcome.applied) applied += 1;
+        if (outcome.applied) {
+          applied += 1;
+          const before = outcome.previous?.listed ? outcome.previous.keywords : undefined;
+          deps.totals.entryChanged(before, entry.listed ? entry.keywords : undefined);
+        }
       }
-      if (applied > 0) {
-        deps.cache.invalidate();
-        deps.totals.invalidate();
-      }
+      if (applied > 0) deps.cache.invalidate();
       deps.logger.debug({ pushed: request.entries.length, applied }, "entries synced");
       return stored;
     },

@@ -9,6 +9,7 @@ import { createCatalogueHandlers } from "./handlers.js";
 import { createListingCache } from "./listing-cache.js";
 import { createEntryStore } from "./store/entry-store.js";
 import { createStarStore } from "./store/star-store.js";
+import { createTotalsCache } from "./totals-cache.js";
 
 export const catalogueService: ServiceDefinition<CatalogueConfig> = {
   name: "catalogue",
@@ -25,8 +26,8 @@ export const catalogueService: ServiceDefinition<CatalogueConfig> = {
         maxAgeMs: config.listCacheMs,
         maxEntries: config.listCacheEntries,
       }),
-      totals: createListingCache<number>({
-        maxAgeMs: config.listCacheMs,
+      totals: createTotalsCache({
+        maxAgeMs: config.totalsCacheMs,
         maxEntries: config.listCacheEntries,
       }),
       logger,

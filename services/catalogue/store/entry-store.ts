@@ -2,7 +2,12 @@ import type { Collection, Db } from "mongodb";
 import { LISTING_INDEXES, type ListingQuery } from "../domain/listing-query.js";
 import type { EntryDoc } from "./entry-document.js";
 
-export type UpsertOutcome = { applied: boolean; storedRevision: number };
+export interface UpsertOutcome {
+  readonly applied: boolean;
+  readonly storedRevision: number;
+  /** When applied: what the entry was before (undefined when it is new). */
+  readonly previous?: Pick<EntryDoc, "listed" | "keywords">;
+}
 
 /** Catalogue entries. */
 export interface EntryStore {
@@ -42,11 +47,12 @@ export function createEntryStore(db: Db): EntryStore {
             unset[optional] = "";
           }
         }
-        const updated = await collection.updateOne(
+        const previous = await collection.findOneAndUpdate(
           { _id, revision: { $lt: entry.revision } },
           Object.keys(unset).length > 0 ? { $set: fields, $unset: unset } : { $set: fields },
+          { returnDocument: "before", projection: { listed: 1, keywords: 1 } },
         );
-        if (updated.matchedCount === 1) return { applied: true, storedRevision: entry.revision };
+        if (previous) return { applied: true, storedRevision: entry.revision, previous };
         const existing = await collection.findOne({ _id }, { projection: { revision: 1 } });
         if (existing) return { applied: false, storedRevision: existing.revision };
         try {
