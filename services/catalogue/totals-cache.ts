@@ -1,9 +1,9 @@
 /**
  * Totals of listings, by search words ("" for the whole catalogue). Counting is the expensive part
  * of an uncached page (the index range of a word, or all listed entries, is walked), and a write
- * changes few totals: only those whose words the changed entry had or has, and the catalogue's
- * total only when an entry enters or leaves the listing. Stars change none. So totals are dropped
- * selectively, and a count read before a drop is never stored after it. `maxAgeMs` bounds
+ * changes few totals: exactly those of the searches the entry matched before and not after, or the
+ * other way round (the catalogue's total when it enters or leaves the listing). Stars change none.
+ * So totals are dropped selectively, and a count read before a change is never stored after it. `maxAgeMs` bounds
  * staleness when several catalogue processes share one database.
  */
 export interface TotalsCache {
@@ -13,6 +13,11 @@ export interface TotalsCache {
   set(words: readonly string[], total: number, generation: number): void;
   /** An entry changed: `before`/`after` are its listed keywords (undefined when not listed). */
   entryChanged(before: readonly string[] | undefined, after: readonly string[] | undefined): void;
+}
+
+/** Whether a listed entry with these keywords (undefined: not listed) counts for a search. */
+function matches(keywords: readonly string[] | undefined, words: readonly string[]): boolean {
+  return keywords !== undefined && words.every((word) => keywords.includes(word));
 }
 
 export function createTotalsCache(options: {
@@ -38,18 +43,16 @@ export function createTotalsCache(options: {
     },
     entryChanged(before, after) {
       if (before === undefined && after === undefined) return;
-      const touched = new Set([...(before ?? []), ...(after ?? [])]);
-      const sameListing =
+      const same =
         before !== undefined &&
         after !== undefined &&
         before.length === after.length &&
         before.every((word) => after.includes(word));
-      if (sameListing) return;
+      if (same) return;
+      // A count read while this happens may miss it: never store it (see `set`).
       generation += 1;
       for (const [key, cached] of totals) {
-        const catalogueTotal =
-          cached.words.length === 0 && (before === undefined) !== (after === undefined);
-        if (catalogueTotal || cached.words.some((word) => touched.has(word))) totals.delete(key);
+        if (matches(before, cached.words) !== matches(after, cached.words)) totals.delete(key);
       }
     },
   };

@@ -29,10 +29,12 @@ describe("catalogue caches and keywords", () => {
       cache.set([], 10, cache.generation());
       cache.set(["squat"], 4, cache.generation());
       cache.set(["plank", "hold"], 2, cache.generation());
-      cache.entryChanged(["squat"], ["squat", "hold"]);
+      cache.set(["hold"], 5, cache.generation());
+      cache.entryChanged(["squat", "plank"], ["squat", "plank", "hold"]);
       expect(cache.get([])).to.equal(10);
       expect(cache.get(["squat"])).to.equal(4);
       expect(cache.get(["plank", "hold"])).to.equal(undefined);
+      expect(cache.get(["hold"])).to.equal(undefined);
       cache.entryChanged(undefined, ["squat"]);
       expect(cache.get([])).to.equal(undefined);
       expect(cache.get(["squat"])).to.equal(undefined);
