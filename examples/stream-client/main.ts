@@ -77,4 +77,7 @@ const summary = end.terminal_outcome ? JSON.parse(end.terminal_outcome) : undefi
 console.log(
   `${end.status}: ${end.accepted_frames_total} frames, ${summary?.count ?? 0} repetitions`,
 );
-console.log(await api.request("GET", `/api/detection/sessions/${session.session_id}`));
+const stored = await api.request("GET", `/api/detection/sessions/${session.session_id}`);
+console.log(
+  `GET /api/detection/sessions/${stored.session_id}: ${stored.status}, accepted_frames_total ${stored.accepted_frames_total}`,
+);
