@@ -3,10 +3,12 @@ import type { Client } from "@connectrpc/connect";
 import { expect } from "chai";
 import { type AuthoringService, Visibility } from "../../proto/gen/authoring/v1/authoring_pb.js";
 import { type Caller, CallerSchema } from "../../proto/gen/common/v1/caller_pb.js";
+import type { AdminClients } from "../../services/admin/cli/clients.js";
+import { runAdmin } from "../../services/admin/cli/run.js";
 import { Code, errorInfo } from "../../services/shared/errors/service-error.js";
 import { createProjectWithKey } from "../support/auth.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
-import { authoringClient } from "./support/api.js";
+import { authoringClient, catalogueClient, eventually } from "./support/api.js";
 
 const UNKNOWN_ID = "01a20000-0000-7000-8000-000000000000";
 
@@ -152,6 +154,51 @@ describe("authoring.v1.AuthoringService over gRPC", function () {
       ).to.include({
         reason: "VERSION_NOT_FOUND",
       });
+    });
+  });
+
+  describe("admin movespecs commands", () => {
+    /** Runs `admin movespecs ...` through the admin tool's framework, with this system's clients. */
+    async function admin(...argv: string[]) {
+      let stdout = "";
+      let stderr = "";
+      const clients = {
+        authoring,
+        catalogue: catalogueClient(system.services.catalogue.grpcUrl),
+      } as unknown as AdminClients;
+      const code = await runAdmin(
+        ["movespecs", ...argv, "--json"],
+        { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) },
+        () => clients,
+        { authServiceUrl: "", catalogueServiceUrl: "", authoringServiceUrl: "", timeoutMs: 5000 },
+      );
+      return { code, json: stdout ? JSON.parse(stdout) : undefined, stderr };
+    }
+
+    it("changes visibility, delists, renames, archives and stars", async () => {
+      const { id } = await moveSpecWithVersions(Visibility.PRIVATE, 0);
+      const shown = await admin("set-visibility", id, "--visibility", "public");
+      expect(shown.code, shown.stderr).to.equal(0);
+      expect(shown.json).to.include({ movespec_id: id, visibility: "public" });
+      expect((await admin("update", id, "--name", "renamed by admin")).json.name).to.equal(
+        "renamed by admin",
+      );
+      // The catalogue learns about the MoveSpec from authoring's relay, a moment later.
+      let starred = await admin("star", id, "--org", mine.organizationId);
+      await eventually(async () => {
+        starred = await admin("star", id, "--org", mine.organizationId);
+        return starred.code === 0;
+      });
+      expect(starred.json).to.deep.equal({ star_count: 1, starred: true });
+      expect((await admin("unstar", id, "--org", mine.organizationId)).json.star_count).to.equal(0);
+      expect((await admin("delist", id, "--reason", "spam")).json.visibility).to.equal("delisted");
+      expect((await admin("archive", id)).json.archived_at).to.be.a("string");
+      expect((await admin("resync-catalogue", "--id", id)).json).to.deep.equal({ marked: 1 });
+      const wrong = await admin("set-visibility", id, "--visibility", "delisted");
+      expect(wrong.code).to.equal(2);
+      const missing = await admin("archive", UNKNOWN_ID);
+      expect(missing.code).to.equal(1);
+      expect(missing.stderr).to.include("MOVESPEC_NOT_FOUND");
     });
   });
 
