@@ -96,7 +96,7 @@ export function loadDetectionConfig(env: Env): DetectionConfig {
       }),
     }),
     durability: Object.freeze({
-      checkpointIntervalMs: ms("DETECTION_CHECKPOINT_INTERVAL_MS", 2000, 10 * MINUTE),
+      checkpointIntervalMs: ms("DETECTION_CHECKPOINT_INTERVAL_MS", 5000, 10 * MINUTE),
       checkpointMaxFrames,
       maxUnackedFrames: envInt(
         env,

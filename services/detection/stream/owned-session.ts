@@ -238,8 +238,9 @@ export class OwnedSession {
    */
   release(reason: "client_gone" | "replaced" | "rate_limited" | "shutdown"): Promise<void> {
     if (this.letGo) return this.letGo;
-    // The end is being written; the lease goes with it.
+    // The end is being written (the lease goes with it), or the session was let go already.
     if (this.state === "ending") return this.ending ?? Promise.resolve();
+    if (this.state === "gone") return Promise.resolve();
     this.state = "gone";
     this.stopFlowTimers();
     if (reason === "replaced") {
