@@ -756,6 +756,37 @@ describe("MoveSpec routes (black box through the gateway)", function () {
     });
   });
 
+  describe("versions of another MoveSpec", () => {
+    it("are not found under the wrong MoveSpec, for reading or releasing", async () => {
+      const a = await createMoveSpec();
+      const b = await createMoveSpec();
+      const va = await call("POST", `/api/movespecs/${a.movespec_id}/versions`, {
+        token: owner.token,
+      });
+      const vid = va.body.movespec_version_id;
+      expectError(
+        await call("GET", `/api/movespecs/${b.movespec_id}/versions/${vid}`, {
+          token: owner.token,
+        }),
+        404,
+        "not_found",
+        "VERSION_NOT_FOUND",
+      );
+      expectError(
+        await call("POST", `/api/movespecs/${b.movespec_id}/versions/${vid}/release`, {
+          token: owner.token,
+        }),
+        404,
+        "not_found",
+        "VERSION_NOT_FOUND",
+      );
+      const unchanged = await call("GET", `/api/movespecs/${b.movespec_id}`, {
+        token: owner.token,
+      });
+      expect(unchanged.body).not.to.have.property("current_released_version_id");
+    });
+  });
+
   describe("request shape", () => {
     it("answers unknown methods, bad JSON and bad media types with the envelope", async () => {
       const wrongMethod = await call("DELETE", `/api/movespecs/${UNKNOWN_ID}`, {
@@ -765,6 +796,16 @@ describe("MoveSpec routes (black box through the gateway)", function () {
       expect(wrongMethod.headers.get("allow")).to.include("GET");
       const badJson = await call("POST", "/api/movespecs", { token: owner.token, body: "{nope" });
       expectError(badJson, 400, "invalid_argument", "MALFORMED_JSON");
+      const notJson = await fetch(`${system.gatewayUrl}/api/movespecs`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${owner.token}`, "content-type": "text/yaml" },
+        body: "name: x",
+      });
+      expect(notJson.status).to.equal(415);
+      const noBody = await call("PUT", `/api/movespecs/${UNKNOWN_ID}/draft`, {
+        token: owner.token,
+      });
+      expectError(noBody, 400, "invalid_argument", "FIELD_REQUIRED");
       const broken = await call("PUT", `/api/movespecs/${UNKNOWN_ID}/draft`, {
         token: owner.token,
         body: { yaml_source: BROKEN_YAML },
