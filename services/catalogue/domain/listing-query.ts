@@ -25,8 +25,11 @@ export function listingQuery(keywords: readonly string[], sort: Sort): ListingQu
   if (keywords.length === 0) {
     return { filter: { listed: true }, sort: chosen.sort, index: `listed_${chosen.name}` };
   }
+  // Longest word first: usually the rarest, and MongoDB bounds the index scan of `$all` by its
+  // first value (the embedded store picks the rarest itself). The matches are the same either way.
+  const words = [...keywords].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
   return {
-    filter: { keywords: { $all: [...keywords] }, listed: true },
+    filter: { keywords: { $all: words }, listed: true },
     sort: chosen.sort,
     index: `search_${chosen.name}`,
   };
