@@ -3,6 +3,7 @@
  * or straight to a replica, plus per-process CPU accounting. See realtime.bench.ts.
  */
 import { readFileSync } from "node:fs";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { TestTenant } from "../../test/detection/support/session-api.js";
 import type { TestSystem } from "../../test/support/system.js";
 import {
@@ -68,6 +69,22 @@ export function cpuSpent(before: Map<string, number>, after: Map<string, number>
     .join(", ");
 }
 
+/** Event-loop delay (p99 and max, ms) of the detection replica and the gateway since the last call. */
+export async function loopLag(system: TestSystem): Promise<string> {
+  const read = async (name: string, url: string) => {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const value = (metric: string) =>
+      (1000 * Number(new RegExp(`^${metric}\\S* ([\\d.e+-]+)`, "m").exec(text)?.[1])).toFixed(1);
+    return `${name} p99 ${value("nodejs_eventloop_lag_p99_seconds")} max ${value("nodejs_eventloop_lag_max_seconds")}`;
+  };
+  return (
+    await Promise.all([
+      read("detection", system.services.detection.adminUrl),
+      read("gateway", system.gatewayAdminUrl),
+    ])
+  ).join(", ");
+}
+
 export interface LiveResult {
   readonly sessions: number;
   readonly samples: number;
@@ -78,6 +95,8 @@ export interface LiveResult {
   readonly problems: number;
   readonly cpuSeconds: number;
   readonly systemCpu: string;
+  /** Event-loop delay of the system's processes and of this load generator over the window. */
+  readonly loopLag: string;
 }
 
 export async function liveLevel(
@@ -117,8 +136,9 @@ export async function liveLevel(
     socket.ws.on("close", (code) => {
       if (code !== 1000 && code !== 1005) problems += 1;
     });
-    let next = 0;
-    // Spread the sessions' frames over the 33 ms period.
+    // Users are not in step: each session starts at its own point of the recording (first 10 s),
+    // and the sessions' frames are spread over the 33 ms period.
+    let next = (index * 7919) % 300;
     const start = setTimeout(
       () => {
         const send = () => {
@@ -139,9 +159,14 @@ export async function liveLevel(
   await sleep(WARM_UP_MS);
   measuring = true;
   const systemBefore = processCpu(system);
+  await loopLag(system); // resets the windows
+  const generatorLag = monitorEventLoopDelay({ resolution: 5 });
+  generatorLag.enable();
   await sleep(seconds * 1000);
   measuring = false;
   const systemCpu = cpuSpent(systemBefore, processCpu(system));
+  generatorLag.disable();
+  const lags = `${await loopLag(system)}, load generator p99 ${(generatorLag.percentile(99) / 1e6).toFixed(1)} max ${(generatorLag.max / 1e6).toFixed(1)}`;
   const cpu = process.cpuUsage(cpuBefore);
   for (const timer of timers) clearInterval(timer);
   await sleep(200);
@@ -158,6 +183,7 @@ export async function liveLevel(
     problems,
     cpuSeconds: (cpu.user + cpu.system) / 1e6,
     systemCpu,
+    loopLag: lags,
   };
 }
 
