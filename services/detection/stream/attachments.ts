@@ -12,7 +12,6 @@ export interface Attachments {
   add(session: OwnedSession): void;
   /** Forgets `session` (only if it is still the one registered). */
   remove(session: OwnedSession): void;
-  get(sessionId: string): OwnedSession | undefined;
   readonly size: number;
   /** How many attached streams are paused, by cause (for metrics). */
   pausedCounts(): Record<"unacked" | "outbound", number>;
@@ -42,9 +41,6 @@ export function createAttachments(store: SessionStore, logger: Logger): Attachme
     },
     remove(session) {
       if (sessions.get(session.sessionId) === session) sessions.delete(session.sessionId);
-    },
-    get(sessionId) {
-      return sessions.get(sessionId);
     },
     get size() {
       return sessions.size;

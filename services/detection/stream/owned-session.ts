@@ -72,7 +72,7 @@ export class OwnedSession {
   private readonly sink: StreamSink;
   private readonly limiter: FrameRateLimiter | undefined;
   private readonly now: () => number;
-  private suppressEventsUpTo: number;
+  private readonly suppressEventsUpTo: number;
   private state: State = "open";
   private durableAccepted: number;
   private lastCheckpointAt: number;
@@ -113,10 +113,6 @@ export class OwnedSession {
     return this.state === "open";
   }
 
-  get currentStatus(): SessionStatus {
-    return this.status;
-  }
-
   get acceptedFramesTotal(): number {
     return this.engine.acceptedFrames;
   }
@@ -136,10 +132,6 @@ export class OwnedSession {
   /** Any message from the client keeps the session from idling out. */
   touch(): void {
     this.lastActivityAt = this.now();
-  }
-
-  suppressEvents(upTo: number): void {
-    this.suppressEventsUpTo = Math.max(this.suppressEventsUpTo, upTo);
   }
 
   /** A `frame` (one) or `frames` (a batch) message. */
@@ -188,7 +180,10 @@ export class OwnedSession {
           ),
         );
     }
-    if (overflow) {
+    // Beyond the limit only new frames count: resends of accepted ones are still ignored.
+    const newBeyond =
+      overflow && frames.slice(batch.length).some((f) => (seqOf(f) ?? -1) > this.engine.lastSeq);
+    if (newBeyond) {
       void this.end(
         "failed",
         EndReason.frameLimit,

@@ -21,7 +21,6 @@ export interface StreamServer {
   listen(port: number, host: string): Promise<number>;
   /** Stops accepting; open sockets are closed by their sessions (or cut after the deadline). */
   close(deadlineMs: number): Promise<void>;
-  readonly openSockets: number;
 }
 
 export function createStreamServer(
@@ -61,9 +60,6 @@ export function createStreamServer(
   });
 
   return {
-    get openSockets() {
-      return sockets.size;
-    },
     listen(port, host) {
       return new Promise((resolve, reject) => {
         server.once("error", reject);
