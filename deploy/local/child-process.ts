@@ -41,7 +41,11 @@ export function startProcess(options: {
     child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown"));
   });
 
+  // The last lines, quoted when the process dies unexpectedly: CI logs then say why.
+  const recent: string[] = [];
   const onLine = (text: string) => {
+    recent.push(text.length > 500 ? `${text.slice(0, 500)}...` : text);
+    if (recent.length > 15) recent.shift();
     let line: LogLine | string = text;
     try {
       const parsed: unknown = JSON.parse(text);

@@ -69,6 +69,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     ...options.env,
   };
   delete base.MONGODB_URI;
+  // The launcher learns ports and readiness from info-level lines ("serving", "ready"): processes
+  // always log at info or finer, and lines below the level asked for are dropped here instead.
+  const sink = quietSink(options.sink, base.LOG_LEVEL);
+  if (sink !== options.sink) base.LOG_LEVEL = "info";
   const stopAll = async () => {
     const gateway = started.filter((p) => p.name === "gateway");
     const store = started.filter((p) => p.name === "embedded-mongo");
@@ -91,7 +95,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         cwd: REPO_ROOT,
         // The store cannot poll its parent the way services do: it stops when stdin closes.
         env: { ...base, EMBEDDED_MONGO_STOP_ON_STDIN_CLOSE: "1" },
-        sink: options.sink,
+        sink,
         args: ["--port", String(port), "--dbpath", dataDir],
         stdinLifeline: true,
       });
@@ -128,7 +132,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         entry: join(REPO_ROOT, `services/${name}/main.ts`),
         cwd: REPO_ROOT,
         env: serviceEnv(name, index),
-        sink: options.sink,
+        sink,
       });
       started.push(child);
       const line = await child.waitFor(["serving"], timeout);
@@ -162,7 +166,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         ADMIN_PORT: options.ports === "fixed" ? String(DEFAULT_PORTS.gatewayAdmin) : "0",
         ...options.serviceEnv?.gateway,
       },
-      sink: options.sink,
+      sink,
     });
     started.push(gateway);
     const line = await gateway.waitFor(["serving"], timeout);
@@ -213,4 +217,24 @@ function freePort(): Promise<number> {
       server.close(() => resolvePort(port));
     });
   });
+}
+
+const LEVEL_RANK: Record<string, number> = {
+  trace: 10,
+  debug: 20,
+  info: 30,
+  warn: 40,
+  error: 50,
+  fatal: 60,
+};
+const LIFECYCLE = new Set(["listening", "serving", "ready", "stopped"]);
+
+function quietSink(sink: LineSink, level: string | undefined): LineSink {
+  const threshold = level === "silent" ? 100 : (LEVEL_RANK[level ?? ""] ?? 0);
+  if (threshold <= LEVEL_RANK.info) return sink;
+  return (name, line) => {
+    if (typeof line === "string") return sink(name, line);
+    const rank = LEVEL_RANK[String(line.level)] ?? LEVEL_RANK.info;
+    if (rank >= threshold || LIFECYCLE.has(String(line.msg))) sink(name, line);
+  };
 }

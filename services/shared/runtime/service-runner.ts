@@ -83,14 +83,25 @@ export async function runService<C extends ServiceConfig>(
     );
     if (!connection) return;
     mongo = connection.client;
-    started = await definition.start({
-      config,
-      db: connection.db,
-      mongo: connection.client,
-      logger,
-      metrics,
-      shutdownSignal: shutdown.signal,
-    });
+    // Start-up work (indexes, mostly) can fail on a slow or briefly unreachable database: retry
+    // it as Kubernetes would restart us, but without losing the listening port meanwhile.
+    for (let delayMs = 250; !started; delayMs = Math.min(delayMs * 2, 5000)) {
+      try {
+        started = await definition.start({
+          config,
+          db: connection.db,
+          mongo: connection.client,
+          logger,
+          metrics,
+          shutdownSignal: shutdown.signal,
+        });
+      } catch (error) {
+        if (shutdown.signal.aborted) throw error;
+        logger.error({ err: error, retryInMs: delayMs }, "start-up failed, retrying");
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        if (shutdown.signal.aborted) return;
+      }
+    }
     grpc.serve((router) => started?.register(router));
     health.set(ServingStatus.SERVING);
     logger.info({ grpc_port: grpcPort, admin_port: adminPort }, "serving");
