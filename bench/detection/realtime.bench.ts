@@ -35,7 +35,14 @@ import {
 import { loadExample, readFrames, runFrames } from "../../test/movespec/support/recordings.js";
 import { startTestSystem, type TestSystem } from "../../test/support/system.js";
 import { median, prepareFrames } from "./load.js";
-import { liveLevel, replayRun, type Target } from "./scenarios.js";
+import {
+  cpuSpent,
+  liveLevel,
+  machineBusy,
+  processCpu,
+  replayRun,
+  type Target,
+} from "./scenarios.js";
 
 const LEVELS = (process.env.BENCH_LEVELS ?? "100,250,500,750,1000").split(",").map(Number);
 const LIVE_SECONDS = Number(process.env.BENCH_LIVE_SECONDS ?? 10);
@@ -112,10 +119,14 @@ async function main(): Promise<void> {
     await replayRun(tenant, movespecId, prepared, gateway, REPLAY_FRAMES, BATCH); // warm-up
     for (let trial = 0; trial < TRIALS; trial += 1) {
       for (const target of trial % 2 === 0 ? [gateway, direct] : [direct, gateway]) {
+        const before = processCpu(system);
+        const busyBefore = machineBusy();
+        const generatorBefore = process.cpuUsage();
         const result = await replayRun(tenant, movespecId, prepared, target, REPLAY_FRAMES, BATCH);
+        const generator = process.cpuUsage(generatorBefore);
         rates[target.name].push(result.framesPerSecond);
         console.log(
-          `   trial ${trial + 1} ${target.name}: ${Math.round(result.framesPerSecond)} frames/s (${result.accepted} accepted)`,
+          `   trial ${trial + 1} ${target.name}: ${Math.round(result.framesPerSecond)} frames/s (${result.accepted} accepted; CPU s: ${cpuSpent(before, processCpu(system), { busy: machineBusy() - busyBefore, generator: (generator.user + generator.system) / 1e6 })})`,
         );
       }
     }

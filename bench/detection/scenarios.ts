@@ -63,10 +63,39 @@ export function processCpu(system: TestSystem): Map<string, number> {
   return usage;
 }
 
-export function cpuSpent(before: Map<string, number>, after: Map<string, number>): string {
-  return [...after]
-    .map(([name, seconds]) => `${name} ${(seconds - (before.get(name) ?? 0)).toFixed(1)}`)
-    .join(", ");
+/** CPU seconds the whole machine has been busy (Linux /proc/stat). */
+export function machineBusy(): number {
+  try {
+    const fields = readFileSync("/proc/stat", "utf8")
+      .split("\n")[0]
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
+    const total = fields.reduce((sum, value) => sum + value, 0);
+    return (total - fields[3] - (fields[4] ?? 0)) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+export function cpuSpent(
+  before: Map<string, number>,
+  after: Map<string, number>,
+  machine: { busy: number; generator: number },
+): string {
+  let ours = machine.generator;
+  const parts = [...after].map(([name, seconds]) => {
+    const spent = seconds - (before.get(name) ?? 0);
+    ours += spent;
+    return `${name} ${spent.toFixed(1)}`;
+  });
+  // What else ran on the machine meanwhile (other users' work skews a shared machine's figures).
+  parts.push(
+    `load generator ${machine.generator.toFixed(1)}`,
+    `other processes ${(machine.busy - ours).toFixed(1)}`,
+  );
+  return parts.join(", ");
 }
 
 /** Event-loop delay (p99 and max, ms) of the detection replica and the gateway since the last call. */
@@ -159,12 +188,18 @@ export async function liveLevel(
   await sleep(WARM_UP_MS);
   measuring = true;
   const systemBefore = processCpu(system);
+  const busyBefore = machineBusy();
+  const generatorBefore = process.cpuUsage();
   await loopLag(system); // resets the windows
   const generatorLag = monitorEventLoopDelay({ resolution: 5 });
   generatorLag.enable();
   await sleep(seconds * 1000);
   measuring = false;
-  const systemCpu = cpuSpent(systemBefore, processCpu(system));
+  const generatorUsage = process.cpuUsage(generatorBefore);
+  const systemCpu = cpuSpent(systemBefore, processCpu(system), {
+    busy: machineBusy() - busyBefore,
+    generator: (generatorUsage.user + generatorUsage.system) / 1e6,
+  });
   generatorLag.disable();
   const lags = `${await loopLag(system)}, load generator p99 ${(generatorLag.percentile(99) / 1e6).toFixed(1)} max ${(generatorLag.max / 1e6).toFixed(1)}`;
   const cpu = process.cpuUsage(cpuBefore);
