@@ -6,7 +6,7 @@ import { expect } from "chai";
 import { createAdminClients } from "../../services/admin/cli/clients.js";
 import { runAdmin } from "../../services/admin/cli/run.js";
 import { loadAdminConfig } from "../../services/admin/config.js";
-import { authHeader, mintAccessToken } from "../support/auth.js";
+import { authHeader, createProjectWithToken, mintAccessToken } from "../support/auth.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -35,7 +35,15 @@ describe("admin tool (services/admin)", function () {
       const { stdout, stderr } = await run(
         process.execPath,
         ["--import", "tsx", join(ROOT, "services/admin/main.ts"), ...args],
-        { cwd: ROOT, env: { ...process.env, AUTH_SERVICE_URL: system.services.auth.grpcUrl } },
+        {
+          cwd: ROOT,
+          env: {
+            ...process.env,
+            AUTH_SERVICE_URL: system.services.auth.grpcUrl,
+            AUTHORING_SERVICE_URL: system.services.authoring.grpcUrl,
+            CATALOGUE_SERVICE_URL: system.services.catalogue.grpcUrl,
+          },
+        },
       );
       return { code: 0, stdout, stderr };
     } catch (error) {
@@ -154,5 +162,26 @@ describe("admin tool (services/admin)", function () {
     );
     expect(code).to.equal(0);
     expect(JSON.parse(output.join(""))).to.deep.equal({ hello: "world" });
+  });
+
+  it("delists a public MoveSpec over gRPC: anonymous readers then get 404", async () => {
+    const owner = await createProjectWithToken(system, { name: "Moderated" });
+    const created = await fetch(`${system.gatewayUrl}/api/movespecs`, {
+      method: "POST",
+      headers: { ...authHeader(owner.token), "content-type": "application/json" },
+      body: JSON.stringify({
+        name: "Spam spec",
+        project_id: owner.projectId,
+        visibility: "public",
+      }),
+    });
+    expect(created.status).to.equal(201);
+    const { movespec_id: id } = (await created.json()) as { movespec_id: string };
+    expect((await fetch(`${system.gatewayUrl}/api/movespecs/${id}`)).status).to.equal(200);
+
+    const result = await adminProcess("movespecs", "delist", id, "--reason", "spam", "--json");
+    expect(result.code, result.stderr).to.equal(0);
+    expect(JSON.parse(result.stdout)).to.include({ movespec_id: id, visibility: "delisted" });
+    expect((await fetch(`${system.gatewayUrl}/api/movespecs/${id}`)).status).to.equal(404);
   });
 });

@@ -2,6 +2,8 @@ import type { DescService } from "@bufbuild/protobuf";
 import { type Client, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { AuthService } from "../../../proto/gen/auth/v1/auth_pb.js";
+import { AuthoringService } from "../../../proto/gen/authoring/v1/authoring_pb.js";
+import { CatalogueService } from "../../../proto/gen/catalogue/v1/catalogue_pb.js";
 import type { AdminConfig } from "../config.js";
 
 /**
@@ -10,6 +12,8 @@ import type { AdminConfig } from "../config.js";
  */
 export interface AdminClients {
   readonly auth: Client<typeof AuthService>;
+  readonly authoring: Client<typeof AuthoringService>;
+  readonly catalogue: Client<typeof CatalogueService>;
 }
 
 export function createAdminClients(config: AdminConfig): AdminClients {
@@ -29,6 +33,12 @@ export function createAdminClients(config: AdminConfig): AdminClients {
   return {
     get auth() {
       return lazy(AuthService, config.authServiceUrl);
+    },
+    get authoring() {
+      return lazy(AuthoringService, config.authoringServiceUrl);
+    },
+    get catalogue() {
+      return lazy(CatalogueService, config.catalogueServiceUrl);
     },
   };
 }

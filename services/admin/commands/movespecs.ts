@@ -19,13 +19,8 @@ interface MoveSpecClients {
   readonly catalogue: Client<typeof CatalogueService>;
 }
 
-/** The authoring and catalogue clients (wired in cli/clients.ts by the admin tool). */
 function clientsOf(context: CommandContext): MoveSpecClients {
-  const clients = context.clients as Partial<MoveSpecClients>;
-  if (!clients.authoring || !clients.catalogue) {
-    throw new Error("the admin tool has no authoring/catalogue clients yet (cli/clients.ts)");
-  }
-  return { authoring: clients.authoring, catalogue: clients.catalogue };
+  return context.clients;
 }
 
 function plain<D extends DescMessage>(schema: D, message: MessageShape<D> | undefined) {
