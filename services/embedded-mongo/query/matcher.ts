@@ -2,7 +2,7 @@
  * Filters and projections through mingo. A malformed or unsupported operator is reported
  * as BadValue naming it, never ignored.
  */
-import { compareValues, type Doc, isPlainObject, typeOrder } from "../bson-values.js";
+import { cloneDoc, compareValues, type Doc, isPlainObject, typeOrder } from "../bson-values.js";
 import { valuesAtPath } from "../document-paths.js";
 import { badValue, MongoCommandError } from "../errors.js";
 import { MINGO_OPTIONS, MingoQuery } from "./mingo-context.js";
@@ -82,11 +82,20 @@ export function projectDocuments(docs: Doc[], projection: unknown, filter: Doc =
   const spec = projection as Doc;
   const positional = Object.keys(spec).some((k) => k.endsWith(".$"));
   try {
-    const projected = new MingoQuery(positional ? filter : {}).find(docs, spec).all() as Doc[];
+    // mingo applies nested exclusions ("a.b": 0) to the nested objects in place: it must never
+    // see the stored documents themselves, or a read would delete data.
+    const input = touchesNestedFields(spec) ? docs.map(cloneDoc) : docs;
+    const projected = new MingoQuery(positional ? filter : {}).find(input, spec).all() as Doc[];
     return projected.map(idFirst);
   } catch (error) {
     throw mingoError(error, "unsupported or invalid projection");
   }
+}
+
+function touchesNestedFields(spec: Doc): boolean {
+  return Object.entries(spec).some(
+    ([key, value]) => key.includes(".") || (typeof value === "object" && value !== null),
+  );
 }
 
 /** MongoDB keeps `_id` as the first field of a returned document. */

@@ -119,6 +119,25 @@ describe("embedded-mongo conformance: CRUD", () => {
       expect(dotted).to.deep.equal({ nested: { v: 0 } });
     });
 
+    it("a projection never changes the stored document (nested exclusion)", async () => {
+      const c = coll("projection_readonly");
+      await c.insertOne({ _id: "a" as never, draft: { s: "text", n: 1 }, list: [1, 2, 3] });
+      const projected = await c.findOne({ _id: "a" as never }, { projection: { "draft.s": 0 } });
+      expect(projected).to.deep.equal({ _id: "a", draft: { n: 1 }, list: [1, 2, 3] });
+      const updated = await c.findOneAndUpdate(
+        { _id: "a" as never },
+        { $set: { x: 1 } },
+        { projection: { "draft.n": 0 }, returnDocument: "after" },
+      );
+      expect(updated).to.deep.equal({ _id: "a", draft: { s: "text" }, list: [1, 2, 3], x: 1 });
+      expect(await c.findOne({ _id: "a" as never })).to.deep.equal({
+        _id: "a",
+        draft: { s: "text", n: 1 },
+        list: [1, 2, 3],
+        x: 1,
+      });
+    });
+
     it("returns results in batches through getMore and closes cursors", async () => {
       const c = coll("find");
       const cursor = c.find({}, { batchSize: 7 }).sort({ n: 1 });
