@@ -13,7 +13,7 @@ import {
   SessionSchema,
 } from "../../../proto/gen/detection/v1/detection_pb.js";
 import { Reason } from "../../shared/errors/reasons.js";
-import { Code, serviceError } from "../../shared/errors/service-error.js";
+import { Code, errorInfo, serviceError } from "../../shared/errors/service-error.js";
 import { fingerprintOf, type IdempotencyStore } from "../../shared/idempotency/index.js";
 import { newId } from "../../shared/ids/uuid-v7.js";
 import type { Logger } from "../../shared/logging/logger.js";
@@ -113,10 +113,22 @@ export function createSessionOperations(deps: SessionOperationsDeps) {
     const existing = await store.find(sessionId);
     if (existing) return sessionResource(existing); // a retry after a crash mid-way
     const caller = request.caller as Caller;
-    const resolved = await deps.authoring.resolveVersion(
-      { caller, movespecId: request.movespecId, movespecVersionId: request.movespecVersionId },
-      { timeoutMs: config.rpcTimeoutMs },
-    );
+    const resolved = await deps.authoring
+      .resolveVersion(
+        { caller, movespecId: request.movespecId, movespecVersionId: request.movespecVersionId },
+        { timeoutMs: config.rpcTimeoutMs },
+      )
+      .catch((error: unknown) => {
+        // The contract's reasons (MOVESPEC_NOT_FOUND, ...) pass through; a failure of the call
+        // itself is this service's dependency problem, not the caller's.
+        if (errorInfo(error).reason) throw error;
+        logger.error({ err: error }, "ResolveVersion failed");
+        throw serviceError(
+          Code.Unavailable,
+          Reason.dependencyUnavailable,
+          "MoveSpecs cannot be resolved right now",
+        );
+      });
     const compiled = deps.specs.compile(resolved.movespecVersionId, resolved.yamlSource);
     if (!("spec" in compiled)) {
       throw serviceError(
