@@ -30,7 +30,6 @@ import {
   createTenant,
   exampleYaml,
   publishMoveSpec,
-  type TestTenant,
 } from "../../test/detection/support/session-api.js";
 import { loadExample, readFrames, runFrames } from "../../test/movespec/support/recordings.js";
 import { startTestSystem, type TestSystem } from "../../test/support/system.js";
