@@ -216,4 +216,17 @@ describe("detection replicas: leases, failover and restarts", function () {
     const failed = await waitForStatus(tenant, session.session_id, "failed");
     expect(failed).to.include({ error_code: "CHECKPOINT_UNUSABLE", accepted_frames_total: 10 });
   });
+  it("the only live replica killed and restarted mid-stream: its sessions resume from their checkpoints", async function () {
+    this.timeout(90_000);
+    // Replica 1 is down since the test above: replica 0 (restarted once already) serves alone.
+    const streams = await Promise.all(["m01_s02", "m07_s03"].map((id) => startStreaming(id, 3)));
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const only = restarted[0];
+    only.child.kill("SIGKILL");
+    await only.exited;
+    // The restart takes the dead incarnation's leases at once (it now holds its address).
+    restarted.push(await restartDetection(system, 0, DETECTION_ENV));
+    await Promise.all(streams.map((stream) => expectExact(stream)));
+    expect(streams.every((stream) => stream.client.reconnects > 0)).to.equal(true);
+  });
 });
