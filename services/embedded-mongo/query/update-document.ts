@@ -190,7 +190,9 @@ export function buildUpsertDocument(filter: Doc, update: UpdateSpec, arrayFilter
     doc = cloneDoc(update);
     if (doc._id === undefined && seed._id !== undefined) doc._id = seed._id;
   } else {
-    doc = applyUpdate(seed, update, { filter, arrayFilters, inserting: true }).doc;
+    // Not the filter as mingo's condition: the seed need not match it (an `$or` filter seeds
+    // nothing), and mingo would then silently skip the whole update.
+    doc = applyUpdate(seed, update, { arrayFilters, inserting: true }).doc;
   }
   if (doc._id === undefined) doc._id = new ObjectId();
   return idFirst(doc);

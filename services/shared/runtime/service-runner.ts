@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { DescService } from "@bufbuild/protobuf";
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { Db, MongoClient } from "mongodb";
@@ -53,6 +54,8 @@ export async function runService<C extends ServiceConfig>(
   const logger = createLogger({ service: definition.name, level: config.logLevel });
   const metrics = createServiceMetrics(definition.name);
   const shutdown = new AbortController();
+  // Every open call listens on this signal; many concurrent calls are normal, not a leak.
+  setMaxListeners(0, shutdown.signal);
   const inFlight: InFlight = { count: 0, idle: new Set() };
   const health = new HealthState(definition.services.map((service) => service.typeName));
 

@@ -237,6 +237,21 @@ describe("embedded-mongo conformance: CRUD", () => {
       expect(await c.countDocuments({ seen: true })).to.equal(2);
     });
 
+    it("upserts with an $or filter: the update applies to the inserted document", async () => {
+      const c = coll("upsert_or");
+      const filter = { _id: "lock" as never, $or: [{ owner: "me" }, { expires: { $lte: 10 } }] };
+      const result = await c.updateOne(
+        filter,
+        { $set: { owner: "me", expires: 50 } },
+        { upsert: true },
+      );
+      expect(result.upsertedId).to.equal("lock");
+      expect(await c.findOne({})).to.deep.equal({ _id: "lock", owner: "me", expires: 50 });
+      const renewed = await c.updateOne(filter, { $set: { expires: 60 } }, { upsert: true });
+      expect(renewed).to.include({ matchedCount: 1, modifiedCount: 1 });
+      expect(await c.findOne({})).to.deep.equal({ _id: "lock", owner: "me", expires: 60 });
+    });
+
     it("upserts from the filter's equality fields, with $setOnInsert only on insert", async () => {
       const c = coll("update_upsert");
       const first = await c.updateOne(
