@@ -4,6 +4,8 @@
  * degrees; lengths in image heights; x is rendered on the 16:9 image-width scale like real frames.
  */
 
+import { TOPOLOGIES } from "../../../services/shared/movespec/topology.js";
+
 export type Frame = { seq: number; t: number; keypoints: number[][] };
 type V3 = [number, number, number];
 
@@ -145,41 +147,10 @@ function proneBody(elbowFlex: number, sag: number): Record<string, V3> {
   return j;
 }
 
-const ORDER = [
-  "nose",
-  "left_eye_inner",
-  "left_eye",
-  "left_eye_outer",
-  "right_eye_inner",
-  "right_eye",
-  "right_eye_outer",
-  "left_ear",
-  "right_ear",
-  "left_mouth",
-  "right_mouth",
-  "left_shoulder",
-  "right_shoulder",
-  "left_elbow",
-  "right_elbow",
-  "left_wrist",
-  "right_wrist",
-  "left_pinky",
-  "right_pinky",
-  "left_index",
-  "right_index",
-  "left_thumb",
-  "right_thumb",
-  "left_hip",
-  "right_hip",
-  "left_knee",
-  "right_knee",
-  "left_ankle",
-  "right_ankle",
-  "left_heel",
-  "right_heel",
-  "left_foot_index",
-  "right_foot_index",
-];
+/** Landmark names in BlazePose-33 keypoint order, from the library's own topology table. */
+const ORDER: readonly string[] = [...TOPOLOGIES["blazepose-33"].index.entries()]
+  .sort((a, b) => a[1] - b[1])
+  .map(([name]) => name);
 const STAND_IN: Record<string, string> = {
   left_eye_inner: "nose",
   left_eye: "nose",
