@@ -1,8 +1,9 @@
 import { createServer, type Server } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { Socket } from "node:net";
 import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
 import { createLogger, type Logger } from "../services/shared/logging/logger.js";
 import { createAdminServer } from "../services/shared/runtime/admin-server.js";
+import { listen } from "../services/shared/runtime/listen.js";
 import { createGatewayApp } from "./app.js";
 import { createGatewayTokenVerifier } from "./auth/token-verifier.js";
 import { createServiceClients } from "./clients.js";
@@ -83,14 +84,4 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
       return stopping;
     },
   };
-}
-
-function listen(server: Server, port: number, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
 }

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { Socket } from "node:net";
 import { WebSocketServer } from "ws";
 import { isUuid } from "../../shared/ids/uuid-v7.js";
 import type { Logger } from "../../shared/logging/logger.js";
@@ -8,6 +8,7 @@ import {
   REQUEST_ID_HEADER,
   runWithRequestContext,
 } from "../../shared/logging/request-context.js";
+import { listen } from "../../shared/runtime/listen.js";
 import { handleStreamConnection, type StreamConnectionDeps } from "./stream-connection.js";
 
 /** The public path of a session's stream; the gateway forwards it unchanged. */
@@ -61,13 +62,7 @@ export function createStreamServer(
 
   return {
     listen(port, host) {
-      return new Promise((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(port, host, () => {
-          server.off("error", reject);
-          resolve((server.address() as AddressInfo).port);
-        });
-      });
+      return listen(server, port, host);
     },
     async close(deadlineMs) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
+import { listen } from "./listen.js";
 
 /**
  * A small HTTP/1.1 listener beside the gRPC port, for Prometheus and for humans:
@@ -35,10 +35,7 @@ export function createAdminServer(registry: Registry, isReady: () => boolean): A
   server.keepAliveTimeout = 1000;
   return {
     listen(port, host) {
-      return new Promise((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
-      });
+      return listen(server, port, host);
     },
     close() {
       return new Promise((resolve) => {

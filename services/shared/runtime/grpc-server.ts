@@ -1,5 +1,4 @@
 import http2 from "node:http2";
-import type { AddressInfo } from "node:net";
 import type { DescService } from "@bufbuild/protobuf";
 import {
   Code,
@@ -11,6 +10,7 @@ import {
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { Reason } from "../errors/reasons.js";
 import { serviceError } from "../errors/service-error.js";
+import { listen } from "./listen.js";
 
 type RequestHandler = (
   request: http2.Http2ServerRequest,
@@ -60,13 +60,7 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
 
   return {
     listen(port, host) {
-      return new Promise((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(port, host, () => {
-          server.off("error", reject);
-          resolve((server.address() as AddressInfo).port);
-        });
-      });
+      return listen(server, port, host);
     },
     serve(routes) {
       handler = adapter(routes);
