@@ -15,7 +15,7 @@ import type { JSONWebKeySet } from "jose";
 import { createTokenVerifier, DEFAULT_TOKEN_ISSUER } from "../../services/shared/tokens/index.js";
 import { authAdminClient, createProjectWithKey, mintAccessToken } from "../../test/support/auth.js";
 import { startTestSystem } from "../../test/support/system.js";
-import { load, median, opsPerSecond } from "./load.js";
+import { load, median, opsPerSecond } from "../support/http-load.js";
 
 const ROUNDS = 3;
 const SECONDS = 5;
@@ -33,7 +33,7 @@ try {
       seconds: SECONDS,
       headers: authorized ? { authorization: `Bearer ${token}` } : {},
     });
-    if (result.non2xx > 0) throw new Error(`${result.non2xx} failed requests to ${url}`);
+    if (result.failed > 0) throw new Error(`${result.failed} failed requests to ${url}`);
     return result;
   };
 

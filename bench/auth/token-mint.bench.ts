@@ -13,7 +13,7 @@
 import { generateKeyPair, SignJWT } from "jose";
 import { authAdminClient, createProjectWithKey } from "../../test/support/auth.js";
 import { startTestSystem } from "../../test/support/system.js";
-import { load, median, opsPerSecond } from "./load.js";
+import { load, median, opsPerSecond } from "../support/http-load.js";
 
 const ROUNDS = 3;
 const SECONDS = 5;
@@ -69,7 +69,7 @@ try {
     signing.push(await opsPerSecond(sign, 2000));
     grpc.push(await grpcRound(SECONDS));
     const result = await httpRound(SECONDS);
-    if (result.non2xx > 0) throw new Error(`${result.non2xx} failed token requests`);
+    if (result.failed > 0) throw new Error(`${result.failed} failed token requests`);
     http.push(result.requestsPerSecond);
     httpP50.push(result.p50Ms);
   }

@@ -23,7 +23,7 @@ import { EntrySnapshotSchema, Visibility } from "../../proto/gen/catalogue/v1/ca
 import { newId } from "../../services/shared/ids/uuid-v7.js";
 import { catalogueClient } from "../../test/movespecs/support/api.js";
 import { startTestSystem } from "../../test/support/system.js";
-import { type LoadResult, load, median } from "./load.js";
+import { type LoadResult, load, median } from "../support/http-load.js";
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 10_000);
 const ROUNDS = 3;
@@ -116,24 +116,24 @@ try {
     "bridge",
     "press",
   ];
-  const scenarios: { name: string; baseUrl: string; paths: string[] }[] = [
+  const scenarios: { name: string; url: string; paths: string[] }[] = [
     {
       name: "bare Koa JSON route (baseline)",
-      baseUrl: `http://127.0.0.1:${barePort}`,
+      url: `http://127.0.0.1:${barePort}`,
       paths: ["/"],
     },
-    { name: "GET /api/movespecs", baseUrl: system.gatewayUrl, paths: ["/api/movespecs"] },
-    { name: "GET /api/movespecs, 3 sorts x 20 pages", baseUrl: system.gatewayUrl, paths: varied },
+    { name: "GET /api/movespecs", url: system.gatewayUrl, paths: ["/api/movespecs"] },
+    { name: "GET /api/movespecs, 3 sorts x 20 pages", url: system.gatewayUrl, paths: varied },
     {
       name: "GET /api/movespecs?q=..., 8 searches",
-      baseUrl: system.gatewayUrl,
+      url: system.gatewayUrl,
       paths: queries.map((q) => `/api/movespecs?q=${encodeURIComponent(q)}`),
     },
   ];
 
   for (const scenario of scenarios) {
     for (const path of scenario.paths.slice(0, 3)) {
-      const response = await fetch(`${scenario.baseUrl}${path}`);
+      const response = await fetch(`${scenario.url}${path}`);
       if (response.status !== 200) {
         throw new Error(`${path}: ${response.status} ${(await response.text()).slice(0, 300)}`);
       }
@@ -150,7 +150,7 @@ try {
       const result = await load({ ...scenario, connections: CONNECTIONS, seconds: SECONDS });
       if (result.failed > 0) {
         // Show why: the last warnings and errors of every process, and one request's answer.
-        const probe = await fetch(`${scenario.baseUrl}${scenario.paths[0]}`).catch((e) => e);
+        const probe = await fetch(`${scenario.url}${scenario.paths[0]}`).catch((e) => e);
         const problems = system.logs.filter(
           (entry) =>
             typeof entry.line !== "object" ||

@@ -91,13 +91,6 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-export function median(values: readonly number[]): number {
-  return percentile(
-    [...values].sort((a, b) => a - b),
-    50,
-  );
-}
-
 /** Runs `task` over `items` with at most `limit` at a time. */
 export async function inBatches<T, R>(
   items: readonly T[],

@@ -33,7 +33,8 @@ import {
 } from "../../test/detection/support/session-api.js";
 import { loadExample, readFrames, runFrames } from "../../test/movespec/support/recordings.js";
 import { startTestSystem, type TestSystem } from "../../test/support/system.js";
-import { median, prepareFrames } from "./load.js";
+import { median } from "../support/http-load.js";
+import { prepareFrames } from "./load.js";
 import {
   cpuSpent,
   liveLevel,

@@ -1,6 +1,12 @@
 import { createRequire } from "node:module";
 
-/** The part of autocannon's result these benchmarks read (it ships no types). */
+/**
+ * The measuring tools the HTTP benchmarks share: a closed-loop keep-alive load through autocannon
+ * (in this process, so its CPU is part of what the 2-core machine spends), medians, and sequential
+ * operations per second.
+ */
+
+/** The part of autocannon's result the benchmarks read (autocannon ships no types). */
 interface AutocannonResult {
   requests: { average: number; total: number };
   latency: { p50: number; p99: number; average: number };
@@ -15,39 +21,45 @@ export interface LoadResult {
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly meanMs: number;
-  readonly non2xx: number;
+  /** Non-2xx answers plus connection errors: a benchmark with any is not a measurement. */
+  readonly failed: number;
 }
 
-/** A closed-loop HTTP load (keep-alive connections) against one URL for `seconds`. */
-export async function load(options: {
-  url: string;
-  seconds: number;
-  connections: number;
-  method?: string;
-  headers?: Record<string, string>;
-  body?: string;
-}): Promise<LoadResult> {
+export interface LoadOptions {
+  /** The target; with `paths`, the base the paths are cycled on. */
+  readonly url: string;
+  readonly paths?: readonly string[];
+  readonly seconds: number;
+  readonly connections: number;
+  readonly method?: string;
+  readonly headers?: Record<string, string>;
+  readonly body?: string;
+}
+
+export async function load(options: LoadOptions): Promise<LoadResult> {
+  const method = options.method ?? "GET";
   const result = await autocannon({
     url: options.url,
-    method: options.method ?? "GET",
+    method,
     headers: options.headers,
     body: options.body,
     connections: options.connections,
     duration: options.seconds,
+    requests: options.paths?.map((path) => ({ method, path })),
   });
   return {
     requestsPerSecond: result.requests.average,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     meanMs: result.latency.average,
-    non2xx: result.non2xx + result.errors,
+    failed: result.non2xx + result.errors,
   };
 }
 
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 /** Operations per second of an async function, run sequentially for `ms`. */
