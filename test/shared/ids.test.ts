@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { isUuid, newId } from "../../services/shared/ids/uuid-v7.js";
+import { createIdGenerator, isUuid, newId } from "../../services/shared/ids/uuid-v7.js";
 
 describe("newId (UUIDv7)", () => {
   it("makes lowercase version-7, variant-1 UUIDs", () => {
@@ -10,9 +10,21 @@ describe("newId (UUIDv7)", () => {
   });
 
   it("encodes the creation time in the first 48 bits", () => {
-    const now = Date.UTC(2026, 10, 22, 10, 15, 30, 123);
-    const id = newId(now + 10_000_000);
-    expect(Number.parseInt(id.replace(/-/g, "").slice(0, 12), 16)).to.equal(now + 10_000_000);
+    const at = Date.UTC(2026, 10, 22, 10, 15, 30, 123);
+    const id = createIdGenerator(() => at)();
+    expect(Number.parseInt(id.replace(/-/g, "").slice(0, 12), 16)).to.equal(at);
+  });
+
+  it("keeps creation order when its clock steps back, whatever the date", () => {
+    let clock = Date.UTC(2040, 0, 1);
+    const generate = createIdGenerator(() => clock);
+    const first = generate();
+    clock -= 60_000;
+    const second = generate();
+    expect(second > first).to.equal(true);
+    expect(Number.parseInt(second.replace(/-/g, "").slice(0, 12), 16)).to.equal(
+      Date.UTC(2040, 0, 1),
+    );
   });
 
   it("sorts in creation order, even within one millisecond", () => {

@@ -1,29 +1,37 @@
 import { randomBytes } from "node:crypto";
 
-let lastMs = 0;
-let sequence = 0;
+/** Makes ids from the clock it is given; each generator keeps its own ordering state. */
+export type IdGenerator = (now?: number) => string;
 
 /**
- * A lowercase UUIDv7 (RFC 9562): 48-bit Unix milliseconds, then random bits, with a 12-bit counter
- * in rand_a so that ids made in the same millisecond by one process still sort in creation order.
+ * A generator of lowercase UUIDv7s (RFC 9562): 48-bit Unix milliseconds, then random bits, with a
+ * 12-bit counter in rand_a so that ids made in the same millisecond (or after the clock steps
+ * back) by one generator still sort in creation order.
  */
-export function newId(now: number = Date.now()): string {
-  if (now <= lastMs) {
-    sequence = (sequence + 1) & 0xfff;
-    if (sequence === 0) lastMs += 1;
-    now = lastMs;
-  } else {
-    lastMs = now;
-    sequence = randomBytes(2).readUInt16BE(0) & 0x7ff;
-  }
-  const bytes = randomBytes(16);
-  bytes.writeUIntBE(now, 0, 6);
-  bytes[6] = 0x70 | (sequence >> 8);
-  bytes[7] = sequence & 0xff;
-  bytes[8] = 0x80 | (bytes[8] & 0x3f);
-  const hex = bytes.toString("hex");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+export function createIdGenerator(clock: () => number = Date.now): IdGenerator {
+  let lastMs = 0;
+  let sequence = 0;
+  return (now = clock()) => {
+    if (now <= lastMs) {
+      sequence = (sequence + 1) & 0xfff;
+      if (sequence === 0) lastMs += 1;
+      now = lastMs;
+    } else {
+      lastMs = now;
+      sequence = randomBytes(2).readUInt16BE(0) & 0x7ff;
+    }
+    const bytes = randomBytes(16);
+    bytes.writeUIntBE(now, 0, 6);
+    bytes[6] = 0x70 | (sequence >> 8);
+    bytes[7] = sequence & 0xff;
+    bytes[8] = 0x80 | (bytes[8] & 0x3f);
+    const hex = bytes.toString("hex");
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  };
 }
+
+/** The process's id generator, on the wall clock: ids sort in creation order within a process. */
+export const newId: IdGenerator = createIdGenerator();
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
