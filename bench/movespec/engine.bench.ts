@@ -16,7 +16,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
 import { parseDocument } from "yaml";
-import { type CompiledSpec, createEngine, load } from "../../services/shared/movespec/index.js";
+import { type CompiledSpec, createEngine, load } from "../../movespec/index.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..");

@@ -7,7 +7,7 @@ import { expect } from "chai";
 import { EXAMPLES, FIXTURES } from "./support/recordings.js";
 
 const run = promisify(execFile);
-const MAIN = join(EXAMPLES, "..", "..", "services", "shared", "movespec", "cli", "main.ts");
+const MAIN = join(EXAMPLES, "..", "..", "movespec", "cli", "main.ts");
 
 async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {

@@ -5,7 +5,7 @@ import {
   load,
   restoreEngine,
   supportsTopology,
-} from "../../services/shared/movespec/index.js";
+} from "../../movespec/index.js";
 import {
   arms,
   both,

@@ -1,10 +1,5 @@
 import { expect } from "chai";
-import {
-  type Issue,
-  LOAD_LIMITS,
-  load,
-  MOVESPEC_TEMPLATE,
-} from "../../services/shared/movespec/index.js";
+import { type Issue, LOAD_LIMITS, load, MOVESPEC_TEMPLATE } from "../../movespec/index.js";
 
 /** A valid MoveSpec; cases below change one thing. Line numbers matter. */
 const BASE = `movespec: 1

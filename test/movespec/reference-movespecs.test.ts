@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "chai";
-import { createEngine, type DetectionEvent, load } from "../../services/shared/movespec/index.js";
+import { createEngine, type DetectionEvent, load } from "../../movespec/index.js";
 import {
   checkBoundaries,
   EXAMPLES,

@@ -1,6 +1,6 @@
 import { expect } from "chai";
+import { MOVESPEC_TEMPLATE } from "../../movespec/index.js";
 import { Visibility } from "../../proto/gen/authoring/v1/authoring_pb.js";
-import { MOVESPEC_TEMPLATE } from "../../services/shared/movespec/index.js";
 import {
   authAdminClient,
   createProjectWithKey,

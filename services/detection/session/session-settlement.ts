@@ -1,10 +1,10 @@
-import type { Logger } from "../../shared/logging/logger.js";
 import {
   createEngine,
   type Engine,
   restoreEngine,
   type TopologyName,
-} from "../../shared/movespec/index.js";
+} from "../../../movespec/index.js";
+import type { Logger } from "../../shared/logging/logger.js";
 import type { SessionLimits } from "../config.js";
 import type { AttachmentLeases } from "../lease/attachment-lease.js";
 import { EndReason } from "../reasons.js";

@@ -1,4 +1,4 @@
-import { type CompiledSpec, type Issue, load } from "../../shared/movespec/index.js";
+import { type CompiledSpec, type Issue, load } from "../../../movespec/index.js";
 import type { SpecStore } from "../store/spec-store.js";
 
 export type SpecLoad = { spec: CompiledSpec } | { errors: Issue[] };

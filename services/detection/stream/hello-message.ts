@@ -1,4 +1,4 @@
-import { TOPOLOGY_NAMES, type TopologyName } from "../../shared/movespec/index.js";
+import { TOPOLOGY_NAMES, type TopologyName } from "../../../movespec/index.js";
 
 /** The client's `hello`, checked. */
 export interface Hello {

@@ -1,5 +1,5 @@
+import type { DetectionEvent, Engine, PushManyResult } from "../../../movespec/index.js";
 import type { Logger } from "../../shared/logging/logger.js";
-import type { DetectionEvent, Engine, PushManyResult } from "../../shared/movespec/index.js";
 import type { DetectionConfig } from "../config.js";
 import { CloseCode, EndReason, StreamError, StreamWarning } from "../reasons.js";
 import type { SessionMode, SessionStatus } from "../session/session-document.js";

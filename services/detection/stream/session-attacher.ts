@@ -1,4 +1,3 @@
-import type { Logger } from "../../shared/logging/logger.js";
 import {
   type CompiledSpec,
   createEngine,
@@ -6,7 +5,8 @@ import {
   restoreEngine,
   supportsTopology,
   type TopologyName,
-} from "../../shared/movespec/index.js";
+} from "../../../movespec/index.js";
+import type { Logger } from "../../shared/logging/logger.js";
 import type { RuntimeClaims } from "../../shared/tokens/index.js";
 import type { DetectionConfig } from "../config.js";
 import type { AttachmentLeases } from "../lease/attachment-lease.js";

@@ -2,7 +2,7 @@
  * The server's messages of the realtime stream, contract 1 (docs/realtime.md): JSON text, one
  * object per message, each with a `type`. Built as strings, since every one is sent at once.
  */
-import type { DetectionEvent, SessionSummary } from "../../shared/movespec/index.js";
+import type { DetectionEvent, SessionSummary } from "../../../movespec/index.js";
 import type { SessionStatus } from "../session/session-document.js";
 
 export const INPUT_SCHEMA_VERSION = "pose-frame.v1";

@@ -12,7 +12,7 @@ import {
   createEngine,
   type DetectionEvent,
   load,
-} from "../../../services/shared/movespec/index.js";
+} from "../../../movespec/index.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const FIXTURES = join(here, "..", "..", "fixtures", "posedata", "uiprmd");

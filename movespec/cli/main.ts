@@ -1,8 +1,8 @@
 /**
  * movespec command-line tool.
  *
- *   node --import tsx services/shared/movespec/cli/main.ts validate <spec.yaml>
- *   node --import tsx services/shared/movespec/cli/main.ts run <spec.yaml> <recording.jsonl>
+ *   node --import tsx movespec/cli/main.ts validate <spec.yaml>
+ *   node --import tsx movespec/cli/main.ts run <spec.yaml> <recording.jsonl>
  *        [--json] [--plot out.svg] [--topology blazepose-33|coco-17] [--aspect 16:9]
  *
  * Exit codes: 0 success, 1 the MoveSpec has errors or the run failed, 2 wrong usage.
