@@ -4,7 +4,7 @@
  * Ctrl-C or SIGTERM stops everything in order (gateway, services, store).
  */
 
-import { DEV_CREDENTIALS_MESSAGE } from "../../services/auth/dev-bootstrap.js";
+import { DEV_CREDENTIALS_MESSAGE } from "../../services/auth/operations/dev-bootstrap.js";
 import type { LogLine } from "./child-process.js";
 import { loadLauncherConfig } from "./config.js";
 import { createPrettyPrinter } from "./pretty-log.js";

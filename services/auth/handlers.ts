@@ -4,17 +4,17 @@ import { Reason } from "../shared/errors/reasons.js";
 import { Code, serviceError } from "../shared/errors/service-error.js";
 import { isUuid } from "../shared/ids/uuid-v7.js";
 import type { TokenSettings } from "../shared/tokens/token-config.js";
-import type { Accounts } from "./accounts.js";
+import type { Accounts } from "./operations/accounts.js";
+import type { TokenExchange } from "./operations/token-exchange.js";
 import { AuthReason } from "./reasons.js";
 import type { KeyRing } from "./signing/key-ring.js";
+import type { TokenSigner } from "./signing/token-signer.js";
 import {
   credentialMessage,
   organizationMessage,
   projectMessage,
   signingKeyMessage,
 } from "./to-proto.js";
-import type { TokenExchange } from "./token-exchange.js";
-import type { TokenSigner } from "./token-signer.js";
 
 export interface AuthHandlerDeps {
   readonly exchange: TokenExchange;

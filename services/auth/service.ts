@@ -2,21 +2,21 @@ import { randomBytes } from "node:crypto";
 import { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
 import type { ServiceDefinition } from "../shared/runtime/service-runner.js";
 import { keyRetentionSeconds } from "../shared/tokens/token-config.js";
-import { createAccounts } from "./accounts.js";
 import type { AuthConfig } from "./config.js";
-import { bootstrapDevelopment } from "./dev-bootstrap.js";
-import { createFailureLimiter } from "./failure-limiter.js";
 import { createAuthHandlers } from "./handlers.js";
+import { createAccounts } from "./operations/accounts.js";
+import { bootstrapDevelopment } from "./operations/dev-bootstrap.js";
+import { createFailureLimiter } from "./operations/failure-limiter.js";
+import { createTokenExchange } from "./operations/token-exchange.js";
 import { createDatabaseKeySource } from "./signing/database-key-source.js";
 import { createDirectoryKeySource } from "./signing/directory-key-source.js";
 import { createKeyRing } from "./signing/key-ring.js";
+import { createTokenSigner } from "./signing/token-signer.js";
 import { createCredentialsStore } from "./store/credentials-store.js";
 import { createOrganizationsStore } from "./store/organizations-store.js";
 import { createProjectsStore } from "./store/projects-store.js";
 import { createSettingsStore } from "./store/settings-store.js";
 import { createSigningKeysStore } from "./store/signing-keys-store.js";
-import { createTokenExchange } from "./token-exchange.js";
-import { createTokenSigner } from "./token-signer.js";
 
 export const authService: ServiceDefinition<AuthConfig> = {
   name: "auth",

@@ -5,14 +5,14 @@ import { AuthoringService } from "../../proto/gen/authoring/v1/authoring_pb.js";
 import { CatalogueService } from "../../proto/gen/catalogue/v1/catalogue_pb.js";
 import { createIdempotencyStore } from "../shared/idempotency/index.js";
 import type { ServiceDefinition } from "../shared/runtime/service-runner.js";
-import { createCatalogueRelay } from "./catalogue-relay.js";
 import type { AuthoringConfig } from "./config.js";
 import { createAuthoringHandlers } from "./handlers.js";
-import { createKeyedMutex } from "./keyed-mutex.js";
+import { createCatalogueRelay } from "./operations/catalogue-relay.js";
 import { createDraftOperations } from "./operations/draft-operations.js";
+import { createKeyedMutex } from "./operations/keyed-mutex.js";
 import { createMoveSpecOperations } from "./operations/movespec-operations.js";
+import { createProjectGuard } from "./operations/project-guard.js";
 import { createVersionOperations } from "./operations/version-operations.js";
-import { createProjectGuard } from "./project-guard.js";
 import { createMoveSpecStore } from "./store/movespec-store.js";
 import { createVersionStore } from "./store/version-store.js";
 

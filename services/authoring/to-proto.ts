@@ -12,7 +12,7 @@ import {
   Visibility,
 } from "../../proto/gen/authoring/v1/authoring_pb.js";
 import type { VisibilityName } from "./domain/access.js";
-import type { LoaderIssue } from "./movespec-loader.js";
+import type { LoaderIssue } from "./domain/movespec-loader.js";
 import type { MoveSpecDoc, VersionDoc } from "./store/documents.js";
 
 /** Stored documents -> authoring.v1 messages (and the visibility enum both ways). */

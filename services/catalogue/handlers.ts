@@ -1,6 +1,6 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { CatalogueService } from "../../proto/gen/catalogue/v1/catalogue_pb.js";
-import type { CatalogueOperations } from "./catalogue-operations.js";
+import type { CatalogueOperations } from "./operations/catalogue-operations.js";
 
 /** catalogue.v1.CatalogueService: thin wrappers from messages to the operations. */
 export function createCatalogueHandlers(

@@ -3,13 +3,13 @@ import {
   type ListMoveSpecsResponse,
 } from "../../proto/gen/catalogue/v1/catalogue_pb.js";
 import type { ServiceDefinition } from "../shared/runtime/service-runner.js";
-import { createCatalogueOperations } from "./catalogue-operations.js";
 import type { CatalogueConfig } from "./config.js";
 import { createCatalogueHandlers } from "./handlers.js";
-import { createListingCache } from "./listing-cache.js";
+import { createCatalogueOperations } from "./operations/catalogue-operations.js";
+import { createListingCache } from "./operations/listing-cache.js";
+import { createTotalsCache } from "./operations/totals-cache.js";
 import { createEntryStore } from "./store/entry-store.js";
 import { createStarStore } from "./store/star-store.js";
-import { createTotalsCache } from "./totals-cache.js";
 
 export const catalogueService: ServiceDefinition<CatalogueConfig> = {
   name: "catalogue",

@@ -1,6 +1,6 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { DetectionService } from "../../proto/gen/detection/v1/detection_pb.js";
-import type { SessionOperations } from "./session/session-operations.js";
+import type { SessionOperations } from "./operations/session-operations.js";
 import type { Attachments } from "./stream/attachments.js";
 
 export interface DetectionHandlerDeps {

@@ -1,9 +1,9 @@
 import { expect } from "chai";
 import { loadAuthConfig } from "../../services/auth/config.js";
-import { presentedCredential } from "../../services/auth/credential-form.js";
-import { grantScopes } from "../../services/auth/scope-grant.js";
-import { hashesEqual, hashSecret } from "../../services/auth/secrets.js";
-import { slugify } from "../../services/auth/slug.js";
+import { presentedCredential } from "../../services/auth/domain/credential-form.js";
+import { grantScopes } from "../../services/auth/domain/scope-grant.js";
+import { hashesEqual, hashSecret } from "../../services/auth/domain/secrets.js";
+import { slugify } from "../../services/auth/domain/slug.js";
 
 describe("services/auth: exchange rules", () => {
   describe("presentedCredential", () => {

@@ -1,11 +1,11 @@
 import { expect } from "chai";
 import { decodeJwt } from "jose";
 import { MongoClient } from "mongodb";
-import { createAccounts } from "../../services/auth/accounts.js";
+import { createAccounts } from "../../services/auth/operations/accounts.js";
 import {
   bootstrapDevelopment,
   DEV_CREDENTIALS_MESSAGE,
-} from "../../services/auth/dev-bootstrap.js";
+} from "../../services/auth/operations/dev-bootstrap.js";
 import { createCredentialsStore } from "../../services/auth/store/credentials-store.js";
 import { createOrganizationsStore } from "../../services/auth/store/organizations-store.js";
 import { createProjectsStore } from "../../services/auth/store/projects-store.js";

@@ -3,8 +3,8 @@
  * keys are created with the auth service's admin gRPC (as the admin tool does), tokens are minted
  * through the public route POST /api/auth/access-tokens.
  *
- *   import { startTestSystem } from "../support/system.js";
- *   import { authHeader, createProjectWithKey, mintAccessToken } from "../support/auth.js";
+ *   import { startTestSystem } from "./system.js";
+ *   import { authHeader, createProjectWithKey, mintAccessToken } from "./auth.js";
  *
  *   const project = await createProjectWithKey(system, { scopes: ["movespecs:write"] });
  *   const token = await mintAccessToken(system, { apiKey: project.apiKey });

@@ -1,10 +1,10 @@
 import type { IdempotencyStore } from "../../shared/idempotency/index.js";
 import type { Logger } from "../../shared/logging/logger.js";
-import type { CatalogueRelay } from "../catalogue-relay.js";
-import type { KeyedMutex } from "../keyed-mutex.js";
-import type { ProjectGuard } from "../project-guard.js";
 import type { MoveSpecStore } from "../store/movespec-store.js";
 import type { VersionStore } from "../store/version-store.js";
+import type { CatalogueRelay } from "./catalogue-relay.js";
+import type { KeyedMutex } from "./keyed-mutex.js";
+import type { ProjectGuard } from "./project-guard.js";
 
 /** What the authoring operations are built from (see service.ts). */
 export interface AuthoringDeps {

@@ -10,7 +10,7 @@ import {
 } from "../../../proto/gen/authoring/v1/authoring_pb.js";
 import { Code, serviceError } from "../../shared/errors/service-error.js";
 import { checkYamlSize } from "../domain/limits.js";
-import { loadMoveSpec } from "../movespec-loader.js";
+import { loadMoveSpec } from "../domain/movespec-loader.js";
 import { draftMessage, issueMessage } from "../to-proto.js";
 import type { AuthoringDeps } from "./deps.js";
 import {

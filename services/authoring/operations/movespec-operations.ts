@@ -17,7 +17,7 @@ import { fingerprintOf } from "../../shared/idempotency/index.js";
 import { isUuid, newId } from "../../shared/ids/uuid-v7.js";
 import type { VisibilityName } from "../domain/access.js";
 import { checkDescription, checkName } from "../domain/limits.js";
-import { MOVESPEC_TEMPLATE } from "../movespec-loader.js";
+import { MOVESPEC_TEMPLATE } from "../domain/movespec-loader.js";
 import type { MoveSpecDoc } from "../store/documents.js";
 import { draftMessage, moveSpecMessage, visibilityName } from "../to-proto.js";
 import type { AuthoringDeps } from "./deps.js";

@@ -23,7 +23,7 @@ import { fingerprintOf } from "../../shared/idempotency/index.js";
 import { isUuid, newId } from "../../shared/ids/uuid-v7.js";
 import { accessOf } from "../domain/access.js";
 import { checkPage } from "../domain/limits.js";
-import { loadMoveSpec } from "../movespec-loader.js";
+import { loadMoveSpec } from "../domain/movespec-loader.js";
 import type { VersionDoc } from "../store/documents.js";
 import { moveSpecMessage, versionMessage } from "../to-proto.js";
 import type { AuthoringDeps } from "./deps.js";

@@ -1,5 +1,5 @@
 import type { Logger } from "../../shared/logging/logger.js";
-import { isTerminal, type SessionDocument } from "../session/session-document.js";
+import { isTerminal, type SessionDocument } from "../domain/session-document.js";
 import type { SessionStore } from "../store/session-store.js";
 import type { Attachments } from "../stream/attachments.js";
 import type { PeerClients } from "./peer-clients.js";

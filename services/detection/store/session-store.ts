@@ -5,7 +5,7 @@ import {
   type SessionLease,
   type SessionStatus,
   TERMINAL_STATUSES,
-} from "../session/session-document.js";
+} from "../domain/session-document.js";
 import { storeCall } from "./store-errors.js";
 
 /** Fields a lease holder writes with a checkpoint (or when it lets go of the session). */

@@ -1,7 +1,7 @@
 import type { Logger } from "../../shared/logging/logger.js";
 import { CloseCode, StreamError } from "../reasons.js";
-import type { LiveProgress } from "../session/session-resource.js";
 import type { SessionStore } from "../store/session-store.js";
+import type { LiveProgress } from "../to-proto.js";
 import type { OwnedSession } from "./owned-session.js";
 
 /**

@@ -1,8 +1,8 @@
 import type { DetectionEvent, Engine, PushManyResult } from "../../../movespec/index.js";
 import type { Logger } from "../../shared/logging/logger.js";
 import type { DetectionConfig } from "../config.js";
+import type { SessionMode, SessionStatus } from "../domain/session-document.js";
 import { CloseCode, EndReason, StreamError, StreamWarning } from "../reasons.js";
-import type { SessionMode, SessionStatus } from "../session/session-document.js";
 import type { SessionStore, TerminalWrite } from "../store/session-store.js";
 import { createFrameRateLimiter, type FrameRateLimiter } from "./frame-rate-limiter.js";
 import {

@@ -9,10 +9,10 @@ import {
 import type { Logger } from "../../shared/logging/logger.js";
 import type { RuntimeClaims } from "../../shared/tokens/index.js";
 import type { DetectionConfig } from "../config.js";
+import type { SessionDocument } from "../domain/session-document.js";
 import type { AttachmentLeases } from "../lease/attachment-lease.js";
+import type { SpecCache } from "../operations/spec-cache.js";
 import { CloseCode, EndReason, StreamError } from "../reasons.js";
-import type { SessionDocument } from "../session/session-document.js";
-import type { SpecCache } from "../session/spec-cache.js";
 import type { SessionStore } from "../store/session-store.js";
 import type { Attachments } from "./attachments.js";
 import type { Hello } from "./hello-message.js";

@@ -3,7 +3,7 @@
  * object per message, each with a `type`. Built as strings, since every one is sent at once.
  */
 import type { DetectionEvent, SessionSummary } from "../../../movespec/index.js";
-import type { SessionStatus } from "../session/session-document.js";
+import type { SessionStatus } from "../domain/session-document.js";
 
 export const INPUT_SCHEMA_VERSION = "pose-frame.v1";
 export const OUTPUT_SCHEMA_VERSION = "detection-event.v1";

@@ -6,10 +6,10 @@ import {
   type EntrySnapshot,
   EntrySnapshotSchema,
   Visibility,
-} from "../../proto/gen/catalogue/v1/catalogue_pb.js";
-import type { Logger } from "../shared/logging/logger.js";
-import type { MoveSpecDoc } from "./store/documents.js";
-import type { MoveSpecStore } from "./store/movespec-store.js";
+} from "../../../proto/gen/catalogue/v1/catalogue_pb.js";
+import type { Logger } from "../../shared/logging/logger.js";
+import type { MoveSpecDoc } from "../store/documents.js";
+import type { MoveSpecStore } from "../store/movespec-store.js";
 
 /**
  * Keeps the catalogue in step with authoring (the outbox pattern without a separate outbox):

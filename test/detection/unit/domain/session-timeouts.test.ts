@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { dueOutcome } from "../../../services/detection/session/session-timeouts.js";
+import { dueOutcome } from "../../../../services/detection/domain/session-timeouts.js";
 
 describe("detection dueOutcome", () => {
   const limits = { idleTimeoutMs: 1000 };

@@ -1,21 +1,21 @@
-import { Reason } from "../shared/errors/reasons.js";
-import { Code, serviceError } from "../shared/errors/service-error.js";
-import { isUuid, newId } from "../shared/ids/uuid-v7.js";
-import type { CredentialKind } from "../shared/tokens/claims.js";
-import { SCOPES, unknownScopes } from "../shared/tokens/scopes.js";
-import { AuthReason } from "./reasons.js";
+import { Reason } from "../../shared/errors/reasons.js";
+import { Code, serviceError } from "../../shared/errors/service-error.js";
+import { isUuid, newId } from "../../shared/ids/uuid-v7.js";
+import type { CredentialKind } from "../../shared/tokens/claims.js";
+import { SCOPES, unknownScopes } from "../../shared/tokens/scopes.js";
 import {
   API_KEY_PREFIX,
   generateSecret,
   hashSecret,
   SERVICE_ACCOUNT_PREFIX,
   secretHint,
-} from "./secrets.js";
-import { isSlug, slugCandidate, slugify } from "./slug.js";
-import type { CredentialRecord, CredentialsStore } from "./store/credentials-store.js";
-import { isDuplicateKey } from "./store/mongo-errors.js";
-import type { OrganizationRecord, OrganizationsStore } from "./store/organizations-store.js";
-import type { ProjectRecord, ProjectsStore } from "./store/projects-store.js";
+} from "../domain/secrets.js";
+import { isSlug, slugCandidate, slugify } from "../domain/slug.js";
+import { AuthReason } from "../reasons.js";
+import type { CredentialRecord, CredentialsStore } from "../store/credentials-store.js";
+import { isDuplicateKey } from "../store/mongo-errors.js";
+import type { OrganizationRecord, OrganizationsStore } from "../store/organizations-store.js";
+import type { ProjectRecord, ProjectsStore } from "../store/projects-store.js";
 
 const NAME_MAX = 120;
 

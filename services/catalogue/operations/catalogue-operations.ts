@@ -6,18 +6,18 @@ import {
   Sort,
   type SyncEntriesRequest,
   Visibility,
-} from "../../proto/gen/catalogue/v1/catalogue_pb.js";
-import type { Caller } from "../../proto/gen/common/v1/caller_pb.js";
-import { Code, serviceError } from "../shared/errors/service-error.js";
-import { isUuid } from "../shared/ids/uuid-v7.js";
-import type { Logger } from "../shared/logging/logger.js";
-import { KEYWORD_LIMITS, keywordsOf } from "./domain/keywords.js";
-import { listingQuery } from "./domain/listing-query.js";
+} from "../../../proto/gen/catalogue/v1/catalogue_pb.js";
+import type { Caller } from "../../../proto/gen/common/v1/caller_pb.js";
+import { Code, serviceError } from "../../shared/errors/service-error.js";
+import { isUuid } from "../../shared/ids/uuid-v7.js";
+import type { Logger } from "../../shared/logging/logger.js";
+import { KEYWORD_LIMITS, keywordsOf } from "../domain/keywords.js";
+import { listingQuery } from "../domain/listing-query.js";
+import type { EntryDoc } from "../store/entry-document.js";
+import type { EntryStore } from "../store/entry-store.js";
+import type { StarStore } from "../store/star-store.js";
+import { entryFromSnapshot, entryMessage } from "../to-proto.js";
 import type { ListingCache } from "./listing-cache.js";
-import type { EntryDoc } from "./store/entry-document.js";
-import type { EntryStore } from "./store/entry-store.js";
-import type { StarStore } from "./store/star-store.js";
-import { entryFromSnapshot, entryMessage } from "./to-proto.js";
 import type { TotalsCache } from "./totals-cache.js";
 
 export interface CatalogueDeps {

@@ -1,13 +1,13 @@
 import { SignJWT } from "jose";
-import { newId } from "../shared/ids/uuid-v7.js";
-import { CLAIM, type CredentialKind } from "../shared/tokens/claims.js";
+import { newId } from "../../shared/ids/uuid-v7.js";
+import { CLAIM, type CredentialKind } from "../../shared/tokens/claims.js";
 import {
   ACCESS_TOKEN_AUDIENCE,
   ACCESS_TOKEN_TYPE,
   RUNTIME_TOKEN_AUDIENCE,
   RUNTIME_TOKEN_TYPE,
-} from "../shared/tokens/token-config.js";
-import type { KeyRing } from "./signing/key-ring.js";
+} from "../../shared/tokens/token-config.js";
+import type { KeyRing } from "./key-ring.js";
 
 export interface AccessTokenGrant {
   readonly credentialId: string;

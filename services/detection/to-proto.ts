@@ -5,8 +5,8 @@ import {
   SessionStatus as ProtoStatus,
   type Session,
   SessionSchema,
-} from "../../../proto/gen/detection/v1/detection_pb.js";
-import type { SessionDocument, SessionMode, SessionStatus } from "./session-document.js";
+} from "../../proto/gen/detection/v1/detection_pb.js";
+import type { SessionDocument, SessionMode, SessionStatus } from "./domain/session-document.js";
 
 /** What the replica attached to a session knows that the database does not yet. */
 export interface LiveProgress {

@@ -1,16 +1,20 @@
-import { Reason } from "../shared/errors/reasons.js";
-import { Code, serviceError } from "../shared/errors/service-error.js";
-import { isUuid } from "../shared/ids/uuid-v7.js";
-import type { CredentialKind } from "../shared/tokens/claims.js";
-import type { TokenSettings } from "../shared/tokens/token-config.js";
-import { type CredentialFields, isFormProblem, presentedCredential } from "./credential-form.js";
+import { Reason } from "../../shared/errors/reasons.js";
+import { Code, serviceError } from "../../shared/errors/service-error.js";
+import { isUuid } from "../../shared/ids/uuid-v7.js";
+import type { CredentialKind } from "../../shared/tokens/claims.js";
+import type { TokenSettings } from "../../shared/tokens/token-config.js";
+import {
+  type CredentialFields,
+  isFormProblem,
+  presentedCredential,
+} from "../domain/credential-form.js";
+import { grantScopes } from "../domain/scope-grant.js";
+import { DUMMY_HASH, hashesEqual, hashSecret } from "../domain/secrets.js";
+import { AuthReason } from "../reasons.js";
+import type { TokenSigner } from "../signing/token-signer.js";
+import type { CredentialRecord, CredentialsStore } from "../store/credentials-store.js";
+import type { ProjectsStore } from "../store/projects-store.js";
 import type { FailureLimiter } from "./failure-limiter.js";
-import { AuthReason } from "./reasons.js";
-import { grantScopes } from "./scope-grant.js";
-import { DUMMY_HASH, hashesEqual, hashSecret } from "./secrets.js";
-import type { CredentialRecord, CredentialsStore } from "./store/credentials-store.js";
-import type { ProjectsStore } from "./store/projects-store.js";
-import type { TokenSigner } from "./token-signer.js";
 
 export interface TokenRequest extends CredentialFields {
   readonly project_id?: string;

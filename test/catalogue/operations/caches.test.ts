@@ -1,7 +1,7 @@
 import { expect } from "chai";
-import { keywordsOf, nameKeyOf } from "../../services/catalogue/domain/keywords.js";
-import { createListingCache } from "../../services/catalogue/listing-cache.js";
-import { createTotalsCache } from "../../services/catalogue/totals-cache.js";
+import { keywordsOf, nameKeyOf } from "../../../services/catalogue/domain/keywords.js";
+import { createListingCache } from "../../../services/catalogue/operations/listing-cache.js";
+import { createTotalsCache } from "../../../services/catalogue/operations/totals-cache.js";
 
 describe("catalogue caches and keywords", () => {
   describe("createTotalsCache", () => {

@@ -1,6 +1,6 @@
-import type { Logger } from "../shared/logging/logger.js";
+import type { Logger } from "../../shared/logging/logger.js";
+import type { OrganizationsStore } from "../store/organizations-store.js";
 import type { Accounts } from "./accounts.js";
-import type { OrganizationsStore } from "./store/organizations-store.js";
 
 /** The log message the local launcher looks for to print the development key prominently. */
 export const DEV_CREDENTIALS_MESSAGE = "development credentials created";

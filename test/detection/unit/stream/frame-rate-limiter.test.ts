@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { createFrameRateLimiter } from "../../../services/detection/stream/frame-rate-limiter.js";
+import { createFrameRateLimiter } from "../../../../services/detection/stream/frame-rate-limiter.js";
 
 describe("detection FrameRateLimiter", () => {
   it("allows the burst at once, then the sustained rate", () => {

@@ -1,10 +1,10 @@
 import type { Logger } from "../../shared/logging/logger.js";
 import type { SessionLimits } from "../config.js";
+import { dueOutcome } from "../domain/session-timeouts.js";
 import type { LockStore } from "../store/lock-store.js";
 import type { ReplicaStore } from "../store/replica-store.js";
 import type { SessionStore } from "../store/session-store.js";
 import type { SessionSettlement } from "./session-settlement.js";
-import { dueOutcome } from "./session-timeouts.js";
 
 /**
  * The timers of the lifecycle that must survive restarts and work across replicas: every

@@ -1,8 +1,8 @@
 import { type Client, Code } from "@connectrpc/connect";
-import type { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
-import type { Caller } from "../../proto/gen/common/v1/caller_pb.js";
-import { errorInfo, serviceError } from "../shared/errors/service-error.js";
-import type { Logger } from "../shared/logging/logger.js";
+import type { AuthService } from "../../../proto/gen/auth/v1/auth_pb.js";
+import type { Caller } from "../../../proto/gen/common/v1/caller_pb.js";
+import { errorInfo, serviceError } from "../../shared/errors/service-error.js";
+import type { Logger } from "../../shared/logging/logger.js";
 
 /**
  * Writes to any MoveSpec of an archived project are refused (409 PROJECT_ARCHIVED). The project's

@@ -6,12 +6,12 @@ import {
 } from "../../../movespec/index.js";
 import type { Logger } from "../../shared/logging/logger.js";
 import type { SessionLimits } from "../config.js";
+import type { SessionDocument } from "../domain/session-document.js";
+import { type DueOutcome, dueOutcome } from "../domain/session-timeouts.js";
 import type { AttachmentLeases } from "../lease/attachment-lease.js";
 import { EndReason } from "../reasons.js";
 import type { SessionStore, TerminalWrite } from "../store/session-store.js";
 import { terminalOutcome } from "../stream/stream-messages.js";
-import type { SessionDocument } from "./session-document.js";
-import { type DueOutcome, dueOutcome } from "./session-timeouts.js";
 import type { SpecCache } from "./spec-cache.js";
 
 /**

@@ -18,6 +18,7 @@ import { fingerprintOf, type IdempotencyStore } from "../../shared/idempotency/i
 import { newId } from "../../shared/ids/uuid-v7.js";
 import type { Logger } from "../../shared/logging/logger.js";
 import type { DetectionConfig } from "../config.js";
+import { isTerminal, type SessionDocument, type SessionMode } from "../domain/session-document.js";
 import type { PeerClients } from "../lease/peer-clients.js";
 import type { ReplicaPresence } from "../lease/replica-presence.js";
 import { SessionReason } from "../reasons.js";
@@ -25,8 +26,7 @@ import type { SessionStore } from "../store/session-store.js";
 import type { SpecStore } from "../store/spec-store.js";
 import type { Attachments } from "../stream/attachments.js";
 import { INPUT_SCHEMA_VERSION, OUTPUT_SCHEMA_VERSION } from "../stream/stream-messages.js";
-import { isTerminal, type SessionDocument, type SessionMode } from "./session-document.js";
-import { type LiveProgress, sessionResource } from "./session-resource.js";
+import { type LiveProgress, sessionResource } from "../to-proto.js";
 import type { SessionSettlement } from "./session-settlement.js";
 import type { SpecCache } from "./spec-cache.js";
 
