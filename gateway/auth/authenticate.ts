@@ -1,4 +1,5 @@
 import type { Middleware } from "koa";
+import { type ErrorReason, Reason } from "../../services/shared/errors/reasons.js";
 import {
   KeySetUnavailableError,
   TokenError,
@@ -34,14 +35,14 @@ export function authenticate(verifier: TokenVerifier): Middleware<GatewayState> 
 async function verify(ctx: GatewayContext, verifier: TokenVerifier, header: string) {
   const match = BEARER.exec(header);
   if (!match)
-    throw unauthenticated("TOKEN_INVALID", "the Authorization header is not a bearer token");
+    throw unauthenticated(Reason.tokenInvalid, "the Authorization header is not a bearer token");
   try {
     ctx.state.principal = principalOf(await verifier.verifyAccessToken(match[1]));
   } catch (error) {
     if (error instanceof TokenError) {
       throw unauthenticated(
         error.reason,
-        error.reason === "TOKEN_EXPIRED"
+        error.reason === Reason.tokenExpired
           ? "the access token has expired"
           : "the access token is not valid",
       );
@@ -49,7 +50,7 @@ async function verify(ctx: GatewayContext, verifier: TokenVerifier, header: stri
     if (error instanceof KeySetUnavailableError) {
       throw new ApiError(
         "unavailable",
-        "DEPENDENCY_UNAVAILABLE",
+        Reason.dependencyUnavailable,
         "tokens cannot be verified right now",
         {},
         { "retry-after": "1" },
@@ -59,7 +60,7 @@ async function verify(ctx: GatewayContext, verifier: TokenVerifier, header: stri
   }
 }
 
-function unauthenticated(reason: string, message: string): ApiError {
+function unauthenticated(reason: ErrorReason, message: string): ApiError {
   return new ApiError(
     "unauthenticated",
     reason,

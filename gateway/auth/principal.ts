@@ -1,5 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { type Caller, CallerSchema } from "../../proto/gen/common/v1/caller_pb.js";
+import { GatewayReason, Reason } from "../../services/shared/errors/reasons.js";
 import type { AccessClaims } from "../../services/shared/tokens/claims.js";
 import { ApiError } from "../errors/api-error.js";
 import type { GatewayContext } from "../state.js";
@@ -35,7 +36,7 @@ export function requirePrincipal(ctx: GatewayContext): Principal {
   if (!principal) {
     throw new ApiError(
       "unauthenticated",
-      "TOKEN_MISSING",
+      Reason.tokenMissing,
       "this route needs a bearer access token",
       {},
       { "www-authenticate": "Bearer" },
@@ -48,9 +49,14 @@ export function requirePrincipal(ctx: GatewayContext): Principal {
 export function requireScope(ctx: GatewayContext, scope: Scope): Principal {
   const principal = requirePrincipal(ctx);
   if (!principal.scopes.has(scope)) {
-    throw new ApiError("permission_denied", "SCOPE_MISSING", `the token lacks the ${scope} scope`, {
-      required_scope: scope,
-    });
+    throw new ApiError(
+      "permission_denied",
+      GatewayReason.scopeMissing,
+      `the token lacks the ${scope} scope`,
+      {
+        required_scope: scope,
+      },
+    );
   }
   return principal;
 }

@@ -1,11 +1,14 @@
 import type { JsonObject } from "@bufbuild/protobuf";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { ConnectError } from "@connectrpc/connect";
+import type { ErrorReason } from "../../services/shared/errors/reasons.js";
+import { Reason } from "../../services/shared/errors/reasons.js";
 import { errorInfo } from "../../services/shared/errors/service-error.js";
 import {
   API_ERROR_CODES,
   type ApiErrorCode,
   CODE_FROM_GRPC,
   CODE_FROM_REASON,
+  REASON_FROM_CODE,
 } from "./error-codes.js";
 
 /**
@@ -18,51 +21,58 @@ export class ApiError extends Error {
 
   constructor(
     readonly code: ApiErrorCode,
-    readonly reason: string,
+    readonly reason: ErrorReason,
     message: string,
     readonly details: JsonObject = {},
     readonly headers: Readonly<Record<string, string>> = {},
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
     this.name = "ApiError";
     this.status = API_ERROR_CODES[code].status;
     this.retryable = API_ERROR_CODES[code].retryable;
   }
 
-  /** Translates an error raised by a call to an internal service. */
-  static fromServiceError(error: unknown): ApiError {
+  /** The bare 500: nothing about the cause reaches the client (the middleware logs it). */
+  static internal(cause?: unknown): ApiError {
+    return new ApiError("internal", Reason.internal, "internal error", {}, {}, { cause });
+  }
+
+  /**
+   * Translates an error raised by a call to an internal service: its reason decides the public
+   * code (CODE_FROM_REASON), else its gRPC code does (CODE_FROM_GRPC).
+   */
+  static fromServiceError(error: ConnectError): ApiError {
     const info = errorInfo(error);
-    const reason = info.reason ?? defaultReason(info.code);
-    const code = CODE_FROM_REASON[reason] ?? CODE_FROM_GRPC[info.code];
-    if (code === "internal") {
-      return new ApiError("internal", "INTERNAL", "internal error");
-    }
+    const code = info.reason ? CODE_FROM_REASON[info.reason] : CODE_FROM_GRPC[info.code];
+    if (code === "internal") return ApiError.internal(error);
     if (code === "unavailable" && !info.reason) {
       return new ApiError(
         "unavailable",
-        "DEPENDENCY_UNAVAILABLE",
+        Reason.dependencyUnavailable,
         "a backing service is unavailable",
+        {},
+        {},
+        { cause: error },
       );
     }
     const headers: Record<string, string> = {};
     const retryAfter = info.metadata.retry_after_seconds;
     if (typeof retryAfter === "number") headers["retry-after"] = String(Math.ceil(retryAfter));
-    return new ApiError(code, reason, info.message, info.metadata, headers);
+    return new ApiError(
+      code,
+      info.reason ?? REASON_FROM_CODE[code],
+      info.message,
+      info.metadata,
+      headers,
+      { cause: error },
+    );
   }
-}
 
-function defaultReason(code: Code): string {
-  switch (code) {
-    case Code.Unavailable:
-    case Code.Canceled:
-      return "DEPENDENCY_UNAVAILABLE";
-    case Code.DeadlineExceeded:
-      return "DEADLINE_EXCEEDED";
-    default:
-      return Code[code].replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
+  /** Any error to the envelope's: ours as is, a service's translated, anything else a bare 500. */
+  static from(error: unknown): ApiError {
+    if (error instanceof ApiError) return error;
+    if (error instanceof ConnectError) return ApiError.fromServiceError(error);
+    return ApiError.internal(error);
   }
-}
-
-export function isConnectError(error: unknown): error is ConnectError {
-  return error instanceof ConnectError;
 }

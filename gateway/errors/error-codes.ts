@@ -1,6 +1,7 @@
 import { Code } from "@connectrpc/connect";
+import type { ErrorReason } from "../../services/shared/errors/reasons.js";
 
-/** The contract's canonical error codes (shared/design/contract.md, "Errors"). */
+/** The contract's canonical error codes (docs/errors.md). */
 export type ApiErrorCode =
   | "invalid_argument"
   | "unauthenticated"
@@ -61,9 +62,84 @@ export const CODE_FROM_GRPC: Readonly<Record<Code, ApiErrorCode>> = {
   [Code.Unauthenticated]: "unauthenticated",
 };
 
-/** Reasons whose public code has no gRPC twin. */
-export const CODE_FROM_REASON: Readonly<Record<string, ApiErrorCode>> = {
+/**
+ * Every reason's public code: total over the closed vocabulary, so a new reason cannot ship
+ * without its status, and a typo is a type error. A reason decides the code (YAML_TOO_LARGE is 413
+ * whatever gRPC code carried it); the gRPC code only decides for errors without a reason.
+ */
+export const CODE_FROM_REASON: Readonly<Record<ErrorReason, ApiErrorCode>> = {
+  DEPENDENCY_UNAVAILABLE: "unavailable",
+  SERVICE_NOT_READY: "unavailable",
+  DEADLINE_EXCEEDED: "deadline_exceeded",
+  INTERNAL: "internal",
+  FIELD_REQUIRED: "invalid_argument",
+  FIELD_INVALID: "invalid_argument",
+  LIMIT_OUT_OF_RANGE: "invalid_argument",
+  TOKEN_MISSING: "unauthenticated",
+  TOKEN_INVALID: "unauthenticated",
+  TOKEN_EXPIRED: "unauthenticated",
+  PROJECT_MISMATCH: "permission_denied",
+  PROJECT_NOT_FOUND: "not_found",
+  PROJECT_ARCHIVED: "failed_precondition",
+  MOVESPEC_NOT_FOUND: "not_found",
+  CONCURRENT_MODIFICATION: "aborted",
+  IDEMPOTENCY_KEY_REUSED: "failed_precondition",
+  WRITE_CONFLICT: "aborted",
+  ALREADY_EXISTS: "already_exists",
+  INVALID_ARGUMENT: "invalid_argument",
+  NOT_FOUND: "not_found",
+  PERMISSION_DENIED: "permission_denied",
+  UNAUTHENTICATED: "unauthenticated",
+  FAILED_PRECONDITION: "failed_precondition",
+  ABORTED: "aborted",
+  RESOURCE_EXHAUSTED: "resource_exhausted",
+  CREDENTIAL_INVALID: "unauthenticated",
+  SCOPE_NOT_GRANTED: "permission_denied",
+  ORGANIZATION_NOT_FOUND: "not_found",
+  CREDENTIAL_NOT_FOUND: "not_found",
+  SLUG_TAKEN: "already_exists",
+  RATE_LIMITED: "resource_exhausted",
+  SIGNING_KEYS_MANAGED_EXTERNALLY: "failed_precondition",
+  MOVESPEC_ARCHIVED: "failed_precondition",
+  VERSION_NOT_FOUND: "not_found",
+  VERSION_NOT_IN_MOVESPEC: "invalid_argument",
+  DRAFT_INVALID: "failed_precondition",
+  NO_RELEASED_VERSION: "failed_precondition",
   ETAG_MISMATCH: "precondition_failed",
   YAML_TOO_LARGE: "payload_too_large",
+  SESSION_NOT_FOUND: "not_found",
+  SESSION_TERMINAL: "failed_precondition",
+  SESSION_QUOTA_EXCEEDED: "resource_exhausted",
+  CONTRACT_UNSUPPORTED: "invalid_argument",
+  MOVESPEC_UNLOADABLE: "failed_precondition",
+  ROUTE_NOT_FOUND: "not_found",
+  METHOD_NOT_ALLOWED: "method_not_allowed",
+  SCOPE_MISSING: "permission_denied",
+  MALFORMED_JSON: "invalid_argument",
+  BODY_NOT_OBJECT: "invalid_argument",
+  BODY_UNREADABLE: "invalid_argument",
   BODY_TOO_LARGE: "payload_too_large",
+  CONTENT_TYPE_NOT_JSON: "unsupported_media_type",
+  UPGRADE_NOT_WEBSOCKET: "invalid_argument",
+  MALFORMED_REQUEST: "invalid_argument",
+  HEADERS_TOO_LARGE: "payload_too_large",
+};
+
+/** The reason an error without one gets, by its public code. */
+export const REASON_FROM_CODE: Readonly<Record<ApiErrorCode, ErrorReason>> = {
+  invalid_argument: "INVALID_ARGUMENT",
+  unauthenticated: "UNAUTHENTICATED",
+  permission_denied: "PERMISSION_DENIED",
+  not_found: "NOT_FOUND",
+  method_not_allowed: "METHOD_NOT_ALLOWED",
+  already_exists: "ALREADY_EXISTS",
+  failed_precondition: "FAILED_PRECONDITION",
+  precondition_failed: "FAILED_PRECONDITION",
+  aborted: "ABORTED",
+  payload_too_large: "BODY_TOO_LARGE",
+  unsupported_media_type: "CONTENT_TYPE_NOT_JSON",
+  resource_exhausted: "RESOURCE_EXHAUSTED",
+  internal: "INTERNAL",
+  unavailable: "DEPENDENCY_UNAVAILABLE",
+  deadline_exceeded: "DEADLINE_EXCEEDED",
 };

@@ -4,20 +4,27 @@ import { ApiError } from "../errors/api-error.js";
 import type { GatewayState } from "../state.js";
 
 /**
- * Turns every failure below into the contract's envelope. Unknown errors are logged with their
- * stack and answered as a bare `internal` error: nothing internal ever reaches the client.
+ * The one funnel from failures to the contract's envelope: routes throw `ApiError`s or let a
+ * service client's `ConnectError` through, and this turns either into the body and status. Any
+ * other error is a bug: answered as a bare `internal` error (nothing internal reaches the client)
+ * and logged with its cause, as is every 500.
  */
 export function errorEnvelope(logger: Logger): Middleware<GatewayState> {
   return async (ctx, next) => {
     try {
       await next();
     } catch (caught) {
-      let error: ApiError;
-      if (caught instanceof ApiError) {
-        error = caught;
-      } else {
-        logger.error({ err: caught }, "unhandled error");
-        error = new ApiError("internal", "INTERNAL", "internal error");
+      const error = ApiError.from(caught);
+      if (error.status === 500) {
+        logger.error(
+          { err: error.cause ?? caught, request_id: ctx.state.requestId },
+          "internal error",
+        );
+      } else if (error.status >= 500) {
+        logger.warn(
+          { err: describe(error.cause), reason: error.reason, request_id: ctx.state.requestId },
+          "dependency failed",
+        );
       }
       ctx.status = error.status;
       for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
@@ -31,4 +38,8 @@ export function errorEnvelope(logger: Logger): Middleware<GatewayState> {
       };
     }
   };
+}
+
+function describe(cause: unknown): string | undefined {
+  return cause instanceof Error ? cause.message : undefined;
 }

@@ -1,5 +1,6 @@
 import type { Middleware } from "koa";
 import getRawBody from "raw-body";
+import { GatewayReason } from "../../services/shared/errors/reasons.js";
 import { ApiError } from "../errors/api-error.js";
 import type { GatewayState } from "../state.js";
 
@@ -18,7 +19,7 @@ export function jsonBody(limitBytes: number): Middleware<GatewayState> {
     if (!JSON_MEDIA_TYPE.test(mediaType)) {
       throw new ApiError(
         "unsupported_media_type",
-        "CONTENT_TYPE_NOT_JSON",
+        GatewayReason.contentTypeNotJson,
         "request bodies must be JSON (Content-Type: application/json)",
         { received: mediaType || "(none)" },
       );
@@ -35,24 +36,32 @@ export function jsonBody(limitBytes: number): Middleware<GatewayState> {
       if (type === "entity.too.large") {
         throw new ApiError(
           "payload_too_large",
-          "BODY_TOO_LARGE",
+          GatewayReason.bodyTooLarge,
           `request body exceeds ${limitBytes} bytes`,
           { limit_bytes: limitBytes },
         );
       }
-      throw new ApiError("invalid_argument", "BODY_UNREADABLE", "request body could not be read");
+      throw new ApiError(
+        "invalid_argument",
+        GatewayReason.bodyUnreadable,
+        "request body could not be read",
+      );
     }
     if (text.trim() === "") return next();
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new ApiError("invalid_argument", "MALFORMED_JSON", "request body is not valid JSON");
+      throw new ApiError(
+        "invalid_argument",
+        GatewayReason.malformedJson,
+        "request body is not valid JSON",
+      );
     }
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
       throw new ApiError(
         "invalid_argument",
-        "BODY_NOT_OBJECT",
+        GatewayReason.bodyNotObject,
         "request body must be a JSON object",
       );
     }

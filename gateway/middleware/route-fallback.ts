@@ -1,5 +1,6 @@
 import type Router from "@koa/router";
 import type { Middleware } from "koa";
+import { GatewayReason } from "../../services/shared/errors/reasons.js";
 import { ApiError } from "../errors/api-error.js";
 import type { GatewayState } from "../state.js";
 
@@ -12,7 +13,11 @@ export function routeFallback(router: Router<GatewayState>): Middleware<GatewayS
     if (router.match(ctx.path, ctx.method).route) return next();
     const allowed = allowedMethods(router, ctx.path);
     if (allowed.length === 0) {
-      throw new ApiError("not_found", "ROUTE_NOT_FOUND", `no route for ${ctx.method} ${ctx.path}`);
+      throw new ApiError(
+        "not_found",
+        GatewayReason.routeNotFound,
+        `no route for ${ctx.method} ${ctx.path}`,
+      );
     }
     const allow = allowed.join(", ");
     if (ctx.method === "OPTIONS") {
@@ -22,7 +27,7 @@ export function routeFallback(router: Router<GatewayState>): Middleware<GatewayS
     }
     throw new ApiError(
       "method_not_allowed",
-      "METHOD_NOT_ALLOWED",
+      GatewayReason.methodNotAllowed,
       `${ctx.method} is not allowed on ${ctx.path}`,
       { allowed },
       { allow },

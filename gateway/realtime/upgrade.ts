@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
+import { GatewayReason, Reason } from "../../services/shared/errors/reasons.js";
 import {
   acceptRequestId,
   REQUEST_ID_HEADER,
@@ -39,7 +40,7 @@ export function createUpgradeHandler(
 
   return (request, socket, head) => {
     if (!STREAM_PATH.test(request.url ?? "") || request.method !== "GET") {
-      refuse(socket, 404, "not_found", "ROUTE_NOT_FOUND", "no websocket route here");
+      refuse(socket, 404, "not_found", GatewayReason.routeNotFound, "no websocket route here");
       return;
     }
     if ((request.headers.upgrade ?? "").toLowerCase() !== "websocket") {
@@ -47,7 +48,7 @@ export function createUpgradeHandler(
         socket,
         400,
         "invalid_argument",
-        "UPGRADE_NOT_WEBSOCKET",
+        GatewayReason.upgradeNotWebsocket,
         "only websocket upgrades are served here",
       );
       return;
@@ -76,7 +77,7 @@ export function createUpgradeHandler(
           socket,
           503,
           "unavailable",
-          "DEPENDENCY_UNAVAILABLE",
+          Reason.dependencyUnavailable,
           "the realtime service is unavailable",
           requestId,
         );

@@ -1,4 +1,5 @@
 import Router from "@koa/router";
+import { Reason } from "../../services/shared/errors/reasons.js";
 import { isUuid } from "../../services/shared/ids/uuid-v7.js";
 import { ApiError } from "../errors/api-error.js";
 import type { GatewayState } from "../state.js";
@@ -45,31 +46,27 @@ export function authRoutes(deps: RouteDeps): Router<GatewayState> {
     ) {
       throw fieldInvalid("scopes", "scopes must be an array of scope names");
     }
-    try {
-      const minted = await deps.clients.auth.mintAccessToken({
-        apiKey: fields.api_key,
-        apiKeyId: fields.api_key_id,
-        apiKeySecret: fields.api_key_secret,
-        serviceAccountId: fields.service_account_id,
-        serviceAccountSecret: fields.service_account_secret,
-        projectId: fields.project_id,
-        requestedScopes: scopes === undefined ? undefined : { scopes: scopes as string[] },
-        clientAddress: ctx.ip,
-      });
-      ctx.body = {
-        access_token: minted.accessToken,
-        token_type: minted.tokenType,
-        expires_in_seconds: minted.expiresInSeconds,
-        organization_id: minted.organizationId,
-        project_id: minted.projectId,
-      };
-    } catch (error) {
-      throw ApiError.fromServiceError(error);
-    }
+    const minted = await deps.clients.auth.mintAccessToken({
+      apiKey: fields.api_key,
+      apiKeyId: fields.api_key_id,
+      apiKeySecret: fields.api_key_secret,
+      serviceAccountId: fields.service_account_id,
+      serviceAccountSecret: fields.service_account_secret,
+      projectId: fields.project_id,
+      requestedScopes: scopes === undefined ? undefined : { scopes: scopes as string[] },
+      clientAddress: ctx.ip,
+    });
+    ctx.body = {
+      access_token: minted.accessToken,
+      token_type: minted.tokenType,
+      expires_in_seconds: minted.expiresInSeconds,
+      organization_id: minted.organizationId,
+      project_id: minted.projectId,
+    };
   });
   return router;
 }
 
 function fieldInvalid(field: string, message: string): ApiError {
-  return new ApiError("invalid_argument", "FIELD_INVALID", message, { field });
+  return new ApiError("invalid_argument", Reason.fieldInvalid, message, { field });
 }

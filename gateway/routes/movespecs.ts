@@ -1,6 +1,7 @@
 import Router from "@koa/router";
 import type { MoveSpec } from "../../proto/gen/authoring/v1/authoring_pb.js";
 import { Visibility } from "../../proto/gen/authoring/v1/authoring_pb.js";
+import { Reason } from "../../services/shared/errors/reasons.js";
 import { callerOf, requireScope } from "../auth/principal.js";
 import { ApiError } from "../errors/api-error.js";
 import type { GatewayContext, GatewayState } from "../state.js";
@@ -18,7 +19,7 @@ import {
   versionJson,
 } from "./movespecs/public-json.js";
 import { pageParams, searchParam, sortParam } from "./movespecs/query-params.js";
-import { readWithOptionalScope, serviceCall } from "./movespecs/read-access.js";
+import { readWithOptionalScope } from "./movespecs/read-access.js";
 import type { RouteDeps } from "./route-deps.js";
 
 const VISIBILITY_FROM_JSON: Readonly<Record<string, Visibility>> = {
@@ -47,7 +48,7 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
   }
 
   async function answerMoveSpec(ctx: GatewayContext, movespec: MoveSpec | undefined, status = 200) {
-    if (!movespec) throw new ApiError("internal", "INTERNAL", "internal error");
+    if (!movespec) throw ApiError.internal(new Error("the service answered without a movespec"));
     const body = moveSpecJson(movespec, await starCountOf(movespec.movespecId));
     ctx.status = status;
     ctx.set("ETag", contentETag(body));
@@ -70,7 +71,7 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
     // The same page for everyone (public entries only), so one cache key per parameter set.
     const key = JSON.stringify([request.q, request.sort, request.limit, String(request.offset)]);
     const text = await listings.get(key, async () => {
-      const listing = await serviceCall(() => catalogue.listMoveSpecs(request));
+      const listing = await catalogue.listMoveSpecs(request);
       return JSON.stringify({
         items: listing.items.map((entry) => moveSpecJson(entry)),
         has_more: listing.hasMore,
@@ -95,7 +96,7 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
     if (visibility === undefined || visibility === Visibility.DELISTED) {
       throw new ApiError(
         "invalid_argument",
-        "FIELD_INVALID",
+        Reason.fieldInvalid,
         "visibility must be private or public",
         {
           field: "visibility",
@@ -103,16 +104,14 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
         },
       );
     }
-    const created = await serviceCall(() =>
-      authoring.createMoveSpec({
-        caller: callerOf(principal),
-        projectId,
-        name,
-        description,
-        visibility,
-        idempotencyKey: idempotencyKey(ctx),
-      }),
-    );
+    const created = await authoring.createMoveSpec({
+      caller: callerOf(principal),
+      projectId,
+      name,
+      description,
+      visibility,
+      idempotencyKey: idempotencyKey(ctx),
+    });
     ctx.set("Location", `/api/movespecs/${created.movespec?.movespecId}`);
     const json = moveSpecJson(created.movespec as MoveSpec, 0);
     ctx.status = 201;
@@ -129,10 +128,11 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
 
   router.get("/api/movespecs/:movespecId/draft", async (ctx) => {
     const principal = requireScope(ctx, "movespecs:read");
-    const { draft } = await serviceCall(() =>
-      authoring.getDraft({ caller: callerOf(principal), movespecId: ctx.params.movespecId }),
-    );
-    if (!draft) throw new ApiError("internal", "INTERNAL", "internal error");
+    const { draft } = await authoring.getDraft({
+      caller: callerOf(principal),
+      movespecId: ctx.params.movespecId,
+    });
+    if (!draft) throw ApiError.internal(new Error("the service answered without a draft"));
     ctx.set("ETag", draftETag(draft.revision));
     ctx.body = draftJson(draft);
   });
@@ -144,24 +144,23 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
     // Revisions start at 1: 0 never matches (a weak or foreign ETag in If-Match).
     const ifRevision =
       ifMatch.kind === "revision" ? ifMatch.revision : ifMatch.kind === "never" ? 0 : undefined;
-    const { draft } = await serviceCall(() =>
-      authoring.replaceDraft({
-        caller: callerOf(principal),
-        movespecId: ctx.params.movespecId,
-        yamlSource,
-        ifRevision,
-      }),
-    );
-    if (!draft) throw new ApiError("internal", "INTERNAL", "internal error");
+    const { draft } = await authoring.replaceDraft({
+      caller: callerOf(principal),
+      movespecId: ctx.params.movespecId,
+      yamlSource,
+      ifRevision,
+    });
+    if (!draft) throw ApiError.internal(new Error("the service answered without a draft"));
     ctx.set("ETag", draftETag(draft.revision));
     ctx.body = draftJson(draft);
   });
 
   router.post("/api/movespecs/:movespecId/draft/validate", async (ctx) => {
     const principal = requireScope(ctx, "movespecs:write");
-    const result = await serviceCall(() =>
-      authoring.validateDraft({ caller: callerOf(principal), movespecId: ctx.params.movespecId }),
-    );
+    const result = await authoring.validateDraft({
+      caller: callerOf(principal),
+      movespecId: ctx.params.movespecId,
+    });
     ctx.body = validationJson(result);
   });
 
@@ -186,14 +185,12 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
 
   router.post("/api/movespecs/:movespecId/versions", async (ctx) => {
     const principal = requireScope(ctx, "movespecs:write");
-    const { version } = await serviceCall(() =>
-      authoring.createVersion({
-        caller: callerOf(principal),
-        movespecId: ctx.params.movespecId,
-        idempotencyKey: idempotencyKey(ctx),
-      }),
-    );
-    if (!version) throw new ApiError("internal", "INTERNAL", "internal error");
+    const { version } = await authoring.createVersion({
+      caller: callerOf(principal),
+      movespecId: ctx.params.movespecId,
+      idempotencyKey: idempotencyKey(ctx),
+    });
+    if (!version) throw ApiError.internal(new Error("the service answered without a version"));
     ctx.status = 201;
     ctx.set(
       "Location",
@@ -210,19 +207,17 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
         movespecVersionId: ctx.params.versionId,
       }),
     );
-    if (!version) throw new ApiError("internal", "INTERNAL", "internal error");
+    if (!version) throw ApiError.internal(new Error("the service answered without a version"));
     ctx.body = versionJson(version);
   });
 
   router.post("/api/movespecs/:movespecId/versions/:versionId/release", async (ctx) => {
     const principal = requireScope(ctx, "movespecs:write");
-    const { movespec } = await serviceCall(() =>
-      authoring.releaseVersion({
-        caller: callerOf(principal),
-        movespecId: ctx.params.movespecId,
-        movespecVersionId: ctx.params.versionId,
-      }),
-    );
+    const { movespec } = await authoring.releaseVersion({
+      caller: callerOf(principal),
+      movespecId: ctx.params.movespecId,
+      movespecVersionId: ctx.params.versionId,
+    });
     await answerMoveSpec(ctx, movespec);
   });
 

@@ -1,4 +1,5 @@
 import Router from "@koa/router";
+import { Reason } from "../../services/shared/errors/reasons.js";
 import { isUuid } from "../../services/shared/ids/uuid-v7.js";
 import { callerOf, requirePrincipal } from "../auth/principal.js";
 import { ApiError } from "../errors/api-error.js";
@@ -15,26 +16,21 @@ export function projectRoutes(deps: RouteDeps): Router<GatewayState> {
     const principal = requirePrincipal(ctx);
     const projectId = ctx.params.project_id;
     if (!isUuid(projectId) || projectId !== principal.projectId) {
-      throw new ApiError("not_found", "PROJECT_NOT_FOUND", "project not found");
+      throw new ApiError("not_found", Reason.projectNotFound, "project not found");
     }
-    try {
-      const { project } = await deps.clients.auth.getProject({
-        caller: callerOf(principal),
-        projectId,
-      });
-      if (!project) throw new Error("GetProject answered without a project");
-      ctx.body = {
-        project_id: project.projectId,
-        organization_id: project.organizationId,
-        name: project.name,
-        slug: project.slug,
-        created_at: project.createdAt,
-        ...(project.archivedAt ? { archived_at: project.archivedAt } : {}),
-      };
-    } catch (error) {
-      if (error instanceof Error && error.message.startsWith("GetProject")) throw error;
-      throw ApiError.fromServiceError(error);
-    }
+    const { project } = await deps.clients.auth.getProject({
+      caller: callerOf(principal),
+      projectId,
+    });
+    if (!project) throw ApiError.internal(new Error("GetProject answered without a project"));
+    ctx.body = {
+      project_id: project.projectId,
+      organization_id: project.organizationId,
+      name: project.name,
+      slug: project.slug,
+      created_at: project.createdAt,
+      ...(project.archivedAt ? { archived_at: project.archivedAt } : {}),
+    };
   });
   return router;
 }

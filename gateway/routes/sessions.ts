@@ -6,6 +6,7 @@ import {
   SessionMode,
   SessionStatus,
 } from "../../proto/gen/detection/v1/detection_pb.js";
+import { Reason, SessionReason } from "../../services/shared/errors/reasons.js";
 import { isUuid } from "../../services/shared/ids/uuid-v7.js";
 import { callerOf, requireScope } from "../auth/principal.js";
 import { ApiError } from "../errors/api-error.js";
@@ -41,13 +42,7 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
   const router = new Router<GatewayState>();
   const replicas = createDetectionReplicas(deps.clients.detection);
 
-  const call = async <T>(rpc: Parameters<typeof replicas.call<T>>[0]): Promise<T> => {
-    try {
-      return await replicas.call(rpc);
-    } catch (error) {
-      throw ApiError.fromServiceError(error);
-    }
-  };
+  const call = replicas.call;
 
   router.post("/api/detection/sessions", async (ctx) => {
     const principal = requireScope(ctx, "sessions:write");
@@ -57,7 +52,7 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
     if (projectId !== principal.projectId) {
       throw new ApiError(
         "permission_denied",
-        "PROJECT_MISMATCH",
+        Reason.projectMismatch,
         "project_id is not the token's project",
         {
           field: "project_id",
@@ -88,7 +83,7 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
       }),
     );
     const session = created.session;
-    if (!session) throw new ApiError("internal", "INTERNAL", "internal error");
+    if (!session) throw ApiError.internal(new Error("the service answered without a session"));
     ctx.status = 201;
     ctx.body = {
       session_id: session.sessionId,
@@ -125,7 +120,7 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
 }
 
 function fieldInvalid(field: string, message: string): ApiError {
-  return new ApiError("invalid_argument", "FIELD_INVALID", message, { field });
+  return new ApiError("invalid_argument", Reason.fieldInvalid, message, { field });
 }
 
 function optionalUuid(body: Json | undefined, field: string): string | undefined {
@@ -137,7 +132,8 @@ function optionalUuid(body: Json | undefined, field: string): string | undefined
 /** Ids that are not UUIDs answer exactly like unknown ones. */
 function sessionIdParam(ctx: GatewayContext): string {
   const sessionId = ctx.params.sessionId;
-  if (!isUuid(sessionId)) throw new ApiError("not_found", "SESSION_NOT_FOUND", "session not found");
+  if (!isUuid(sessionId))
+    throw new ApiError("not_found", SessionReason.notFound, "session not found");
   return sessionId;
 }
 
@@ -151,7 +147,7 @@ function iso(timestamp: Timestamp | undefined): string | undefined {
 
 /** The public detection session resource (absent optional fields omitted). */
 export function sessionJson(session: Session | undefined): Json {
-  if (!session) throw new ApiError("internal", "INTERNAL", "internal error");
+  if (!session) throw ApiError.internal(new Error("the service answered without a session"));
   const json: Json = {
     session_id: session.sessionId,
     organization_id: session.organizationId,

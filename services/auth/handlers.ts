@@ -1,7 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
 import { Reason } from "../shared/errors/reasons.js";
-import { Code, serviceError } from "../shared/errors/service-error.js";
+import { Code, errorInfo, serviceError } from "../shared/errors/service-error.js";
 import { isUuid } from "../shared/ids/uuid-v7.js";
 import type { TokenSettings } from "../shared/tokens/token-config.js";
 import type { Accounts } from "./operations/accounts.js";
@@ -94,8 +94,10 @@ export function createAuthHandlers(deps: AuthHandlerDeps): ServiceImpl<typeof Au
       const notFound = () =>
         serviceError(Code.NotFound, AuthReason.projectNotFound, "project not found");
       if (!request.caller || request.caller.projectId !== request.projectId) throw notFound();
-      const found = await accounts.project(request.projectId).catch(() => {
-        throw notFound();
+      // A missing project answers as above; any other failure (the database is down) stays
+      // what it is: never "not found".
+      const found = await accounts.project(request.projectId).catch((error: unknown) => {
+        throw errorInfo(error).code === Code.NotFound ? notFound() : error;
       });
       return { project: projectMessage(found) };
     },

@@ -1,16 +1,10 @@
 /**
- * The detection service's stable reasons: in gRPC errors (the public envelope's
- * `details.reason`), in the stream's `error` and `warning` messages, and in a session's
- * `error_code`. Listed in docs/realtime.md.
+ * The detection service's reasons. In gRPC errors (the public envelope's `details.reason`): its
+ * group of the shared vocabulary (services/shared/errors/reasons.ts, listed in docs/errors.md).
+ * The stream's `error` and `warning` codes, a session's `error_code` and the websocket close codes
+ * below belong to the realtime contract instead (docs/realtime.md).
  */
-export const SessionReason = {
-  notFound: "SESSION_NOT_FOUND",
-  terminal: "SESSION_TERMINAL",
-  quotaExceeded: "SESSION_QUOTA_EXCEEDED",
-  contractUnsupported: "CONTRACT_UNSUPPORTED",
-  projectMismatch: "PROJECT_MISMATCH",
-  movespecUnloadable: "MOVESPEC_UNLOADABLE",
-} as const;
+export { Reason, SessionReason } from "../shared/errors/reasons.js";
 
 /** Why a session ended other than `completed` (its `error_code`). */
 export const EndReason = {

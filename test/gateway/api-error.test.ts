@@ -2,6 +2,8 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { expect } from "chai";
 import { ApiError } from "../../gateway/errors/api-error.js";
 import { API_ERROR_CODES } from "../../gateway/errors/error-codes.js";
+import { ErrorDetailSchema } from "../../proto/gen/common/v1/error_pb.js";
+import type { ErrorReason } from "../../services/shared/errors/reasons.js";
 import { errorInfo, serviceError } from "../../services/shared/errors/service-error.js";
 import { acceptRequestId } from "../../services/shared/logging/request-context.js";
 
@@ -18,31 +20,54 @@ describe("errors from services to the public envelope", () => {
     });
   });
 
-  const cases: [Code, string, string, number][] = [
-    [Code.InvalidArgument, "FIELD_INVALID", "invalid_argument", 400],
-    [Code.Unauthenticated, "CREDENTIAL_INVALID", "unauthenticated", 401],
-    [Code.PermissionDenied, "SCOPE_MISSING", "permission_denied", 403],
-    [Code.NotFound, "SESSION_NOT_FOUND", "not_found", 404],
-    [Code.AlreadyExists, "DUPLICATE", "already_exists", 409],
-    [Code.FailedPrecondition, "MOVESPEC_ARCHIVED", "failed_precondition", 409],
-    [Code.FailedPrecondition, "ETAG_MISMATCH", "precondition_failed", 412],
-    [Code.Aborted, "CONCURRENT_MODIFICATION", "aborted", 409],
-    [Code.InvalidArgument, "YAML_TOO_LARGE", "payload_too_large", 413],
-    [Code.ResourceExhausted, "SESSION_QUOTA_EXCEEDED", "resource_exhausted", 429],
-    [Code.Unavailable, "DEPENDENCY_UNAVAILABLE", "unavailable", 503],
-    [Code.DeadlineExceeded, "DEADLINE_EXCEEDED", "deadline_exceeded", 504],
+  // [gRPC code, reason, public code, HTTP status, retryable]: the contract's table, written out.
+  const cases: [Code, ErrorReason, string, number, boolean][] = [
+    [Code.InvalidArgument, "FIELD_INVALID", "invalid_argument", 400, false],
+    [Code.Unauthenticated, "CREDENTIAL_INVALID", "unauthenticated", 401, false],
+    [Code.PermissionDenied, "SCOPE_MISSING", "permission_denied", 403, false],
+    [Code.NotFound, "SESSION_NOT_FOUND", "not_found", 404, false],
+    [Code.AlreadyExists, "SLUG_TAKEN", "already_exists", 409, false],
+    [Code.FailedPrecondition, "MOVESPEC_ARCHIVED", "failed_precondition", 409, false],
+    [Code.FailedPrecondition, "ETAG_MISMATCH", "precondition_failed", 412, false],
+    [Code.Aborted, "CONCURRENT_MODIFICATION", "aborted", 409, true],
+    [Code.Aborted, "WRITE_CONFLICT", "aborted", 409, true],
+    [Code.InvalidArgument, "YAML_TOO_LARGE", "payload_too_large", 413, false],
+    [Code.ResourceExhausted, "SESSION_QUOTA_EXCEEDED", "resource_exhausted", 429, true],
+    [Code.Unavailable, "DEPENDENCY_UNAVAILABLE", "unavailable", 503, true],
+    [Code.DeadlineExceeded, "DEADLINE_EXCEEDED", "deadline_exceeded", 504, true],
   ];
-  for (const [grpc, reason, code, status] of cases) {
-    it(`${Code[grpc]} ${reason} -> ${status} ${code}`, () => {
+  for (const [grpc, reason, code, status, retryable] of cases) {
+    it(`${Code[grpc]} ${reason} -> ${status} ${code}${retryable ? " (retryable)" : ""}`, () => {
       const error = ApiError.fromServiceError(serviceError(grpc, reason, "m"));
-      expect(error).to.include({
-        code,
-        reason,
-        status,
-        retryable: API_ERROR_CODES[error.code].retryable,
-      });
+      expect(error).to.include({ code, reason, status, retryable, message: "m" });
     });
   }
+
+  it("lets the reason decide the public code whatever gRPC code carried it", () => {
+    const error = ApiError.fromServiceError(serviceError(Code.Internal, "PROJECT_NOT_FOUND", "m"));
+    expect(error).to.include({ code: "not_found", status: 404 });
+  });
+
+  it("falls back to the gRPC code for a reason outside the vocabulary", () => {
+    const foreign = serviceError(Code.NotFound, "PROJECT_NOT_FOUND", "m");
+    const [detail] = foreign.findDetails(ErrorDetailSchema);
+    (detail as { reason: string }).reason = "SOMETHING_NEW";
+    const rebuilt = new ConnectError("m", Code.NotFound, undefined, [
+      { desc: ErrorDetailSchema, value: detail },
+    ]);
+    expect(ApiError.fromServiceError(rebuilt)).to.include({
+      code: "not_found",
+      reason: "NOT_FOUND",
+      status: 404,
+    });
+  });
+
+  it("turns anything that is neither ApiError nor ConnectError into a bare 500", () => {
+    const error = ApiError.from(new TypeError("Cannot read properties of undefined"));
+    expect(error).to.include({ code: "internal", reason: "INTERNAL", status: 500 });
+    expect(error.message).to.equal("internal error");
+    expect(error.cause).to.be.instanceOf(TypeError);
+  });
 
   it("sets Retry-After from retry_after_seconds", () => {
     const error = ApiError.fromServiceError(

@@ -1,4 +1,5 @@
 import { Sort } from "../../../proto/gen/catalogue/v1/catalogue_pb.js";
+import { Reason } from "../../../services/shared/errors/reasons.js";
 import { ApiError } from "../../errors/api-error.js";
 
 /**
@@ -17,7 +18,7 @@ export const SORT_VALUES: Readonly<Record<string, Sort>> = {
 function single(params: URLSearchParams, name: string): string | undefined {
   const values = params.getAll(name);
   if (values.length > 1) {
-    throw new ApiError("invalid_argument", "FIELD_INVALID", `${name} may be given once`, {
+    throw new ApiError("invalid_argument", Reason.fieldInvalid, `${name} may be given once`, {
       field: name,
     });
   }
@@ -28,7 +29,7 @@ function integer(params: URLSearchParams, name: string): bigint | undefined {
   const raw = single(params, name);
   if (raw === undefined) return undefined;
   if (!/^-?\d{1,30}$/.test(raw)) {
-    throw new ApiError("invalid_argument", "FIELD_INVALID", `${name} must be an integer`, {
+    throw new ApiError("invalid_argument", Reason.fieldInvalid, `${name} must be an integer`, {
       field: name,
     });
   }
@@ -38,7 +39,7 @@ function integer(params: URLSearchParams, name: string): bigint | undefined {
 function outOfRange(field: string, min: number, max: number): ApiError {
   return new ApiError(
     "invalid_argument",
-    "LIMIT_OUT_OF_RANGE",
+    Reason.limitOutOfRange,
     `${field} must be between ${min} and ${max}`,
     { field, min, max },
   );
@@ -66,10 +67,15 @@ export function sortParam(params: URLSearchParams): Sort {
   if (raw === undefined) return Sort.RECENT;
   const sort = SORT_VALUES[raw];
   if (sort === undefined) {
-    throw new ApiError("invalid_argument", "FIELD_INVALID", "sort must be recent, stars or name", {
-      field: "sort",
-      allowed: Object.keys(SORT_VALUES),
-    });
+    throw new ApiError(
+      "invalid_argument",
+      Reason.fieldInvalid,
+      "sort must be recent, stars or name",
+      {
+        field: "sort",
+        allowed: Object.keys(SORT_VALUES),
+      },
+    );
   }
   return sort;
 }

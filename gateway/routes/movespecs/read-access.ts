@@ -2,46 +2,30 @@ import { Code } from "@connectrpc/connect";
 import type { Caller } from "../../../proto/gen/common/v1/caller_pb.js";
 import { errorInfo } from "../../../services/shared/errors/service-error.js";
 import { callerOf, optionalPrincipal, requireScope } from "../../auth/principal.js";
-import { ApiError } from "../../errors/api-error.js";
 import type { GatewayContext } from "../../state.js";
 
 /**
  * Runs a read that is anonymous for public MoveSpecs and needs `movespecs:read` otherwise.
  * A token without that scope reads as anonymous; only if that fails with NOT_FOUND and the
  * MoveSpec turns out to be the token's own is the answer 403 SCOPE_MISSING (a MoveSpec of another
- * project stays 404: nothing reveals it exists).
+ * project stays 404: nothing reveals it exists). Service errors go on to the error middleware.
  */
 export async function readWithOptionalScope<T>(
   ctx: GatewayContext,
   call: (caller: Caller) => Promise<T>,
 ): Promise<T> {
   const principal = optionalPrincipal(ctx);
+  if (!principal || principal.scopes.has("movespecs:read")) return call(callerOf(principal));
   try {
-    if (!principal || principal.scopes.has("movespecs:read"))
-      return await call(callerOf(principal));
+    return await call(callerOf(undefined));
+  } catch (error) {
+    if (errorInfo(error).code !== Code.NotFound) throw error;
     try {
-      return await call(callerOf(undefined));
-    } catch (error) {
-      if (errorInfo(error).code !== Code.NotFound) throw error;
-      try {
-        await call(callerOf(principal));
-      } catch {
-        throw error;
-      }
-      requireScope(ctx, "movespecs:read");
+      await call(callerOf(principal));
+    } catch {
       throw error;
     }
-  } catch (error) {
-    if (error instanceof ApiError) throw error;
-    throw ApiError.fromServiceError(error);
-  }
-}
-
-/** Runs a service call, turning its error into the public envelope's. */
-export async function serviceCall<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    throw ApiError.fromServiceError(error);
+    requireScope(ctx, "movespecs:read");
+    throw error;
   }
 }

@@ -13,7 +13,6 @@ import {
 import { isSlug, slugCandidate, slugify } from "../domain/slug.js";
 import { AuthReason } from "../reasons.js";
 import type { CredentialRecord, CredentialsStore } from "../store/credentials-store.js";
-import { isDuplicateKey } from "../store/mongo-errors.js";
 import type { OrganizationRecord, OrganizationsStore } from "../store/organizations-store.js";
 import type { ProjectRecord, ProjectsStore } from "../store/projects-store.js";
 
@@ -128,18 +127,15 @@ export function createAccounts(deps: {
           slug,
           created_at: now(),
         };
-        try {
-          if (await deps.projects.slugTaken(owner._id, slug)) throw duplicate();
-          await deps.projects.insert(record);
-          return record;
-        } catch (error) {
-          if (!isDuplicateKey(error) && error !== DUPLICATE) throw error;
-          if (explicit) {
-            throw serviceError(Code.AlreadyExists, AuthReason.slugTaken, "slug already in use", {
-              field: "slug",
-              slug,
-            });
-          }
+        const taken =
+          (await deps.projects.slugTaken(owner._id, slug)) ||
+          (await deps.projects.insert(record)) === "duplicate";
+        if (!taken) return record;
+        if (explicit) {
+          throw serviceError(Code.AlreadyExists, AuthReason.slugTaken, "slug already in use", {
+            field: "slug",
+            slug,
+          });
         }
       }
       throw serviceError(Code.AlreadyExists, AuthReason.slugTaken, "no free slug for this name", {
@@ -176,11 +172,6 @@ export function createAccounts(deps: {
 }
 
 export type Accounts = ReturnType<typeof createAccounts>;
-
-const DUPLICATE = new Error("duplicate");
-function duplicate(): Error {
-  return DUPLICATE;
-}
 
 function requireName(name: string): string {
   const trimmed = name.trim();

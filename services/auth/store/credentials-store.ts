@@ -1,4 +1,5 @@
 import type { Collection, Db } from "mongodb";
+import { guardStore } from "../../shared/store/store-errors.js";
 import type { CredentialKind } from "../../shared/tokens/claims.js";
 
 /** An API key or a service account: its secret is never stored, only its keyed hash. */
@@ -17,7 +18,7 @@ export interface CredentialRecord {
 
 export function createCredentialsStore(db: Db) {
   const collection: Collection<CredentialRecord> = db.collection("credentials");
-  return {
+  return guardStore({
     async createIndexes(): Promise<void> {
       await collection.createIndex(
         { secret_hash: 1 },
@@ -46,7 +47,7 @@ export function createCredentialsStore(db: Db) {
       );
       return collection.findOne({ _id: id });
     },
-  };
+  });
 }
 
 export type CredentialsStore = ReturnType<typeof createCredentialsStore>;

@@ -1,4 +1,5 @@
 import type { Collection, Db } from "mongodb";
+import { guardStore } from "../../shared/store/store-errors.js";
 
 export interface OrganizationRecord {
   _id: string;
@@ -8,7 +9,7 @@ export interface OrganizationRecord {
 
 export function createOrganizationsStore(db: Db) {
   const collection: Collection<OrganizationRecord> = db.collection("organizations");
-  return {
+  return guardStore({
     async insert(record: OrganizationRecord): Promise<void> {
       await collection.insertOne(record);
     },
@@ -21,7 +22,7 @@ export function createOrganizationsStore(db: Db) {
     async isEmpty(): Promise<boolean> {
       return (await collection.findOne({})) === null;
     },
-  };
+  });
 }
 
 export type OrganizationsStore = ReturnType<typeof createOrganizationsStore>;

@@ -1,4 +1,5 @@
 import type { Collection, Db } from "mongodb";
+import { guardStore, type InsertOutcome, insertUnique } from "../../shared/store/store-errors.js";
 
 export interface ProjectRecord {
   _id: string;
@@ -11,16 +12,16 @@ export interface ProjectRecord {
 
 export function createProjectsStore(db: Db) {
   const collection: Collection<ProjectRecord> = db.collection("projects");
-  return {
+  return guardStore({
     async createIndexes(): Promise<void> {
       await collection.createIndex(
         { organization_id: 1, slug: 1 },
         { unique: true, name: "organization_slug_unique" },
       );
     },
-    /** Throws a duplicate-key error when the slug is taken in the organization. */
-    async insert(record: ProjectRecord): Promise<void> {
-      await collection.insertOne(record);
+    /** `duplicate` when the slug is taken in the organization. */
+    insert(record: ProjectRecord): Promise<InsertOutcome> {
+      return insertUnique(() => collection.insertOne(record));
     },
     find(id: string): Promise<ProjectRecord | null> {
       return collection.findOne({ _id: id });
@@ -40,7 +41,7 @@ export function createProjectsStore(db: Db) {
       );
       return collection.findOne({ _id: id });
     },
-  };
+  });
 }
 
 export type ProjectsStore = ReturnType<typeof createProjectsStore>;

@@ -1,5 +1,5 @@
 import type { Collection, Db } from "mongodb";
-import { isDuplicateKey } from "./mongo-errors.js";
+import { guardStore, insertUnique } from "../../shared/store/store-errors.js";
 
 interface SettingRecord {
   _id: string;
@@ -10,21 +10,20 @@ interface SettingRecord {
 /** Values the embedded default generates once and keeps (e.g. the development pepper). */
 export function createSettingsStore(db: Db) {
   const collection: Collection<SettingRecord> = db.collection("settings");
-  return {
+  return guardStore({
     /** The stored value, or `make()`'s, stored first; concurrent replicas agree on one value. */
     async getOrCreate(id: string, make: () => string): Promise<string> {
       const existing = await collection.findOne({ _id: id });
       if (existing) return existing.value;
-      try {
-        await collection.insertOne({ _id: id, value: make(), created_at: new Date() });
-      } catch (error) {
-        if (!isDuplicateKey(error)) throw error;
-      }
+      // A duplicate means a concurrent replica stored its value first: read that one.
+      await insertUnique(() =>
+        collection.insertOne({ _id: id, value: make(), created_at: new Date() }),
+      );
       const stored = await collection.findOne({ _id: id });
       if (!stored) throw new Error(`setting ${id} vanished`);
       return stored.value;
     },
-  };
+  });
 }
 
 export type SettingsStore = ReturnType<typeof createSettingsStore>;

@@ -1,4 +1,5 @@
 import type { Collection, Db } from "mongodb";
+import { guardStore } from "../../shared/store/store-errors.js";
 
 /** A signing key of the embedded default (production keys come from SIGNING_KEYS_DIR). */
 export interface SigningKeyRecord {
@@ -12,7 +13,7 @@ export interface SigningKeyRecord {
 
 export function createSigningKeysStore(db: Db) {
   const collection: Collection<SigningKeyRecord> = db.collection("signing_keys");
-  return {
+  return guardStore({
     async insert(record: SigningKeyRecord): Promise<void> {
       await collection.insertOne(record);
     },
@@ -22,7 +23,7 @@ export function createSigningKeysStore(db: Db) {
     async remove(ids: readonly string[]): Promise<void> {
       if (ids.length > 0) await collection.deleteMany({ _id: { $in: [...ids] } });
     },
-  };
+  });
 }
 
 export type SigningKeysStore = ReturnType<typeof createSigningKeysStore>;

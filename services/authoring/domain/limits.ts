@@ -1,3 +1,4 @@
+import { AuthoringReason, Reason } from "../../shared/errors/reasons.js";
 import { Code, serviceError } from "../../shared/errors/service-error.js";
 
 /** The contract's size limits on MoveSpecs (shared/design/contract.md, "MoveSpecs"). */
@@ -18,7 +19,7 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 /** The trimmed name, or INVALID_ARGUMENT FIELD_REQUIRED / FIELD_INVALID naming `name`. */
 export function checkName(name: string | undefined): string {
   if (name === undefined) {
-    throw serviceError(Code.InvalidArgument, "FIELD_REQUIRED", "name is required", {
+    throw serviceError(Code.InvalidArgument, Reason.fieldRequired, "name is required", {
       field: "name",
     });
   }
@@ -31,7 +32,7 @@ export function checkName(name: string | undefined): string {
   ) {
     throw serviceError(
       Code.InvalidArgument,
-      "FIELD_INVALID",
+      Reason.fieldInvalid,
       `name must be ${MOVESPEC_LIMITS.nameMin} to ${MOVESPEC_LIMITS.nameMax} characters without control characters`,
       { field: "name", min_length: MOVESPEC_LIMITS.nameMin, max_length: MOVESPEC_LIMITS.nameMax },
     );
@@ -45,7 +46,7 @@ export function checkDescription(description: string | undefined): string | unde
   if ([...description].length > MOVESPEC_LIMITS.descriptionMax) {
     throw serviceError(
       Code.InvalidArgument,
-      "FIELD_INVALID",
+      Reason.fieldInvalid,
       `description must be at most ${MOVESPEC_LIMITS.descriptionMax} characters`,
       { field: "description", max_length: MOVESPEC_LIMITS.descriptionMax },
     );
@@ -59,7 +60,7 @@ export function checkYamlSize(yamlSource: string): void {
   if (bytes > MOVESPEC_LIMITS.yamlSourceBytes) {
     throw serviceError(
       Code.InvalidArgument,
-      "YAML_TOO_LARGE",
+      AuthoringReason.yamlTooLarge,
       `yaml_source is ${bytes} bytes; the limit is ${MOVESPEC_LIMITS.yamlSourceBytes}`,
       { field: "yaml_source", limit_bytes: MOVESPEC_LIMITS.yamlSourceBytes, size_bytes: bytes },
     );
@@ -72,14 +73,14 @@ export const PAGE_LIMITS = { limitMin: 1, limitMax: 200, limitDefault: 20 } as c
 export function checkPage(limit: number, offset: bigint): { limit: number; offset: number } {
   const effective = limit === 0 ? PAGE_LIMITS.limitDefault : limit;
   if (effective < PAGE_LIMITS.limitMin || effective > PAGE_LIMITS.limitMax) {
-    throw serviceError(Code.InvalidArgument, "LIMIT_OUT_OF_RANGE", "limit must be 1 to 200", {
+    throw serviceError(Code.InvalidArgument, Reason.limitOutOfRange, "limit must be 1 to 200", {
       field: "limit",
       min: PAGE_LIMITS.limitMin,
       max: PAGE_LIMITS.limitMax,
     });
   }
   if (offset > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw serviceError(Code.InvalidArgument, "LIMIT_OUT_OF_RANGE", "offset is too large", {
+    throw serviceError(Code.InvalidArgument, Reason.limitOutOfRange, "offset is too large", {
       field: "offset",
       min: 0,
       max: Number.MAX_SAFE_INTEGER,

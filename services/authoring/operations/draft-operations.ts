@@ -8,6 +8,7 @@ import {
   type ValidateDraftResponse,
   ValidateDraftResponseSchema,
 } from "../../../proto/gen/authoring/v1/authoring_pb.js";
+import { AuthoringReason } from "../../shared/errors/reasons.js";
 import { Code, serviceError } from "../../shared/errors/service-error.js";
 import { checkYamlSize } from "../domain/limits.js";
 import { loadMoveSpec } from "../domain/movespec-loader.js";
@@ -52,7 +53,7 @@ export function createDraftOperations(deps: AuthoringDeps) {
         case "revision_mismatch":
           throw serviceError(
             Code.FailedPrecondition,
-            "ETAG_MISMATCH",
+            AuthoringReason.etagMismatch,
             "the draft changed since you read it: read it again, then retry",
             { movespec_id: request.movespecId },
           );

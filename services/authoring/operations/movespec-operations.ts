@@ -12,6 +12,7 @@ import {
   type UpdateMoveSpecRequest,
   Visibility,
 } from "../../../proto/gen/authoring/v1/authoring_pb.js";
+import { AuthoringReason, Reason } from "../../shared/errors/reasons.js";
 import { Code, serviceError } from "../../shared/errors/service-error.js";
 import { fingerprintOf } from "../../shared/idempotency/index.js";
 import { isUuid, newId } from "../../shared/ids/uuid-v7.js";
@@ -58,7 +59,7 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
     const stored = (await deps.movespecs.insert(doc))
       ? doc
       : await deps.movespecs.findWithDraft(movespecId);
-    if (!stored) throw serviceError(Code.Internal, "INTERNAL", "movespec vanished");
+    if (!stored) throw serviceError(Code.Internal, Reason.internal, "movespec vanished");
     return create(CreateMoveSpecResponseSchema, {
       movespec: moveSpecMessage(stored),
       draft: draftMessage(stored),
@@ -76,9 +77,14 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
       const exists = await deps.movespecs.findMetadata(movespecId);
       if (!exists) throw moveSpecNotFound(movespecId);
       // Only the archive filter can refuse an existing MoveSpec here.
-      throw serviceError(Code.FailedPrecondition, "MOVESPEC_ARCHIVED", "the MoveSpec is archived", {
-        movespec_id: movespecId,
-      });
+      throw serviceError(
+        Code.FailedPrecondition,
+        AuthoringReason.movespecArchived,
+        "the MoveSpec is archived",
+        {
+          movespec_id: movespecId,
+        },
+      );
     }
     deps.relay.nudge();
     return moveSpecMessage(updated);
@@ -90,24 +96,24 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
       if (!caller?.projectId) {
         throw serviceError(
           Code.Unauthenticated,
-          "TOKEN_MISSING",
+          Reason.tokenMissing,
           "a project-bound caller is required",
         );
       }
       if (request.projectId === "") {
-        throw serviceError(Code.InvalidArgument, "FIELD_REQUIRED", "project_id is required", {
+        throw serviceError(Code.InvalidArgument, Reason.fieldRequired, "project_id is required", {
           field: "project_id",
         });
       }
       if (!isUuid(request.projectId)) {
-        throw serviceError(Code.InvalidArgument, "FIELD_INVALID", "project_id must be a UUID", {
+        throw serviceError(Code.InvalidArgument, Reason.fieldInvalid, "project_id must be a UUID", {
           field: "project_id",
         });
       }
       if (request.projectId !== caller.projectId) {
         throw serviceError(
           Code.PermissionDenied,
-          "PROJECT_MISMATCH",
+          Reason.projectMismatch,
           "project_id must be the project of the access token",
           { field: "project_id" },
         );
@@ -121,7 +127,7 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
       if (visibility !== "private" && visibility !== "public") {
         throw serviceError(
           Code.InvalidArgument,
-          "FIELD_INVALID",
+          Reason.fieldInvalid,
           "visibility must be private or public",
           { field: "visibility", allowed: ["private", "public"] },
         );
@@ -162,7 +168,7 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
       if (visibility !== "private" && visibility !== "public") {
         throw serviceError(
           Code.InvalidArgument,
-          "FIELD_INVALID",
+          Reason.fieldInvalid,
           "visibility must be PRIVATE or PUBLIC (use DelistMoveSpec to delist)",
           { field: "visibility" },
         );

@@ -1,6 +1,7 @@
 import { type Client, Code } from "@connectrpc/connect";
 import type { AuthService } from "../../../proto/gen/auth/v1/auth_pb.js";
 import type { Caller } from "../../../proto/gen/common/v1/caller_pb.js";
+import { Reason } from "../../shared/errors/reasons.js";
 import { errorInfo, serviceError } from "../../shared/errors/service-error.js";
 import type { Logger } from "../../shared/logging/logger.js";
 
@@ -33,20 +34,25 @@ export function createProjectGuard(auth: Client<typeof AuthService>, logger: Log
           return;
         }
         if (info.code === Code.NotFound) {
-          throw serviceError(Code.NotFound, "PROJECT_NOT_FOUND", "project not found", {
+          throw serviceError(Code.NotFound, Reason.projectNotFound, "project not found", {
             project_id: caller.projectId,
           });
         }
         throw serviceError(
           Code.Unavailable,
-          "DEPENDENCY_UNAVAILABLE",
+          Reason.dependencyUnavailable,
           "the auth service is unavailable",
         );
       }
       if (archivedAt) {
-        throw serviceError(Code.FailedPrecondition, "PROJECT_ARCHIVED", "the project is archived", {
-          project_id: caller.projectId,
-        });
+        throw serviceError(
+          Code.FailedPrecondition,
+          Reason.projectArchived,
+          "the project is archived",
+          {
+            project_id: caller.projectId,
+          },
+        );
       }
     },
   };

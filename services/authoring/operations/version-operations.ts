@@ -18,6 +18,7 @@ import {
   VersionSchema,
 } from "../../../proto/gen/authoring/v1/authoring_pb.js";
 import type { Caller } from "../../../proto/gen/common/v1/caller_pb.js";
+import { AuthoringReason, Reason } from "../../shared/errors/reasons.js";
 import { Code, serviceError } from "../../shared/errors/service-error.js";
 import { fingerprintOf } from "../../shared/idempotency/index.js";
 import { isUuid, newId } from "../../shared/ids/uuid-v7.js";
@@ -65,7 +66,7 @@ export function createVersionOperations(deps: AuthoringDeps) {
     if (loaded.errors.length > 0) {
       throw serviceError(
         Code.FailedPrecondition,
-        "DRAFT_INVALID",
+        AuthoringReason.draftInvalid,
         `the draft does not load (${loaded.errors.length} error${loaded.errors.length === 1 ? "" : "s"}); validate it for details`,
         { errors: loaded.errors as unknown as JsonObject[] },
       );
@@ -90,7 +91,7 @@ export function createVersionOperations(deps: AuthoringDeps) {
     }
     throw serviceError(
       Code.Aborted,
-      "CONCURRENT_MODIFICATION",
+      Reason.concurrentModification,
       "too many concurrent version creations; retry",
       { retry_after_seconds: 1 },
     );
@@ -180,7 +181,7 @@ export function createVersionOperations(deps: AuthoringDeps) {
       if (!version) {
         throw serviceError(
           Code.FailedPrecondition,
-          "NO_RELEASED_VERSION",
+          AuthoringReason.noReleasedVersion,
           "this MoveSpec has no released version",
           { movespec_id: doc._id },
         );
@@ -199,7 +200,7 @@ export function createVersionOperations(deps: AuthoringDeps) {
       if (!movespecId && !versionId) {
         throw serviceError(
           Code.InvalidArgument,
-          "FIELD_REQUIRED",
+          Reason.fieldRequired,
           "movespec_id or movespec_version_id is required",
           { field: "movespec_id" },
         );
@@ -214,7 +215,7 @@ export function createVersionOperations(deps: AuthoringDeps) {
         if (named && found.version.movespec_id !== named._id) {
           throw serviceError(
             Code.InvalidArgument,
-            "VERSION_NOT_IN_MOVESPEC",
+            AuthoringReason.versionNotInMovespec,
             "movespec_version_id is not a version of movespec_id",
             { movespec_id: named._id, movespec_version_id: versionId },
           );
@@ -227,7 +228,7 @@ export function createVersionOperations(deps: AuthoringDeps) {
         if (!released || !named) {
           throw serviceError(
             Code.FailedPrecondition,
-            "NO_RELEASED_VERSION",
+            AuthoringReason.noReleasedVersion,
             "this MoveSpec has no released version",
             { movespec_id: movespecId ?? "" },
           );

@@ -1,4 +1,5 @@
 import type { Caller } from "../../../proto/gen/common/v1/caller_pb.js";
+import { AuthoringReason, Reason } from "../../shared/errors/reasons.js";
 import { Code, serviceError } from "../../shared/errors/service-error.js";
 import { isUuid } from "../../shared/ids/uuid-v7.js";
 import { type Access, accessOf } from "../domain/access.js";
@@ -6,13 +7,13 @@ import type { MoveSpecDoc } from "../store/documents.js";
 import type { MoveSpecStore } from "../store/movespec-store.js";
 
 export function moveSpecNotFound(movespecId: string) {
-  return serviceError(Code.NotFound, "MOVESPEC_NOT_FOUND", "movespec not found", {
+  return serviceError(Code.NotFound, Reason.movespecNotFound, "movespec not found", {
     movespec_id: movespecId,
   });
 }
 
 export function versionNotFound(versionId: string) {
-  return serviceError(Code.NotFound, "VERSION_NOT_FOUND", "version not found", {
+  return serviceError(Code.NotFound, AuthoringReason.versionNotFound, "version not found", {
     movespec_version_id: versionId,
   });
 }
@@ -56,7 +57,7 @@ export async function findOwned(
   if (access !== "owner") {
     throw serviceError(
       Code.PermissionDenied,
-      "PROJECT_MISMATCH",
+      Reason.projectMismatch,
       "this MoveSpec belongs to another project",
       { movespec_id: movespecId },
     );
@@ -65,9 +66,14 @@ export async function findOwned(
 }
 
 export function moveSpecArchived(movespecId: string) {
-  return serviceError(Code.FailedPrecondition, "MOVESPEC_ARCHIVED", "the MoveSpec is archived", {
-    movespec_id: movespecId,
-  });
+  return serviceError(
+    Code.FailedPrecondition,
+    AuthoringReason.movespecArchived,
+    "the MoveSpec is archived",
+    {
+      movespec_id: movespecId,
+    },
+  );
 }
 
 export function assertNotArchived(doc: MoveSpecDoc): void {

@@ -1,6 +1,6 @@
-import type { Collection, Db, UpdateFilter } from "mongodb";
+import type { Db, UpdateFilter } from "mongodb";
+import { guardStore, insertUnique } from "../../shared/store/store-errors.js";
 import { type DraftDoc, METADATA_PROJECTION, type MoveSpecDoc } from "./documents.js";
-import { isDuplicateKey } from "./mongo-errors.js";
 
 export type DraftReplaceOutcome =
   | { kind: "replaced"; doc: MoveSpecDoc }
@@ -8,7 +8,6 @@ export type DraftReplaceOutcome =
 
 /** MoveSpec documents (metadata, draft, catalogue outbox flag). */
 export interface MoveSpecStore {
-  readonly collection: Collection<MoveSpecDoc>;
   ensureIndexes(): Promise<void>;
   /** false when a MoveSpec with this id exists already (an idempotent retry). */
   insert(doc: MoveSpecDoc): Promise<boolean>;
@@ -43,21 +42,14 @@ export function createMoveSpecStore(db: Db): MoveSpecStore {
   const findMetadata = (id: string) =>
     collection.findOne({ _id: id }, { projection: METADATA_PROJECTION });
 
-  return {
-    collection,
+  return guardStore({
     async ensureIndexes() {
       await collection.createIndex({ catalogue_pending: 1 }, { name: "catalogue_pending" });
       await collection.createIndex({ project_id: 1, created_at: -1 }, { name: "project_created" });
     },
 
     async insert(doc) {
-      try {
-        await collection.insertOne(doc);
-        return true;
-      } catch (error) {
-        if (isDuplicateKey(error)) return false;
-        throw error;
-      }
+      return (await insertUnique(() => collection.insertOne(doc))) === "inserted";
     },
 
     findMetadata,
@@ -118,5 +110,5 @@ export function createMoveSpecStore(db: Db): MoveSpecStore {
       });
       return result.matchedCount;
     },
-  };
+  });
 }

@@ -1,6 +1,6 @@
 import type { Collection, Db } from "mongodb";
+import { guardStore, insertUnique } from "../../shared/store/store-errors.js";
 import type { VersionDoc } from "./documents.js";
-import { isDuplicateKey } from "./mongo-errors.js";
 
 export type VersionInsertOutcome = "inserted" | "id_exists" | "number_taken";
 
@@ -18,7 +18,7 @@ export interface VersionStore {
 
 export function createVersionStore(db: Db): VersionStore {
   const collection: Collection<VersionDoc> = db.collection<VersionDoc>("versions");
-  return {
+  return guardStore({
     async ensureIndexes() {
       await collection.createIndex(
         { movespec_id: 1, version_number: -1 },
@@ -27,15 +27,10 @@ export function createVersionStore(db: Db): VersionStore {
     },
 
     async insert(doc) {
-      try {
-        await collection.insertOne(doc);
-        return "inserted";
-      } catch (error) {
-        if (!isDuplicateKey(error)) throw error;
-        // Which unique key? Ask the data, not the error text (servers word it differently).
-        const sameId = await collection.findOne({ _id: doc._id }, { projection: { _id: 1 } });
-        return sameId ? "id_exists" : "number_taken";
-      }
+      if ((await insertUnique(() => collection.insertOne(doc))) === "inserted") return "inserted";
+      // Which unique key? Ask the data, not the error text (servers word it differently).
+      const sameId = await collection.findOne({ _id: doc._id }, { projection: { _id: 1 } });
+      return sameId ? "id_exists" : "number_taken";
     },
 
     findById: (id) => collection.findOne({ _id: id }),
@@ -58,5 +53,5 @@ export function createVersionStore(db: Db): VersionStore {
         .toArray(),
 
     count: (movespecId) => collection.countDocuments({ movespec_id: movespecId }),
-  };
+  });
 }

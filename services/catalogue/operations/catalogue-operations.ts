@@ -8,6 +8,7 @@ import {
   Visibility,
 } from "../../../proto/gen/catalogue/v1/catalogue_pb.js";
 import type { Caller } from "../../../proto/gen/common/v1/caller_pb.js";
+import { type ErrorReason, Reason } from "../../shared/errors/reasons.js";
 import { Code, serviceError } from "../../shared/errors/service-error.js";
 import { isUuid } from "../../shared/ids/uuid-v7.js";
 import type { Logger } from "../../shared/logging/logger.js";
@@ -32,7 +33,12 @@ export interface CatalogueDeps {
 
 export const PAGE = { limitDefault: 20, limitMax: 200 } as const;
 
-function invalid(field: string, message: string, reason = "FIELD_INVALID", extra = {}) {
+function invalid(
+  field: string,
+  message: string,
+  reason: ErrorReason = Reason.fieldInvalid,
+  extra = {},
+) {
   return serviceError(Code.InvalidArgument, reason, message, { field, ...extra });
 }
 
@@ -44,7 +50,7 @@ export function createCatalogueOperations(deps: CatalogueDeps) {
     const mine =
       entry !== null && caller?.projectId !== "" && entry.project_id === caller?.projectId;
     if (!entry || !(mine || entry.visibility === Visibility.PUBLIC)) {
-      throw serviceError(Code.NotFound, "MOVESPEC_NOT_FOUND", "movespec not found", {
+      throw serviceError(Code.NotFound, Reason.movespecNotFound, "movespec not found", {
         movespec_id: movespecId,
       });
     }
@@ -53,7 +59,11 @@ export function createCatalogueOperations(deps: CatalogueDeps) {
 
   function organizationOf(caller: Caller | undefined): string {
     if (!caller?.organizationId) {
-      throw invalid("caller.organization_id", "stars belong to an organization", "FIELD_REQUIRED");
+      throw invalid(
+        "caller.organization_id",
+        "stars belong to an organization",
+        Reason.fieldRequired,
+      );
     }
     return caller.organizationId;
   }
@@ -62,13 +72,13 @@ export function createCatalogueOperations(deps: CatalogueDeps) {
     async list(request: ListMoveSpecsRequest): Promise<ListMoveSpecsResponse> {
       const limit = request.limit === 0 ? PAGE.limitDefault : request.limit;
       if (limit > PAGE.limitMax) {
-        throw invalid("limit", "limit must be 1 to 200", "LIMIT_OUT_OF_RANGE", {
+        throw invalid("limit", "limit must be 1 to 200", Reason.limitOutOfRange, {
           min: 1,
           max: PAGE.limitMax,
         });
       }
       if (request.offset > BigInt(Number.MAX_SAFE_INTEGER)) {
-        throw invalid("offset", "offset is too large", "LIMIT_OUT_OF_RANGE", {
+        throw invalid("offset", "offset is too large", Reason.limitOutOfRange, {
           min: 0,
           max: Number.MAX_SAFE_INTEGER,
         });
@@ -78,7 +88,7 @@ export function createCatalogueOperations(deps: CatalogueDeps) {
         throw invalid(
           "q",
           `q must be at most ${KEYWORD_LIMITS.queryLength} characters`,
-          "FIELD_INVALID",
+          Reason.fieldInvalid,
           {
             max_length: KEYWORD_LIMITS.queryLength,
           },
@@ -89,7 +99,7 @@ export function createCatalogueOperations(deps: CatalogueDeps) {
         throw invalid(
           "q",
           `q may hold at most ${KEYWORD_LIMITS.queryWords} words`,
-          "FIELD_INVALID",
+          Reason.fieldInvalid,
           {
             max_words: KEYWORD_LIMITS.queryWords,
           },

@@ -1,4 +1,5 @@
-import type { Collection, Db } from "mongodb";
+import type { Db } from "mongodb";
+import { guardStore, insertUnique } from "../../shared/store/store-errors.js";
 import { LISTING_INDEXES, type ListingQuery } from "../domain/listing-query.js";
 import type { EntryDoc } from "./entry-document.js";
 
@@ -11,7 +12,6 @@ export interface UpsertOutcome {
 
 /** Catalogue entries. */
 export interface EntryStore {
-  readonly collection: Collection<EntryDoc>;
   ensureIndexes(): Promise<void>;
   /** Stores the snapshot unless the entry already has this revision or a newer one. */
   upsertIfNewer(entry: Omit<EntryDoc, "star_count">): Promise<UpsertOutcome>;
@@ -25,8 +25,7 @@ export interface EntryStore {
 export function createEntryStore(db: Db): EntryStore {
   const collection = db.collection<EntryDoc>("entries");
 
-  return {
-    collection,
+  return guardStore({
     async ensureIndexes() {
       for (const index of LISTING_INDEXES) {
         await collection.createIndex(index.key, { name: index.name });
@@ -55,13 +54,11 @@ export function createEntryStore(db: Db): EntryStore {
         if (previous) return { applied: true, storedRevision: entry.revision, previous };
         const existing = await collection.findOne({ _id }, { projection: { revision: 1 } });
         if (existing) return { applied: false, storedRevision: existing.revision };
-        try {
-          await collection.insertOne({ ...entry, star_count: 0 });
-          return { applied: true, storedRevision: entry.revision };
-        } catch (error) {
-          // Someone inserted it between our two steps: compare revisions again.
-          if ((error as { code?: number }).code !== 11000) throw error;
-        }
+        const inserted = await insertUnique(() =>
+          collection.insertOne({ ...entry, star_count: 0 }),
+        );
+        if (inserted === "inserted") return { applied: true, storedRevision: entry.revision };
+        // Someone inserted it between our two steps: compare revisions again.
       }
       throw new Error(`entry ${entry._id} kept changing during upsert`);
     },
@@ -91,5 +88,5 @@ export function createEntryStore(db: Db): EntryStore {
         .toArray();
       return new Map(found.map((entry) => [entry._id, entry.star_count]));
     },
-  };
+  });
 }

@@ -1,4 +1,5 @@
 import type { Db } from "mongodb";
+import { guardStore, insertUnique } from "../../shared/store/store-errors.js";
 import type { StarDoc } from "./entry-document.js";
 
 /** Organization-level stars: one document per (organization, MoveSpec). */
@@ -14,23 +15,20 @@ export interface StarStore {
 export function createStarStore(db: Db): StarStore {
   const collection = db.collection<StarDoc>("stars");
   const idOf = (organizationId: string, movespecId: string) => `${organizationId}:${movespecId}`;
-  return {
+  return guardStore({
     async ensureIndexes() {
       await collection.createIndex({ movespec_id: 1 }, { name: "movespec" });
     },
     async add(organizationId, movespecId, at) {
-      try {
-        await collection.insertOne({
+      const outcome = await insertUnique(() =>
+        collection.insertOne({
           _id: idOf(organizationId, movespecId),
           organization_id: organizationId,
           movespec_id: movespecId,
           created_at: at,
-        });
-        return true;
-      } catch (error) {
-        if ((error as { code?: number }).code === 11000) return false;
-        throw error;
-      }
+        }),
+      );
+      return outcome === "inserted";
     },
     async remove(organizationId, movespecId) {
       const result = await collection.deleteOne({ _id: idOf(organizationId, movespecId) });
@@ -42,5 +40,5 @@ export function createStarStore(db: Db): StarStore {
         0
       );
     },
-  };
+  });
 }

@@ -60,7 +60,7 @@ export function createSessionOperations(deps: SessionOperationsDeps) {
     if (!caller?.projectId) {
       throw serviceError(
         Code.Unauthenticated,
-        "TOKEN_MISSING",
+        Reason.tokenMissing,
         "a project-bound caller is required",
       );
     }
@@ -307,7 +307,7 @@ export function createSessionOperations(deps: SessionOperationsDeps) {
       }
       throw serviceError(
         Code.Aborted,
-        "CONCURRENT_MODIFICATION",
+        Reason.concurrentModification,
         "the session changed meanwhile: retry",
         {
           retry_after_seconds: 1,

@@ -1,5 +1,5 @@
 import type { Collection, Db } from "mongodb";
-import { isDuplicateKey, storeCall } from "./store-errors.js";
+import { guardStore, insertUnique } from "../../shared/store/store-errors.js";
 
 interface LockDocument {
   _id: string;
@@ -16,29 +16,24 @@ export interface LockStore {
 
 export function createLockStore(db: Db): LockStore {
   const locks: Collection<LockDocument> = db.collection<LockDocument>("locks");
-  return {
+  return guardStore({
     async tryAcquire(name, owner, ttlMs) {
       const now = new Date();
       const expires = new Date(now.getTime() + ttlMs);
       // Renew or take over an expired lock; else create it (no upsert with $or: simpler for any
       // MongoDB-compatible server to get right).
-      const taken = await storeCall(() =>
-        locks.updateOne(
-          { _id: name, $or: [{ owner }, { expires_at: { $lte: now } }] },
-          { $set: { owner, expires_at: expires } },
-        ),
+      const taken = await locks.updateOne(
+        { _id: name, $or: [{ owner }, { expires_at: { $lte: now } }] },
+        { $set: { owner, expires_at: expires } },
       );
       if (taken.matchedCount === 1) return true;
-      try {
-        await storeCall(() => locks.insertOne({ _id: name, owner, expires_at: expires }));
-        return true;
-      } catch (error) {
-        if (isDuplicateKey(error)) return false;
-        throw error;
-      }
+      const created = await insertUnique(() =>
+        locks.insertOne({ _id: name, owner, expires_at: expires }),
+      );
+      return created === "inserted";
     },
     async release(name, owner) {
-      await storeCall(() => locks.deleteOne({ _id: name, owner }));
+      await locks.deleteOne({ _id: name, owner });
     },
-  };
+  });
 }

@@ -1,5 +1,5 @@
 import type { Collection, Db } from "mongodb";
-import { storeCall } from "./store-errors.js";
+import { guardStore } from "../../shared/store/store-errors.js";
 
 /** One running detection process (an incarnation: a restart is a new one). */
 export interface ReplicaDocument {
@@ -22,30 +22,26 @@ export interface ReplicaStore {
 
 export function createReplicaStore(db: Db): ReplicaStore {
   const replicas: Collection<ReplicaDocument> = db.collection<ReplicaDocument>("replicas");
-  return {
+  return guardStore({
     async ensureIndexes() {
       // Long dead incarnations go away by themselves (an hour after they stopped renewing).
-      await storeCall(() =>
-        replicas.createIndex({ expires_at: 1 }, { expireAfterSeconds: 3600, name: "expired" }),
-      );
+      await replicas.createIndex({ expires_at: 1 }, { expireAfterSeconds: 3600, name: "expired" });
     },
     async renew(replica) {
-      await storeCall(() => replicas.replaceOne({ _id: replica._id }, replica, { upsert: true }));
+      await replicas.replaceOne({ _id: replica._id }, replica, { upsert: true });
     },
     async remove(replicaId) {
-      await storeCall(() => replicas.deleteOne({ _id: replicaId }));
+      await replicas.deleteOne({ _id: replicaId });
     },
     find(replicaId) {
-      return storeCall(() => replicas.findOne({ _id: replicaId }));
+      return replicas.findOne({ _id: replicaId });
     },
     async alive(now) {
-      const rows = await storeCall(() =>
-        replicas
-          .find({ expires_at: { $gt: now } })
-          .project<{ _id: string }>({ _id: 1 })
-          .toArray(),
-      );
+      const rows = await replicas
+        .find({ expires_at: { $gt: now } })
+        .project<{ _id: string }>({ _id: 1 })
+        .toArray();
       return new Set(rows.map((row) => row._id));
     },
-  };
+  });
 }

@@ -1,4 +1,5 @@
 import type { Collection, Db, Filter } from "mongodb";
+import { guardStore } from "../../shared/store/store-errors.js";
 import {
   ACTIVE_STATUSES,
   type SessionDocument,
@@ -6,7 +7,6 @@ import {
   type SessionStatus,
   TERMINAL_STATUSES,
 } from "../domain/session-document.js";
-import { storeCall } from "./store-errors.js";
 
 /** Fields a lease holder writes with a checkpoint (or when it lets go of the session). */
 export interface ProgressWrite {
@@ -72,56 +72,51 @@ export function createSessionStore(db: Db): SessionStore {
     lease_epoch: epoch,
   });
 
-  return {
+  return guardStore({
     async ensureIndexes() {
-      await storeCall(() =>
-        Promise.all([
-          sessions.createIndex({ project_id: 1, status: 1 }, { name: "project_status" }),
-          sessions.createIndex({ status: 1 }, { name: "status" }),
-        ]),
-      );
+      await Promise.all([
+        sessions.createIndex({ project_id: 1, status: 1 }, { name: "project_status" }),
+        sessions.createIndex({ status: 1 }, { name: "status" }),
+      ]);
     },
 
     async insert(session) {
-      await storeCall(() => sessions.insertOne(session));
+      await sessions.insertOne(session);
     },
 
     async remove(sessionId) {
-      await storeCall(() => sessions.deleteOne({ _id: sessionId }));
+      await sessions.deleteOne({ _id: sessionId });
     },
 
     find(sessionId) {
-      return storeCall(() => sessions.findOne({ _id: sessionId }));
+      return sessions.findOne({ _id: sessionId });
     },
 
     findInProject(sessionId, projectId) {
-      return storeCall(() => sessions.findOne({ _id: sessionId, project_id: projectId }));
+      return sessions.findOne({ _id: sessionId, project_id: projectId });
     },
 
     countActive(projectId) {
-      return storeCall(() =>
-        sessions.countDocuments({ project_id: projectId, status: { $in: [...ACTIVE_STATUSES] } }),
-      );
+      return sessions.countDocuments({
+        project_id: projectId,
+        status: { $in: [...ACTIVE_STATUSES] },
+      });
     },
 
     async takeLease(sessionId, epoch, lease, also = {}) {
-      const after = await storeCall(() =>
-        sessions.findOneAndUpdate(
-          { _id: sessionId, lease_epoch: epoch, status: { $nin: [...TERMINAL_STATUSES] } },
-          { $set: { ...also, lease, lease_epoch: epoch + 1 } },
-          { returnDocument: "after" },
-        ),
+      const after = await sessions.findOneAndUpdate(
+        { _id: sessionId, lease_epoch: epoch, status: { $nin: [...TERMINAL_STATUSES] } },
+        { $set: { ...also, lease, lease_epoch: epoch + 1 } },
+        { returnDocument: "after" },
       );
       return after ?? undefined;
     },
 
     async clearLease(sessionId, epoch) {
-      const result = await storeCall(() =>
-        sessions.updateOne(leaseFilter(sessionId, epoch), {
-          $set: { lease: null },
-          $inc: { lease_epoch: 1 },
-        }),
-      );
+      const result = await sessions.updateOne(leaseFilter(sessionId, epoch), {
+        $set: { lease: null },
+        $inc: { lease_epoch: 1 },
+      });
       return result.matchedCount === 1;
     },
 
@@ -129,31 +124,25 @@ export function createSessionStore(db: Db): SessionStore {
       const set: Record<string, unknown> = { ...progress };
       if (progress.last_seq === undefined) delete set.last_seq;
       if (release) set.lease = null;
-      const after = await storeCall(() =>
-        sessions.findOneAndUpdate(
-          leaseFilter(sessionId, epoch),
-          release ? { $set: set, $inc: { lease_epoch: 1 } } : { $set: set },
-          { projection: { status: 1 }, returnDocument: "after" },
-        ),
+      const after = await sessions.findOneAndUpdate(
+        leaseFilter(sessionId, epoch),
+        release ? { $set: set, $inc: { lease_epoch: 1 } } : { $set: set },
+        { projection: { status: 1 }, returnDocument: "after" },
       );
       return after?.status;
     },
 
     async markStreaming(sessionId, epoch, at) {
-      await storeCall(() =>
-        sessions.updateOne(
-          { _id: sessionId, lease_epoch: epoch, status: "created" },
-          { $set: { status: "streaming", started_at: at } },
-        ),
+      await sessions.updateOne(
+        { _id: sessionId, lease_epoch: epoch, status: "created" },
+        { $set: { status: "streaming", started_at: at } },
       );
     },
 
     async requestFinalize(sessionId, from, at) {
-      const result = await storeCall(() =>
-        sessions.updateOne(
-          { _id: sessionId, status: from },
-          { $set: { status: "finalizing", finalize_requested_at: at } },
-        ),
+      const result = await sessions.updateOne(
+        { _id: sessionId, status: from },
+        { $set: { status: "finalizing", finalize_requested_at: at } },
       );
       return result.modifiedCount === 1;
     },
@@ -162,31 +151,27 @@ export function createSessionStore(db: Db): SessionStore {
       const set: Record<string, unknown> = { lease: null };
       for (const [key, value] of Object.entries(terminal))
         if (value !== undefined) set[key] = value;
-      const result = await storeCall(() =>
-        sessions.updateOne(
-          { ...leaseFilter(sessionId, epoch), status: { $in: [...ACTIVE_STATUSES] } },
-          { $set: set, $inc: { lease_epoch: 1 } },
-        ),
+      const result = await sessions.updateOne(
+        { ...leaseFilter(sessionId, epoch), status: { $in: [...ACTIVE_STATUSES] } },
+        { $set: set, $inc: { lease_epoch: 1 } },
       );
       return result.modifiedCount === 1;
     },
 
     sweepCandidates(now, idleSince, limit) {
-      return storeCall(() =>
-        sessions
-          .find({
-            status: { $in: [...ACTIVE_STATUSES] },
-            $or: [
-              { status: "finalizing" },
-              { expires_at: { $lte: now } },
-              { attached_at: { $exists: false }, attach_deadline: { $lte: now } },
-              { attached_at: { $exists: true }, last_activity_at: { $lte: idleSince } },
-            ],
-          })
-          .project<SessionDocument>({ checkpoint: 0 })
-          .limit(limit)
-          .toArray(),
-      );
+      return sessions
+        .find({
+          status: { $in: [...ACTIVE_STATUSES] },
+          $or: [
+            { status: "finalizing" },
+            { expires_at: { $lte: now } },
+            { attached_at: { $exists: false }, attach_deadline: { $lte: now } },
+            { attached_at: { $exists: true }, last_activity_at: { $lte: idleSince } },
+          ],
+        })
+        .project<SessionDocument>({ checkpoint: 0 })
+        .limit(limit)
+        .toArray();
     },
-  };
+  });
 }

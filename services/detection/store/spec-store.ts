@@ -1,5 +1,5 @@
 import type { Collection, Db } from "mongodb";
-import { isDuplicateKey, storeCall } from "./store-errors.js";
+import { guardStore, insertUnique } from "../../shared/store/store-errors.js";
 
 /** The immutable MoveSpec version a session runs, copied at admission. */
 export interface SpecDocument {
@@ -21,16 +21,13 @@ export interface SpecStore {
 
 export function createSpecStore(db: Db): SpecStore {
   const specs: Collection<SpecDocument> = db.collection<SpecDocument>("session_specs");
-  return {
+  return guardStore({
     async save(spec) {
-      try {
-        await storeCall(() => specs.insertOne(spec));
-      } catch (error) {
-        if (!isDuplicateKey(error)) throw error;
-      }
+      // Versions are immutable: a copy already there is the same copy.
+      await insertUnique(() => specs.insertOne(spec));
     },
     find(versionId) {
-      return storeCall(() => specs.findOne({ _id: versionId }));
+      return specs.findOne({ _id: versionId });
     },
-  };
+  });
 }

@@ -1,6 +1,7 @@
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorDetailSchema } from "../../../proto/gen/common/v1/error_pb.js";
+import { type ErrorReason, isErrorReason } from "./reasons.js";
 
 export { Code, ConnectError };
 
@@ -11,7 +12,7 @@ export { Code, ConnectError };
  */
 export function serviceError(
   code: Code,
-  reason: string,
+  reason: ErrorReason,
   message: string,
   metadata: JsonObject = {},
 ): ConnectError {
@@ -24,7 +25,8 @@ export function serviceError(
 
 export interface ErrorInfo {
   readonly code: Code;
-  readonly reason: string | undefined;
+  /** Undefined when the error carries none, or one outside the vocabulary. */
+  readonly reason: ErrorReason | undefined;
   readonly message: string;
   readonly metadata: JsonObject;
 }
@@ -35,7 +37,7 @@ export function errorInfo(error: unknown): ErrorInfo {
   const [detail] = connectError.findDetails(ErrorDetailSchema);
   return {
     code: connectError.code,
-    reason: detail?.reason || undefined,
+    reason: isErrorReason(detail?.reason) ? detail.reason : undefined,
     message: connectError.rawMessage,
     metadata: detail?.metadata ?? {},
   };

@@ -1,3 +1,4 @@
+import { Reason } from "../errors/reasons.js";
 import { Code, serviceError } from "../errors/service-error.js";
 
 /** The contract's limit on an Idempotency-Key header. */
@@ -15,7 +16,7 @@ export function assertValidIdempotencyKey(key: string): void {
   if (!isValidIdempotencyKey(key)) {
     throw serviceError(
       Code.InvalidArgument,
-      "FIELD_INVALID",
+      Reason.fieldInvalid,
       `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters`,
       { field: "Idempotency-Key", max_length: IDEMPOTENCY_KEY_MAX_LENGTH },
     );

@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
 import type { Collection, Db } from "mongodb";
+import { Reason } from "../errors/reasons.js";
 import { Code, ConnectError, serviceError } from "../errors/service-error.js";
 import { newId } from "../ids/uuid-v7.js";
+import { guardStore, insertUnique } from "../store/store-errors.js";
 import { assertValidIdempotencyKey } from "./idempotency-key.js";
 
 /**
@@ -123,11 +125,8 @@ export function createIdempotencyStore(
       created_at: new Date(at),
       expires_at: new Date(at + retentionMs),
     };
-    try {
-      await records.insertOne(fresh);
+    if ((await insertUnique(() => records.insertOne(fresh))) === "inserted") {
       return { reservedId: fresh.reserved_id };
-    } catch (error) {
-      if (!isDuplicateKey(error)) throw error;
     }
     const existing = await records.findOne({ _id: id });
     if (!existing) return claim(id, request);
@@ -152,7 +151,7 @@ export function createIdempotencyStore(
     return existing;
   }
 
-  return {
+  return guardStore({
     async ensureIndexes() {
       await records.createIndex(
         { expires_at: 1 },
@@ -189,7 +188,7 @@ export function createIdempotencyStore(
         if (claimed.fingerprint !== request.fingerprint) {
           throw serviceError(
             Code.FailedPrecondition,
-            "IDEMPOTENCY_KEY_REUSED",
+            Reason.idempotencyKeyReused,
             "this Idempotency-Key was already used with a different request",
           );
         }
@@ -199,7 +198,7 @@ export function createIdempotencyStore(
         if (now() >= deadline) {
           throw serviceError(
             Code.Aborted,
-            "CONCURRENT_MODIFICATION",
+            Reason.concurrentModification,
             "a request with this Idempotency-Key is still in progress",
             { retry_after_seconds: 1 },
           );
@@ -207,11 +206,7 @@ export function createIdempotencyStore(
         await sleep(POLL_MS);
       }
     },
-  };
-}
-
-function isDuplicateKey(error: unknown): boolean {
-  return (error as { code?: number } | null)?.code === 11000;
+  });
 }
 
 function sleep(ms: number): Promise<void> {

@@ -1,4 +1,5 @@
 import { type CryptoKey, importJWK, type JSONWebKeySet, type JWK } from "jose";
+import { Reason } from "../errors/reasons.js";
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from "./token-config.js";
 import { KeySetUnavailableError, TokenError } from "./token-error.js";
 
@@ -61,7 +62,7 @@ export function createKeySetCache(options: KeySetCacheOptions) {
     /** The public key for a token's protected header, or TokenError TOKEN_INVALID. */
     async resolve(kid: string | undefined, alg: string | undefined): Promise<CryptoKey> {
       if (typeof kid !== "string" || kid === "") {
-        throw new TokenError("TOKEN_INVALID", "the token names no signing key");
+        throw new TokenError(Reason.tokenInvalid, "the token names no signing key");
       }
       const age = now() - fetchedAt;
       if (!loaded || age > maxAgeMs) await refreshOrFail();
@@ -76,9 +77,9 @@ export function createKeySetCache(options: KeySetCacheOptions) {
         if (fetchesStarted === startedBefore || inFlight) await refreshOrFail();
         found = keys.get(kid);
       }
-      if (!found) throw new TokenError("TOKEN_INVALID", "the token's signing key is unknown");
+      if (!found) throw new TokenError(Reason.tokenInvalid, "the token's signing key is unknown");
       if (found.alg !== alg) {
-        throw new TokenError("TOKEN_INVALID", "the token's algorithm does not match its key");
+        throw new TokenError(Reason.tokenInvalid, "the token's algorithm does not match its key");
       }
       return found.key;
     },

@@ -1,8 +1,10 @@
+import type { Reason } from "../errors/reasons.js";
+
 /**
  * Why a token was refused. Stable strings callers can switch on, equal to the public API's
  * `details.reason` (401 unauthenticated).
  */
-export type TokenErrorReason = "TOKEN_INVALID" | "TOKEN_EXPIRED";
+export type TokenErrorReason = typeof Reason.tokenInvalid | typeof Reason.tokenExpired;
 
 export class TokenError extends Error {
   constructor(

@@ -1,4 +1,5 @@
 import { errors, type JSONWebKeySet, type JWTPayload, jwtVerify } from "jose";
+import { Reason } from "../errors/reasons.js";
 import { type AccessClaims, CLAIM, type CredentialKind, type RuntimeClaims } from "./claims.js";
 import { createKeySetCache } from "./key-set-cache.js";
 import { isScope, type Scope } from "./scopes.js";
@@ -54,14 +55,14 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
   /** A remembered token still has to be unexpired now. */
   const remembered = <T extends { exp: number }>(claims: T | undefined): T | undefined => {
     if (claims && claims.exp + tolerance <= now() / 1000) {
-      throw new TokenError("TOKEN_EXPIRED", "the token has expired");
+      throw new TokenError(Reason.tokenExpired, "the token has expired");
     }
     return claims;
   };
 
   const verify = async (token: string, audience: string, typ: string): Promise<JWTPayload> => {
     if (typeof token !== "string" || token.length > 8192) {
-      throw new TokenError("TOKEN_INVALID", "the token is not a JWT");
+      throw new TokenError(Reason.tokenInvalid, "the token is not a JWT");
     }
     const currentDate = new Date(now());
     try {
@@ -78,7 +79,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
         typeof payload.iat !== "number" ||
         payload.iat > currentDate.getTime() / 1000 + tolerance
       ) {
-        throw new TokenError("TOKEN_INVALID", "the token was issued in the future");
+        throw new TokenError(Reason.tokenInvalid, "the token was issued in the future");
       }
       return payload;
     } catch (error) {
@@ -98,7 +99,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
         !scopes?.every(isScope) ||
         (credentialType !== "api_key" && credentialType !== "service_account")
       ) {
-        throw new TokenError("TOKEN_INVALID", "the token's claims are malformed");
+        throw new TokenError(Reason.tokenInvalid, "the token's claims are malformed");
       }
       return accessCache.set(token, {
         tokenId: payload.jti as string,
@@ -152,7 +153,7 @@ function createVerifiedCache<T extends object>(size: number) {
 function stringClaim(payload: JWTPayload, name: string): string {
   const value = payload[name];
   if (typeof value !== "string" || value === "") {
-    throw new TokenError("TOKEN_INVALID", `the token lacks the ${name} claim`);
+    throw new TokenError(Reason.tokenInvalid, `the token lacks the ${name} claim`);
   }
   return value;
 }
@@ -160,7 +161,7 @@ function stringClaim(payload: JWTPayload, name: string): string {
 function translate(error: unknown): Error {
   if (error instanceof TokenError || error instanceof KeySetUnavailableError) return error;
   if (error instanceof errors.JWTExpired) {
-    return new TokenError("TOKEN_EXPIRED", "the token has expired");
+    return new TokenError(Reason.tokenExpired, "the token has expired");
   }
-  return new TokenError("TOKEN_INVALID", "the token is not valid");
+  return new TokenError(Reason.tokenInvalid, "the token is not valid");
 }
