@@ -15,6 +15,8 @@ export interface TestSystemOptions {
   readonly env?: Record<string, string>;
   readonly serviceEnv?: Partial<Record<ServiceName | "gateway", Record<string, string>>>;
   readonly detectionReplicas?: number;
+  /** A store the test runs itself (to kill and restart it); default: a fresh embedded one. */
+  readonly mongodbUri?: string;
 }
 
 /**
@@ -25,7 +27,7 @@ export interface TestSystemOptions {
 export async function startTestSystem(options: TestSystemOptions = {}): Promise<TestSystem> {
   const logs: { name: string; line: LogLine | string }[] = [];
   const echo = process.env.TEST_LOGS === "1";
-  const externalUri = process.env.MONGODB_URI || undefined;
+  const externalUri = options.mongodbUri ?? (process.env.MONGODB_URI || undefined);
   const dataDir = externalUri ? undefined : await mkdtemp(join(tmpdir(), "mds-test-"));
   const stack = await startStack({
     mongodbUri: externalUri,

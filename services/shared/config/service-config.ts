@@ -9,6 +9,11 @@ export interface ServiceConfig {
   readonly adminPort: number;
   readonly mongodbUri: string;
   readonly mongodbDatabase: string;
+  /**
+   * How long a database call waits for a reachable server before it fails UNAVAILABLE (also the
+   * connect timeout): the longest an outage holds a request up.
+   */
+  readonly mongodbTimeoutMs: number;
   readonly shutdownTimeoutMs: number;
   /** Started by the local launcher, which orders shutdown itself. */
   readonly supervised: boolean;
@@ -35,6 +40,7 @@ export function readServiceConfig(env: Env, defaults: ServiceDefaults): ServiceC
     adminPort: envPort(env, "ADMIN_PORT", defaults.adminPort),
     mongodbUri: envString(env, "MONGODB_URI", DEFAULT_MONGODB_URI),
     mongodbDatabase: envString(env, "MONGODB_DATABASE", `mds_${defaults.name}`),
+    mongodbTimeoutMs: envInt(env, "MONGODB_TIMEOUT_MS", 2000, { min: 100, max: 60_000 }),
     shutdownTimeoutMs: envInt(env, "SHUTDOWN_TIMEOUT_MS", 5000, { min: 0, max: 600_000 }),
     supervised: envBool(env, "SUPERVISED", false),
   });

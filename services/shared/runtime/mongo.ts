@@ -11,15 +11,17 @@ export interface MongoConnection {
  * its database is reachable and simply stays NOT_SERVING meanwhile.
  */
 export async function connectMongo(
-  options: { uri: string; database: string; appName: string; logger: Logger },
+  options: { uri: string; database: string; appName: string; timeoutMs: number; logger: Logger },
   signal: AbortSignal,
 ): Promise<MongoConnection | undefined> {
   let delayMs = 100;
   while (!signal.aborted) {
     const client = new MongoClient(options.uri, {
       appName: options.appName,
-      serverSelectionTimeoutMS: 2000,
-      connectTimeoutMS: 2000,
+      // An outage fails each call after this long (UNAVAILABLE) instead of holding it up to the
+      // caller's deadline; the driver reconnects by itself when the database is back.
+      serverSelectionTimeoutMS: options.timeoutMs,
+      connectTimeoutMS: options.timeoutMs,
     });
     // Shutting down must not wait out a connection attempt's server-selection timeout.
     const abandon = () => void client.close(true).catch(() => undefined);

@@ -80,6 +80,7 @@ export async function runService<C extends ServiceConfig>(
         uri: config.mongodbUri,
         database: config.mongodbDatabase,
         appName: definition.name,
+        timeoutMs: config.mongodbTimeoutMs,
         logger,
       },
       shutdown.signal,

@@ -1,0 +1,200 @@
+/**
+ * A store outage, end to end (issue 11): with the database killed, every public route that needs
+ * it answers 503 `unavailable`, retryable, reason DEPENDENCY_UNAVAILABLE (never a 500, never a
+ * 404 that looks like data loss); once the store is back on the same data directory and port,
+ * every route recovers without restarting any service or the gateway.
+ */
+import { expect } from "chai";
+import { MOVESPEC_TEMPLATE } from "../../movespec/index.js";
+import {
+  type CreatedSession,
+  createSession,
+  createTenant,
+  exampleYaml,
+  publishMoveSpec,
+  type TestTenant,
+} from "../detection/support/session-api.js";
+import type { ApiResponse } from "../movespecs/support/api.js";
+import { type EmbeddedMongoHandle, startEmbeddedMongo } from "../support/embedded-mongo.js";
+import { startTestSystem, type TestSystem } from "../support/system.js";
+
+/** How long a database call waits for the store in this test (the default is 2000). */
+const MONGODB_TIMEOUT_MS = 1000;
+const RECOVERY_DEADLINE_MS = 30_000;
+
+interface Route {
+  readonly name: string;
+  /** One request; `phase` picks resources that earlier phases did not use up. */
+  readonly call: (phase: number) => Promise<ApiResponse>;
+}
+
+describe("a store outage (whole system)", function () {
+  this.timeout(180_000);
+  let store: EmbeddedMongoHandle;
+  let restarted: EmbeddedMongoHandle | undefined;
+  let system: TestSystem;
+  let tenant: TestTenant;
+  let routes: Route[];
+
+  before(async function () {
+    if (process.env.MONGODB_URI) this.skip(); // an external MongoDB cannot be killed from here
+    store = await startEmbeddedMongo();
+    system = await startTestSystem({
+      mongodbUri: store.uri,
+      env: { MONGODB_TIMEOUT_MS: String(MONGODB_TIMEOUT_MS) },
+    });
+    tenant = await createTenant(system);
+    const spec = await publishMoveSpec(tenant, exampleYaml("squat"));
+    const movespecId = spec.movespecId;
+    // A session per phase (before, during, after the outage), so finalize always finds one open.
+    const sessions: CreatedSession[] = [];
+    for (let phase = 0; phase < 3; phase += 1) {
+      sessions.push(await createSession(tenant, { movespec_id: movespecId }));
+    }
+    let query = 0;
+    const call = tenant.call;
+    routes = [
+      {
+        name: "POST /api/auth/access-tokens",
+        call: () =>
+          fetch(`${system.gatewayUrl}/api/auth/access-tokens`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ api_key: tenant.apiKey }),
+          }).then(async (response) => ({
+            status: response.status,
+            headers: response.headers,
+            body: (await response.json()) as Record<string, unknown>,
+          })),
+      },
+      {
+        name: "GET /api/projects/{own}",
+        call: () => call("GET", `/api/projects/${tenant.projectId}`),
+      },
+      // A query of its own each time: no cache in front of the catalogue may answer for it.
+      { name: "GET /api/movespecs", call: () => call("GET", `/api/movespecs?q=outage${++query}`) },
+      {
+        name: "POST /api/movespecs",
+        call: () =>
+          call("POST", "/api/movespecs", { name: "outage", project_id: tenant.projectId }),
+      },
+      { name: "GET /api/movespecs/{id}", call: () => call("GET", `/api/movespecs/${movespecId}`) },
+      {
+        name: "GET /api/movespecs/{id}/draft",
+        call: () => call("GET", `/api/movespecs/${movespecId}/draft`),
+      },
+      {
+        name: "PUT /api/movespecs/{id}/draft",
+        call: () =>
+          call("PUT", `/api/movespecs/${movespecId}/draft`, { yaml_source: MOVESPEC_TEMPLATE }),
+      },
+      {
+        name: "POST /api/movespecs/{id}/draft/validate",
+        call: () => call("POST", `/api/movespecs/${movespecId}/draft/validate`),
+      },
+      {
+        name: "GET /api/movespecs/{id}/versions",
+        call: () => call("GET", `/api/movespecs/${movespecId}/versions`),
+      },
+      {
+        name: "POST /api/movespecs/{id}/versions",
+        call: () => call("POST", `/api/movespecs/${movespecId}/versions`),
+      },
+      {
+        name: "GET /api/movespecs/{id}/versions/{version}",
+        call: () => call("GET", `/api/movespecs/${movespecId}/versions/${spec.versionId}`),
+      },
+      {
+        name: "POST /api/movespecs/{id}/versions/{version}/release",
+        call: () => call("POST", `/api/movespecs/${movespecId}/versions/${spec.versionId}/release`),
+      },
+      {
+        name: "GET /api/movespecs/{id}/released-source",
+        call: () => call("GET", `/api/movespecs/${movespecId}/released-source`),
+      },
+      {
+        name: "POST /api/detection/sessions",
+        call: () =>
+          call("POST", "/api/detection/sessions", {
+            project_id: tenant.projectId,
+            movespec_id: movespecId,
+          }),
+      },
+      {
+        name: "GET /api/detection/sessions/{id}",
+        call: (phase) => call("GET", `/api/detection/sessions/${sessions[phase].session_id}`),
+      },
+      {
+        name: "POST /api/detection/sessions/{id}/finalize",
+        call: (phase) =>
+          call("POST", `/api/detection/sessions/${sessions[phase].session_id}/finalize`),
+      },
+    ];
+  });
+
+  after(async () => {
+    await system?.stop();
+    await restarted?.stop();
+    await store?.stop(); // removes the data directory both incarnations used
+  });
+
+  it("every database-backed route answers 503 unavailable while the store is down, and recovers after it restarts", async () => {
+    const before = new Map<string, number>();
+    for (const route of routes) {
+      const response = await route.call(0);
+      expect(response.status, `${route.name} before the outage`).to.be.below(300);
+      before.set(route.name, response.status);
+    }
+
+    const { port, dataDir } = store;
+    await store.kill("SIGKILL");
+    const outageStarted = performance.now();
+    const during = await Promise.all(
+      routes.map(async (route) => {
+        const started = performance.now();
+        const response = await route.call(1);
+        return { route, response, ms: performance.now() - started };
+      }),
+    );
+    const outageMs = performance.now() - outageStarted;
+    for (const { route, response } of during) {
+      expect(
+        { status: response.status, ...response.body.error },
+        `${route.name} with the store down`,
+      ).to.deep.include({ status: 503, code: "unavailable", retryable: true });
+      expect(response.body.error.details.reason, route.name).to.equal("DEPENDENCY_UNAVAILABLE");
+    }
+
+    restarted = await startEmbeddedMongo({ port, dataDir });
+    const restartedAt = performance.now();
+    const recoveredAfter = new Map<string, number>();
+    const last = new Map<string, number>();
+    while (recoveredAfter.size < routes.length) {
+      if (performance.now() - restartedAt > RECOVERY_DEADLINE_MS) {
+        const pending = routes.filter((route) => !recoveredAfter.has(route.name));
+        throw new Error(
+          `not recovered after ${RECOVERY_DEADLINE_MS} ms: ${pending
+            .map((route) => `${route.name} (last ${last.get(route.name)})`)
+            .join(", ")}`,
+        );
+      }
+      for (const route of routes) {
+        if (recoveredAfter.has(route.name)) continue;
+        const response = await route.call(2);
+        last.set(route.name, response.status);
+        if (response.status === before.get(route.name)) {
+          recoveredAfter.set(route.name, performance.now() - restartedAt);
+        } else {
+          expect(response.status, `${route.name} after the restart`).to.equal(503);
+        }
+      }
+      if (recoveredAfter.size < routes.length) await new Promise((r) => setTimeout(r, 100));
+    }
+
+    const slowest = Math.max(...during.map((entry) => entry.ms));
+    const recovery = Math.max(...recoveredAfter.values());
+    process.stdout.write(
+      `      outage: ${routes.length} routes 503 in ${Math.round(outageMs)} ms (slowest ${Math.round(slowest)} ms); all recovered ${Math.round(recovery)} ms after the store restarted\n`,
+    );
+  });
+});
