@@ -8,6 +8,7 @@ import { createGatewayApp } from "./app.js";
 import { createGatewayTokenVerifier } from "./auth/token-verifier.js";
 import { createServiceClients } from "./clients.js";
 import type { GatewayConfig } from "./config.js";
+import { clientErrorHandler } from "./middleware/client-error.js";
 import { createUpgradeHandler } from "./realtime/upgrade.js";
 
 export interface RunningGateway {
@@ -53,6 +54,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
   });
+  server.on("clientError", clientErrorHandler(logger));
   server.on("upgrade", createUpgradeHandler(deps));
   const port = await listen(server, config.port, config.host);
   const admin = createAdminServer(registry, () => accepting);

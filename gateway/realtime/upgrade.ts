@@ -1,11 +1,13 @@
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { GatewayReason, Reason } from "../../services/shared/errors/reasons.js";
+import { type ErrorReason, GatewayReason, Reason } from "../../services/shared/errors/reasons.js";
 import {
   acceptRequestId,
   REQUEST_ID_HEADER,
 } from "../../services/shared/logging/request-context.js";
+import type { ApiErrorCode } from "../errors/error-codes.js";
+import { rawErrorResponse } from "../errors/raw-response.js";
 import type { RouteDeps } from "../routes/route-deps.js";
 import { clientCloseFrame, InboundFrameGuard } from "./frame-guard.js";
 import { createStreamReplicas } from "./stream-replicas.js";
@@ -40,13 +42,12 @@ export function createUpgradeHandler(
 
   return (request, socket, head) => {
     if (!STREAM_PATH.test(request.url ?? "") || request.method !== "GET") {
-      refuse(socket, 404, "not_found", GatewayReason.routeNotFound, "no websocket route here");
+      refuse(socket, "not_found", GatewayReason.routeNotFound, "no websocket route here");
       return;
     }
     if ((request.headers.upgrade ?? "").toLowerCase() !== "websocket") {
       refuse(
         socket,
-        400,
         "invalid_argument",
         GatewayReason.upgradeNotWebsocket,
         "only websocket upgrades are served here",
@@ -75,7 +76,6 @@ export function createUpgradeHandler(
         );
         refuse(
           socket,
-          503,
           "unavailable",
           Reason.dependencyUnavailable,
           "the realtime service is unavailable",
@@ -138,18 +138,10 @@ function pipeStream(client: Duplex, server: Socket, head: Buffer, maxMessageByte
 
 function refuse(
   socket: Duplex,
-  status: number,
-  code: string,
-  reason: string,
+  code: ApiErrorCode,
+  reason: ErrorReason,
   message: string,
-  requestId?: string,
+  requestId: string = acceptRequestId(undefined),
 ): void {
-  const body = JSON.stringify({
-    error: { code, message, retryable: status === 503, details: { reason, request_id: requestId } },
-  });
-  const statusText =
-    status === 404 ? "Not Found" : status === 400 ? "Bad Request" : "Service Unavailable";
-  socket.end(
-    `HTTP/1.1 ${status} ${statusText}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  socket.end(rawErrorResponse({ code, reason, message, requestId }));
 }

@@ -22,11 +22,11 @@ import { pageParams, searchParam, sortParam } from "./movespecs/query-params.js"
 import { readWithOptionalScope } from "./movespecs/read-access.js";
 import type { RouteDeps } from "./route-deps.js";
 
-const VISIBILITY_FROM_JSON: Readonly<Record<string, Visibility>> = {
-  private: Visibility.PRIVATE,
-  public: Visibility.PUBLIC,
-  delisted: Visibility.DELISTED,
-};
+/** The visibilities a client may ask for at creation (a Map: no prototype names match). */
+const VISIBILITY_FROM_JSON: ReadonlyMap<string, Visibility> = new Map([
+  ["private", Visibility.PRIVATE],
+  ["public", Visibility.PUBLIC],
+]);
 
 /**
  * The eleven MoveSpec routes (spec "Endpoints", contract "MoveSpecs"): the public catalogue from
@@ -92,8 +92,10 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
     const description = optionalString(body, "description");
     const visibilityName = optionalString(body, "visibility");
     const visibility =
-      visibilityName === undefined ? Visibility.UNSPECIFIED : VISIBILITY_FROM_JSON[visibilityName];
-    if (visibility === undefined || visibility === Visibility.DELISTED) {
+      visibilityName === undefined
+        ? Visibility.UNSPECIFIED
+        : VISIBILITY_FROM_JSON.get(visibilityName);
+    if (visibility === undefined) {
       throw new ApiError(
         "invalid_argument",
         Reason.fieldInvalid,

@@ -17,10 +17,11 @@ import type { RouteDeps } from "./route-deps.js";
 
 type Json = Record<string, unknown>;
 
-const MODES: Readonly<Record<string, SessionMode>> = {
-  live: SessionMode.LIVE,
-  replay: SessionMode.REPLAY,
-};
+/** A Map, not an object: `"mode": "toString"` must not find Object.prototype's members. */
+const MODES: ReadonlyMap<string, SessionMode> = new Map([
+  ["live", SessionMode.LIVE],
+  ["replay", SessionMode.REPLAY],
+]);
 
 const STATUS_JSON: Readonly<Record<SessionStatus, string>> = {
   [SessionStatus.UNSPECIFIED]: "created",
@@ -60,7 +61,7 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
       );
     }
     const modeName = optionalString(body, "mode") ?? "live";
-    const mode = MODES[modeName];
+    const mode = MODES.get(modeName);
     if (mode === undefined) throw fieldInvalid("mode", "mode must be live or replay");
     const movespecId = optionalUuid(body, "movespec_id");
     const movespecVersionId = optionalUuid(body, "movespec_version_id");

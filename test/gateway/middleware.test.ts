@@ -3,18 +3,20 @@ import type { AddressInfo } from "node:net";
 import Router from "@koa/router";
 import { expect } from "chai";
 import Koa from "koa";
+import { pino } from "pino";
 import { errorEnvelope } from "../../gateway/middleware/error-envelope.js";
 import { jsonBody } from "../../gateway/middleware/json-body.js";
 import { requestId } from "../../gateway/middleware/request-id.js";
 import { routeFallback } from "../../gateway/middleware/route-fallback.js";
 import type { GatewayState } from "../../gateway/state.js";
-import { createLogger } from "../../services/shared/logging/logger.js";
+import { Code, serviceError } from "../../services/shared/errors/service-error.js";
 
 const LIMIT = 2048;
 
 describe("gateway middleware", () => {
   let server: Server;
   let base: string;
+  const logged: { msg: string; err?: { message: string } }[] = [];
 
   before(async () => {
     const router = new Router<GatewayState>();
@@ -24,11 +26,21 @@ describe("gateway middleware", () => {
     router.get("/boom", () => {
       throw new Error("secret internal detail at /srv/app.js:12");
     });
+    router.get("/service-not-found", () => {
+      throw serviceError(Code.NotFound, "MOVESPEC_NOT_FOUND", "movespec not found", { id: "x" });
+    });
+    router.get("/service-internal", () => {
+      throw serviceError(Code.Internal, "INTERNAL", "db password is hunter2");
+    });
     const app = new Koa<GatewayState>();
     app.silent = true;
     app
       .use(requestId())
-      .use(errorEnvelope(createLogger({ service: "test", level: "silent" })))
+      .use(
+        errorEnvelope(
+          pino({ level: "info" }, { write: (line: string) => logged.push(JSON.parse(line)) }),
+        ),
+      )
       .use(routeFallback(router))
       .use(jsonBody(LIMIT))
       .use(router.routes());
@@ -142,6 +154,22 @@ describe("gateway middleware", () => {
       const error = await expectEnvelope(response, 500, "internal", "INTERNAL");
       expect(JSON.stringify(error)).not.to.contain("secret");
       expect(JSON.stringify(error)).not.to.contain("/srv");
+      const line = logged.find((entry) => entry.err?.message.includes("secret internal detail"));
+      expect(line, "the cause of the 500 is logged").to.include({ msg: "internal error" });
+    });
+
+    it("turns a service's ConnectError into the envelope (the routes do not)", async () => {
+      const response = await fetch(`${base}/service-not-found`);
+      const error = await expectEnvelope(response, 404, "not_found", "MOVESPEC_NOT_FOUND");
+      expect(error).to.include({ message: "movespec not found", retryable: false });
+      expect(error.details).to.include({ id: "x" });
+    });
+
+    it("hides a service's internal error and logs it", async () => {
+      const response = await fetch(`${base}/service-internal`);
+      const error = await expectEnvelope(response, 500, "internal", "INTERNAL");
+      expect(JSON.stringify(error)).not.to.contain("hunter2");
+      expect(logged.some((entry) => entry.err?.message.includes("hunter2"))).to.equal(true);
     });
   });
 });

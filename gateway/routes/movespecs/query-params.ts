@@ -9,11 +9,12 @@ import { ApiError } from "../../errors/api-error.js";
  */
 export const PAGE_RULES = { limitMin: 1, limitMax: 200, limitDefault: 20 } as const;
 
-export const SORT_VALUES: Readonly<Record<string, Sort>> = {
-  recent: Sort.RECENT,
-  stars: Sort.STARS,
-  name: Sort.NAME,
-};
+/** A Map, not an object: `?sort=constructor` must not find Object.prototype's members. */
+const SORT_VALUES: ReadonlyMap<string, Sort> = new Map([
+  ["recent", Sort.RECENT],
+  ["stars", Sort.STARS],
+  ["name", Sort.NAME],
+]);
 
 function single(params: URLSearchParams, name: string): string | undefined {
   const values = params.getAll(name);
@@ -65,7 +66,7 @@ export function pageParams(params: URLSearchParams): Page {
 export function sortParam(params: URLSearchParams): Sort {
   const raw = single(params, "sort");
   if (raw === undefined) return Sort.RECENT;
-  const sort = SORT_VALUES[raw];
+  const sort = SORT_VALUES.get(raw);
   if (sort === undefined) {
     throw new ApiError(
       "invalid_argument",
@@ -73,7 +74,7 @@ export function sortParam(params: URLSearchParams): Sort {
       "sort must be recent, stars or name",
       {
         field: "sort",
-        allowed: Object.keys(SORT_VALUES),
+        allowed: [...SORT_VALUES.keys()],
       },
     );
   }

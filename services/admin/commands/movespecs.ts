@@ -32,10 +32,11 @@ function plain<D extends DescMessage>(schema: D, message: MessageShape<D> | unde
   return json;
 }
 
-const VISIBILITIES: Readonly<Record<string, Visibility>> = {
-  private: Visibility.PRIVATE,
-  public: Visibility.PUBLIC,
-};
+/** A Map, not an object: `--visibility constructor` must not find Object.prototype's members. */
+const VISIBILITIES: ReadonlyMap<string, Visibility> = new Map([
+  ["private", Visibility.PRIVATE],
+  ["public", Visibility.PUBLIC],
+]);
 
 const actor = (context: CommandContext) => context.args.optional("actor") ?? "admin-cli";
 
@@ -46,7 +47,7 @@ const commands: Command[] = [
     summary: "Make a MoveSpec private or public (also lifts a delisting).",
     async run(context) {
       const name = context.args.required("visibility");
-      const visibility = VISIBILITIES[name];
+      const visibility = VISIBILITIES.get(name);
       if (visibility === undefined) throw new UsageError("--visibility must be private or public");
       const { movespec } = await clientsOf(context).authoring.setVisibility({
         movespecId: context.args.positionalOr(0, "id"),

@@ -1,0 +1,39 @@
+import { STATUS_CODES } from "node:http";
+import type { ErrorReason } from "../../services/shared/errors/reasons.js";
+import { API_ERROR_CODES, type ApiErrorCode } from "./error-codes.js";
+
+export interface RawErrorOptions {
+  readonly code: ApiErrorCode;
+  readonly reason: ErrorReason;
+  readonly message: string;
+  readonly requestId: string;
+  /** Only where HTTP itself names a status the code's own does not cover (431). */
+  readonly status?: number;
+}
+
+/**
+ * A complete HTTP/1.1 error response with the contract's envelope, for what Koa never sees: a
+ * request Node could not parse, a refused websocket upgrade. The connection closes after it.
+ */
+export function rawErrorResponse(options: RawErrorOptions): string {
+  const rule = API_ERROR_CODES[options.code];
+  const status = options.status ?? rule.status;
+  const body = JSON.stringify({
+    error: {
+      code: options.code,
+      message: options.message,
+      retryable: rule.retryable,
+      details: { reason: options.reason, request_id: options.requestId },
+    },
+  });
+  return [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}`,
+    "Content-Type: application/json",
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `X-Request-Id: ${options.requestId}`,
+    "Cache-Control: no-store",
+    "Connection: close",
+    "",
+    body,
+  ].join("\r\n");
+}
