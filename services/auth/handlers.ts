@@ -1,14 +1,12 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
-import { Reason } from "../shared/errors/reasons.js";
 import { Code, errorInfo, serviceError } from "../shared/errors/service-error.js";
-import { isUuid } from "../shared/ids/uuid-v7.js";
-import type { TokenSettings } from "../shared/tokens/token-config.js";
 import type { Accounts } from "./operations/accounts.js";
+import type { RuntimeTokens } from "./operations/runtime-tokens.js";
+import type { SigningKeys } from "./operations/signing-keys.js";
 import type { TokenExchange } from "./operations/token-exchange.js";
 import { AuthReason } from "./reasons.js";
 import type { KeyRing } from "./signing/key-ring.js";
-import type { TokenSigner } from "./signing/token-signer.js";
 import {
   credentialMessage,
   organizationMessage,
@@ -19,10 +17,9 @@ import {
 export interface AuthHandlerDeps {
   readonly exchange: TokenExchange;
   readonly accounts: Accounts;
-  readonly signer: TokenSigner;
+  readonly runtimeTokens: RuntimeTokens;
+  readonly signingKeys: SigningKeys;
   readonly ring: KeyRing;
-  readonly settings: TokenSettings;
-  readonly activationDelaySeconds: number;
 }
 
 /** gRPC handlers: translate messages, call the domain, translate back. */
@@ -57,36 +54,8 @@ export function createAuthHandlers(deps: AuthHandlerDeps): ServiceImpl<typeof Au
     },
 
     async mintRuntimeToken(request) {
-      for (const [field, value] of [
-        ["session_id", request.sessionId],
-        ["organization_id", request.organizationId],
-        ["project_id", request.projectId],
-      ] as const) {
-        if (!isUuid(value)) {
-          throw serviceError(Code.InvalidArgument, Reason.fieldInvalid, `${field} must be a UUID`, {
-            field,
-          });
-        }
-      }
-      const max = deps.settings.runtimeTokenMaxTtlSeconds;
-      if (request.ttlSeconds > max) {
-        throw serviceError(
-          Code.InvalidArgument,
-          Reason.fieldInvalid,
-          `ttl_seconds must be at most ${max}`,
-          { field: "ttl_seconds", max },
-        );
-      }
-      const signed = await deps.signer.signRuntimeToken({
-        sessionId: request.sessionId,
-        organizationId: request.organizationId,
-        projectId: request.projectId,
-        ttlSeconds: request.ttlSeconds || deps.settings.runtimeTokenTtlSeconds,
-      });
-      return {
-        runtimeToken: signed.token,
-        expiresAt: new Date(signed.expiresAt * 1000).toISOString(),
-      };
+      const signed = await deps.runtimeTokens.mint(request);
+      return { runtimeToken: signed.token, expiresAt: signed.expiresAt.toISOString() };
     },
 
     async getProject(request) {
@@ -155,23 +124,14 @@ export function createAuthHandlers(deps: AuthHandlerDeps): ServiceImpl<typeof Au
     },
 
     async rotateSigningKey(request) {
-      const kid = await deps.ring.rotate(
-        request.activateAfterSeconds ?? deps.activationDelaySeconds,
-      );
-      if (kid === undefined) {
-        throw serviceError(
-          Code.FailedPrecondition,
-          AuthReason.keysManagedExternally,
-          "signing keys come from SIGNING_KEYS_DIR: rotate them there (see docs/auth.md)",
-        );
-      }
-      const state = (await deps.ring.states()).find((key) => key.kid === kid);
-      if (!state) throw serviceError(Code.Internal, Reason.internal, "rotated key vanished");
-      return { signingKey: signingKeyMessage(state, deps.ring.sourceKind) };
+      const state = await deps.signingKeys.rotate(request.activateAfterSeconds);
+      return { signingKey: signingKeyMessage(state, deps.signingKeys.sourceKind) };
     },
     async listSigningKeys() {
-      const states = await deps.ring.states();
-      return { signingKeys: states.map((state) => signingKeyMessage(state, deps.ring.sourceKind)) };
+      const states = await deps.signingKeys.list();
+      return {
+        signingKeys: states.map((state) => signingKeyMessage(state, deps.signingKeys.sourceKind)),
+      };
     },
   };
 }

@@ -7,6 +7,8 @@ import { createAuthHandlers } from "./handlers.js";
 import { createAccounts } from "./operations/accounts.js";
 import { bootstrapDevelopment } from "./operations/dev-bootstrap.js";
 import { createFailureLimiter } from "./operations/failure-limiter.js";
+import { createRuntimeTokens } from "./operations/runtime-tokens.js";
+import { createSigningKeys } from "./operations/signing-keys.js";
 import { createTokenExchange } from "./operations/token-exchange.js";
 import { createDatabaseKeySource } from "./signing/database-key-source.js";
 import { createDirectoryKeySource } from "./signing/directory-key-source.js";
@@ -67,10 +69,12 @@ export const authService: ServiceDefinition<AuthConfig> = {
     const handlers = createAuthHandlers({
       exchange,
       accounts,
-      signer,
+      runtimeTokens: createRuntimeTokens({ signer, settings: config.tokens }),
+      signingKeys: createSigningKeys({
+        ring,
+        activationDelaySeconds: config.signingKeyActivationDelaySeconds,
+      }),
       ring,
-      settings: config.tokens,
-      activationDelaySeconds: config.signingKeyActivationDelaySeconds,
     });
     return { register: (router) => router.service(AuthService, handlers) };
   },
