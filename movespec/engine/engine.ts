@@ -6,7 +6,14 @@ import type { CompiledSpec } from "../compiled-spec.js";
 import { TOPOLOGIES, type TopologyName } from "../topology.js";
 import { type DetectionEvent, r3, type SessionSummary } from "./events.js";
 import { readFrame } from "./frame-input.js";
-import { type FrameFacts, Machine, type MachineState } from "./machine.js";
+import {
+  createMachine,
+  type FrameFacts,
+  type Machine,
+  type MachineState,
+  openHold,
+  stepMachine,
+} from "./machine/index.js";
 import { buildProgram, type Program, SCALE_TIME_CONSTANT, type SideKey } from "./program.js";
 import { decodeNumbers, type EncodedNumbers, encodeNumbers } from "./snapshot-codec.js";
 
@@ -98,12 +105,12 @@ class EngineImpl implements Engine {
     this.machines =
       spec.sides === "both"
         ? [
-            new Machine(spec, this.program, "left", emit),
-            new Machine(spec, this.program, "right", emit),
+            createMachine(spec, this.program, "left", emit),
+            createMachine(spec, this.program, "right", emit),
           ]
         : spec.sides === "none" || spec.sides === "left" || spec.sides === "right"
-          ? [new Machine(spec, this.program, spec.sides, emit)]
-          : [new Machine(spec, this.program, undefined, emit)];
+          ? [createMachine(spec, this.program, spec.sides, emit)]
+          : [createMachine(spec, this.program, undefined, emit)];
   }
 
   get acceptedFrames(): number {
@@ -273,7 +280,7 @@ class EngineImpl implements Engine {
       facts.gate[side] = ok;
       facts.visibility[side] = gp.length > 0 ? sum / gp.length : 1;
     }
-    for (const m of this.machines) m.step(facts);
+    for (const m of this.machines) stepMachine(m, facts);
   }
 
   finish(): { events: DetectionEvent[]; summary: SessionSummary } {
@@ -296,7 +303,7 @@ class EngineImpl implements Engine {
       .flatMap((m) => m.state.reps)
       .sort((a, b) => a.end_t - b.end_t || a.start_t - b.start_t);
     const holds = this.machines.flatMap((m) => {
-      const open = m.openHold(this.lastT);
+      const open = openHold(m, this.lastT);
       return open ? [...m.state.holds, open] : m.state.holds;
     });
     const count = this.machines.reduce((n, m) => n + m.state.count, 0);
