@@ -14,7 +14,7 @@ import {
   openHold,
   stepMachine,
 } from "./machine/index.js";
-import { buildProgram, type Program, SCALE_TIME_CONSTANT, type SideKey } from "./program.js";
+import { buildProgram, type Program, SCALE_TIME_CONSTANT, type SideKey } from "./program/index.js";
 import { decodeNumbers, type EncodedNumbers, encodeNumbers } from "./snapshot-codec.js";
 
 const SIDE_KEYS: readonly SideKey[] = ["none", "left", "right"];

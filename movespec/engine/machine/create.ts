@@ -1,7 +1,7 @@
 /** Compiles a machine once per session: its conditions per side and the signals it accumulates. */
 import type { CompiledSpec, SidesMode } from "../../compiled-spec.js";
 import type { Expr } from "../../expression/ast.js";
-import type { Program, SideKey } from "../program.js";
+import type { Program, SideKey } from "../program/index.js";
 import type { Combine, Emit, Machine, Sided } from "./machine.js";
 import { initialMachineState } from "./state.js";
 

@@ -10,7 +10,7 @@
  */
 import type { CompiledSpec } from "../../compiled-spec.js";
 import type { DetectionEvent } from "../events.js";
-import type { Program, SideKey } from "../program.js";
+import type { Program, SideKey } from "../program/index.js";
 import type { MachineState } from "./state.js";
 
 export type Emit = (e: Record<string, unknown> & { type: DetectionEvent["type"] }) => void;
