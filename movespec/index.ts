@@ -6,7 +6,6 @@ export type {
   HoldDef,
   PhaseDef,
   RepetitionDef,
-  SidesMode,
   SignalDef,
   Smoothing,
 } from "./compiled-spec.js";
@@ -33,6 +32,7 @@ export type { Issue, Severity } from "./issues.js";
 export { LOAD_LIMITS } from "./load/limits.js";
 export type { LoadResult } from "./load/load.js";
 export { load } from "./load/load.js";
+export type { SidesMode } from "./sides.js";
 export { MOVESPEC_TEMPLATE } from "./template.js";
 export type { TopologyName } from "./topology.js";
 export { TOPOLOGY_NAMES } from "./topology.js";

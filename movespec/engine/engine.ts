@@ -3,6 +3,7 @@
  * state is in typed arrays and plain objects, so it snapshots to JSON and restores exactly.
  */
 import type { CompiledSpec } from "../compiled-spec.js";
+import { SIDE_KEYS, type SideKey, sidesPlan } from "../sides.js";
 import { TOPOLOGIES, type TopologyName } from "../topology.js";
 import { type DetectionEvent, r3, type SessionSummary } from "./events.js";
 import { readFrame } from "./frame-input.js";
@@ -14,10 +15,8 @@ import {
   openHold,
   stepMachine,
 } from "./machine/index.js";
-import { buildProgram, type Program, SCALE_TIME_CONSTANT, type SideKey } from "./program/index.js";
+import { buildProgram, type Program, SCALE_TIME_CONSTANT } from "./program/index.js";
 import { decodeNumbers, type EncodedNumbers, encodeNumbers } from "./snapshot-codec.js";
-
-const SIDE_KEYS: readonly SideKey[] = ["none", "left", "right"];
 
 export type PushResult =
   | { ok: true; events: DetectionEvent[] }
@@ -102,15 +101,9 @@ class EngineImpl implements Engine {
       throw new Error("aspectRatio must be a positive number");
     this.program = buildProgram(spec, topology);
     const emit = (e: Record<string, unknown> & { type: DetectionEvent["type"] }) => this.emit(e);
-    this.machines =
-      spec.sides === "both"
-        ? [
-            createMachine(spec, this.program, "left", emit),
-            createMachine(spec, this.program, "right", emit),
-          ]
-        : spec.sides === "none" || spec.sides === "left" || spec.sides === "right"
-          ? [createMachine(spec, this.program, spec.sides, emit)]
-          : [createMachine(spec, this.program, undefined, emit)];
+    this.machines = sidesPlan(spec.sides).machines.map((sides) =>
+      createMachine(spec, this.program, sides, emit),
+    );
   }
 
   get acceptedFrames(): number {
@@ -317,13 +310,12 @@ class EngineImpl implements Engine {
       frames: this.accepted,
       duration: this.firstT === null ? 0 : r3(this.lastT - this.firstT),
     };
-    if (this.spec.sides === "both") {
+    if (this.machines.length > 1) {
+      // One machine per side (`sides: both`): each counts its own side.
       const { count: total, ...rest } = summary;
-      return {
-        count: total,
-        counts: { left: this.machines[0].state.count, right: this.machines[1].state.count },
-        ...rest,
-      };
+      const countOn = (side: SideKey) =>
+        this.machines.find((m) => m.sides[0] === side)?.state.count ?? 0;
+      return { count: total, counts: { left: countOn("left"), right: countOn("right") }, ...rest };
     }
     return summary;
   }

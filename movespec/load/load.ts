@@ -4,14 +4,14 @@
  */
 
 import { parseAspectRatio } from "../aspect-ratio.js";
-import type { CameraView, CompiledSpec, ReferenceRecording, SidesMode } from "../compiled-spec.js";
+import type { CameraView, CompiledSpec, ReferenceRecording } from "../compiled-spec.js";
 import { type Issue, IssueList } from "../issues.js";
+import { landmarkSide, SIDES_MODES, type SidesMode, sidesPlan } from "../sides.js";
 import {
   concreteNames,
   isTopologyName,
   landmarkExists,
   parseLandmarkName,
-  type Side,
   scalePairs,
   TOPOLOGY_NAMES,
   type TopologyName,
@@ -48,30 +48,6 @@ const TOP_KEYS = [
   "scoring",
   "references",
 ] as const;
-
-export const SIDES_MODES: readonly SidesMode[] = [
-  "none",
-  "left",
-  "right",
-  "auto",
-  "both",
-  "together",
-  "either",
-];
-
-/** Sides whose landmarks a mode evaluates. */
-export function sidesOf(mode: SidesMode): (Side | undefined)[] {
-  switch (mode) {
-    case "none":
-      return [undefined];
-    case "left":
-      return ["left"];
-    case "right":
-      return ["right"];
-    default:
-      return ["left", "right"];
-  }
-}
 
 export function load(yamlSource: string): LoadResult {
   const issues = new IssueList();
@@ -258,7 +234,7 @@ function loadInto(source: string, issues: IssueList): CompiledSpec | undefined {
     const first = rootRefs.find((ref) => sided.has(ref))!;
     issues.error(
       "SIDE_REQUIRED",
-      `the signal '${first}' depends on the side (it uses a landmark such as knee rather than left_knee): set 'sides' (left, right, auto, both, together, either), or read it as left.${first} / right.${first}`,
+      `the signal '${first}' depends on the side (it uses a landmark such as knee rather than left_knee): set 'sides' (${SIDES_MODES.filter((m) => m !== "none").join(", ")}), or read it as left.${first} / right.${first}`,
       { path: `signals.${first}`, pos: findKeyPos(signalsNode, first) },
     );
   }
@@ -278,10 +254,10 @@ function loadInto(source: string, issues: IssueList): CompiledSpec | undefined {
   if (sig.usesScale)
     for (const pair of scalePairs(scale)) for (const l of pair) landmarkNames.add(l);
   const concrete = new Set<string>();
-  for (const side of sidesOf(sides)) {
+  for (const side of sidesPlan(sides).evaluated) {
     for (const l of [...landmarkNames, ...(tracking?.landmarks ?? [])]) {
       const ref = parseLandmarkName(l);
-      if (ref) for (const c of concreteNames(ref, side)) concrete.add(c);
+      if (ref) for (const c of concreteNames(ref, landmarkSide(side))) concrete.add(c);
     }
   }
   let topologies: TopologyName[] = TOPOLOGY_NAMES.filter((t) =>

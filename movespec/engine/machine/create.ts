@@ -1,26 +1,17 @@
 /** Compiles a machine once per session: its conditions per side and the signals it accumulates. */
-import type { CompiledSpec, SidesMode } from "../../compiled-spec.js";
+import type { CompiledSpec } from "../../compiled-spec.js";
 import type { Expr } from "../../expression/ast.js";
-import type { Program, SideKey } from "../program/index.js";
-import type { Combine, Emit, Machine, Sided } from "./machine.js";
+import type { MachineSides, SideKey } from "../../sides.js";
+import type { Program } from "../program/index.js";
+import type { Emit, Machine, Sided } from "./machine.js";
 import { initialMachineState } from "./state.js";
 
 export function createMachine(
   spec: CompiledSpec,
   program: Program,
-  fixedSide: SideKey | undefined,
+  { sides, combine }: MachineSides,
   emit: Emit,
 ): Machine {
-  const mode: SidesMode = spec.sides;
-  const combine: Combine =
-    fixedSide !== undefined
-      ? "single"
-      : mode === "auto"
-        ? "auto"
-        : mode === "together"
-          ? "together"
-          : "either";
-  const sides: SideKey[] = fixedSide !== undefined ? [fixedSide] : ["left", "right"];
   const each = <T>(f: (side: SideKey) => T): Sided<T> => ({ bySide: sides.map(f) });
   const cond = (e: Expr) => each((s) => program.compileCondition(e, s));
   const slots = (e: Expr) => each((s) => program.slotsOf(e, s));

@@ -1,4 +1,4 @@
-import type { SideKey } from "../program/index.js";
+import type { SideKey } from "../../sides.js";
 
 /** Frame facts the engine computes once and passes to every machine. */
 export interface FrameFacts {

@@ -9,14 +9,12 @@
  * of this folder each own one concern and take the machine as their first argument.
  */
 import type { CompiledSpec } from "../../compiled-spec.js";
+import type { SideCombine, SideKey } from "../../sides.js";
 import type { DetectionEvent } from "../events.js";
-import type { Program, SideKey } from "../program/index.js";
+import type { Program } from "../program/index.js";
 import type { MachineState } from "./state.js";
 
 export type Emit = (e: Record<string, unknown> & { type: DetectionEvent["type"] }) => void;
-
-/** How a machine combines its sides: one side, auto, together or either. */
-export type Combine = "single" | "auto" | "together" | "either";
 
 export interface Sided<T> {
   /** One entry per side in `sides`. */
@@ -29,7 +27,7 @@ export interface Machine {
   readonly emit: Emit;
   /** Sides this machine reads: [x] for one side, [left, right] for auto, together, either. */
   readonly sides: readonly SideKey[];
-  readonly combine: Combine;
+  readonly combine: SideCombine;
   /** Per phase: its enter and stay conditions, and the slots its enter condition reads. */
   readonly enter: readonly Sided<() => boolean>[];
   readonly stay: readonly Sided<() => boolean>[];

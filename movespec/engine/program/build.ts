@@ -2,6 +2,7 @@
 import type { CompiledSpec } from "../../compiled-spec.js";
 import type { Expr } from "../../expression/ast.js";
 import { FUNCTIONS } from "../../expression/functions.js";
+import { sidesPlan } from "../../sides.js";
 import { scalePairs, TOPOLOGIES, type TopologyName } from "../../topology.js";
 import { FILTER_STATE_SIZE, makeFilter, resetFilter } from "../filters.js";
 import { compileCondition } from "./compile-condition.js";
@@ -10,7 +11,7 @@ import { compileValue } from "./compile-value.js";
 import { gateLandmarks } from "./gate.js";
 import { allocateMemory, emptyMemory, type Memory } from "./memory.js";
 import { PointTable } from "./points.js";
-import { type Program, type SideKey, type SignalSlot, slotKey } from "./program.js";
+import { type Program, type SignalSlot, slotKey } from "./program.js";
 import { type PlannedSlot, planSlots, slotsOf } from "./slots.js";
 import { StateLayout } from "./state-layout.js";
 
@@ -18,14 +19,7 @@ export function buildProgram(spec: CompiledSpec, topologyName: TopologyName): Pr
   const topology = TOPOLOGIES[topologyName];
   const points = new PointTable(topology);
   const scalePoints = scalePointSlots(spec, points);
-  const evaluated: SideKey[] =
-    spec.sides === "none"
-      ? ["none"]
-      : spec.sides === "left"
-        ? ["left"]
-        : spec.sides === "right"
-          ? ["right"]
-          : ["left", "right"];
+  const { evaluated } = sidesPlan(spec.sides);
   const defs = new Map(spec.signals.map((s) => [s.name, s]));
   const planned = planSlots(spec, defs, evaluated);
   const slotIndex = new Map(planned.map((p, i) => [slotKey(p.name, p.side), i]));

@@ -1,8 +1,8 @@
 /** Compiles a condition (a phase's enter or stay, a form rule, a start condition) on a side. */
 import type { Expr } from "../../expression/ast.js";
+import type { SideKey } from "../../sides.js";
 import type { CompileContext, Reads } from "./compile-context.js";
 import { compileValue } from "./compile-value.js";
-import type { SideKey } from "./program.js";
 
 export function compileCondition(ctx: CompileContext, e: Expr, side: SideKey): () => boolean {
   // Conditions compare signals only (no landmarks, no state): what they read is not needed.

@@ -1,11 +1,11 @@
 /** Compiles a value expression (a signal definition, one side of a comparison) into a closure. */
 import type { Expr } from "../../expression/ast.js";
 import { FUNCTIONS } from "../../expression/functions.js";
+import type { SideKey } from "../../sides.js";
 import { compileArithmetic } from "./compile-arithmetic.js";
 import type { CompileContext, Reads } from "./compile-context.js";
 import { compileGeometry } from "./compile-geometry.js";
 import { compileTemporal } from "./compile-temporal.js";
-import type { SideKey } from "./program.js";
 import { slotOfRef } from "./slots.js";
 
 export function compileValue(

@@ -1,8 +1,8 @@
 /** The tracking gate's point slots per evaluated side, with their names for tracking.lost. */
 import type { CompiledSpec } from "../../compiled-spec.js";
+import { landmarkSide, type SideKey } from "../../sides.js";
 import { concreteNames, parseLandmarkName } from "../../topology.js";
 import type { PointTable } from "./points.js";
-import type { SideKey } from "./program.js";
 
 export function gateLandmarks(
   spec: CompiledSpec,
@@ -16,7 +16,7 @@ export function gateLandmarks(
       const ref = parseLandmarkName(name)!;
       if (ref.kind === "sided" && side === "none") continue;
       gatePoints[side].push(points.landmark(name, side));
-      gateNames[side].push(concreteNames(ref, side === "none" ? undefined : side).join("+"));
+      gateNames[side].push(concreteNames(ref, landmarkSide(side)).join("+"));
     }
   }
   return { gatePoints, gateNames };

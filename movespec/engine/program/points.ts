@@ -1,6 +1,6 @@
 /** Point slots: the landmarks and midpoints a program reads, each copied once per frame. */
+import { landmarkSide, type SideKey } from "../../sides.js";
 import { concreteNames, parseLandmarkName, type Topology } from "../../topology.js";
-import type { SideKey } from "./program.js";
 
 export class PointTable {
   /** Per point slot: its keypoint index, and the second one for a midpoint (else -1). */
@@ -30,6 +30,6 @@ export class PointTable {
   landmark(name: string, side: SideKey): number {
     const ref = parseLandmarkName(name);
     if (!ref) throw new Error(`unknown landmark ${name}`);
-    return this.of(concreteNames(ref, side === "none" ? undefined : side));
+    return this.of(concreteNames(ref, landmarkSide(side)));
   }
 }

@@ -5,10 +5,9 @@
  */
 import type { SignalDef } from "../../compiled-spec.js";
 import type { Expr } from "../../expression/ast.js";
+import type { SideKey } from "../../sides.js";
 import type { TopologyName } from "../../topology.js";
 import type { Memory } from "./memory.js";
-
-export type SideKey = "left" | "right" | "none";
 
 export interface SignalSlot {
   readonly name: string;

@@ -6,7 +6,8 @@
 import type { CompiledSpec, SignalDef } from "../../compiled-spec.js";
 import type { Expr } from "../../expression/ast.js";
 import { forEachRef } from "../../expression/refs.js";
-import { type SideKey, slotKey } from "./program.js";
+import { SIDE_KEYS, type SideKey } from "../../sides.js";
+import { slotKey } from "./program.js";
 
 export interface PlannedSlot {
   readonly name: string;
@@ -45,7 +46,7 @@ export function planSlots(
   }
   const planned: PlannedSlot[] = [];
   for (const def of spec.signals) {
-    for (const side of ["none", "left", "right"] as SideKey[]) {
+    for (const side of SIDE_KEYS) {
       if (needed.has(slotKey(def.name, side))) planned.push({ name: def.name, side, def });
     }
   }
