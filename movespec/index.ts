@@ -28,6 +28,8 @@ export type {
   SignalStats,
 } from "./engine/events.js";
 export type { RejectReason } from "./engine/frame-input.js";
+export type { ErrorCode, IssueCode, WarningCode } from "./issue-codes.js";
+export { ISSUE_CODES, isIssueCode } from "./issue-codes.js";
 export type { Issue, Severity } from "./issues.js";
 export { LOAD_LIMITS } from "./load/limits.js";
 export type { LoadResult } from "./load/load.js";
