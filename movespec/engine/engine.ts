@@ -6,7 +6,7 @@ import type { CompiledSpec } from "../compiled-spec.js";
 import { SIDE_KEYS, type SideKey, sidesPlan } from "../sides.js";
 import { TOPOLOGIES, type TopologyName } from "../topology.js";
 import { type DetectionEvent, r3, type SessionSummary } from "./events.js";
-import { readFrame } from "./frame-input.js";
+import { type RejectReason, readFrame } from "./frame-input.js";
 import {
   createMachine,
   type FrameFacts,
@@ -20,11 +20,11 @@ import { decodeNumbers, type EncodedNumbers, encodeNumbers } from "./snapshot-co
 
 export type PushResult =
   | { ok: true; events: DetectionEvent[] }
-  | { ok: false; reason: string; message: string };
+  | { ok: false; reason: RejectReason; message: string };
 
 export interface PushManyResult {
   events: DetectionEvent[];
-  rejected: { index: number; seq?: number; reason: string; message: string }[];
+  rejected: { index: number; seq?: number; reason: RejectReason; message: string }[];
 }
 
 export interface EngineOptions {
