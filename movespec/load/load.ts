@@ -12,17 +12,20 @@ import {
   warnUnusedPhases,
   warnUnusedSignals,
 } from "./check-usage.js";
-import { readForm, readHold, readRepetition, readTracking } from "./read-behaviour.js";
+import { readForm } from "./read-form.js";
 import { readHeader } from "./read-header.js";
+import { readHold } from "./read-hold.js";
 import { readMetrics, readScoring } from "./read-metrics.js";
 import { type PhaseSource, readPhases } from "./read-phases.js";
 import { readReferences } from "./read-references.js";
+import { readRepetition } from "./read-repetition.js";
 import {
   DEFAULT_SMOOTHING,
   readSignals,
   readSmoothing,
   type SignalsResult,
 } from "./read-signals.js";
+import { readTracking } from "./read-tracking.js";
 import { Reader } from "./reader.js";
 import { resolveTopologies } from "./resolve-topologies.js";
 import { parseYaml, type YEntry, type YMap } from "./yaml-tree.js";
