@@ -3,8 +3,9 @@
  * state is in typed arrays and plain objects, so it snapshots to JSON and restores exactly.
  */
 import type { CompiledSpec } from "../compiled-spec.js";
-import { SIDE_KEYS, type SideKey, sidesPlan } from "../sides.js";
+import { type SideKey, sidesPlan } from "../sides.js";
 import { TOPOLOGIES, type TopologyName } from "../topology.js";
+import { evaluateFrame } from "./evaluate-frame.js";
 import { type DetectionEvent, r3, type SessionSummary } from "./events.js";
 import { type RejectReason, readFrame } from "./frame-input.js";
 import {
@@ -15,7 +16,7 @@ import {
   openHold,
   stepMachine,
 } from "./machine/index.js";
-import { buildProgram, type Program, SCALE_TIME_CONSTANT } from "./program/index.js";
+import { buildProgram, type Program } from "./program/index.js";
 import { decodeNumbers, type EncodedNumbers, encodeNumbers } from "./snapshot-codec.js";
 
 export type PushResult =
@@ -176,104 +177,8 @@ class EngineImpl implements Engine {
   }
 
   private evaluate(seq: number, t: number): void {
-    const p = this.program;
-    const mem = p.memory;
-    const frame = mem.frame;
-    const points = mem.points;
-    mem.t = t;
-    // Point slots: landmarks and midpoints.
-    const sources = p.pointSources;
-    for (let i = 0; i < sources.length; i++) {
-      const a = sources[i][0] * 4;
-      const b = sources[i][1];
-      const o = i * 4;
-      if (b < 0) {
-        points[o] = frame[a];
-        points[o + 1] = frame[a + 1];
-        points[o + 2] = frame[a + 2];
-        points[o + 3] = frame[a + 3];
-      } else {
-        const c = b * 4;
-        points[o] = (frame[a] + frame[c]) / 2;
-        points[o + 1] = (frame[a + 1] + frame[c + 1]) / 2;
-        points[o + 2] = (frame[a + 2] + frame[c + 2]) / 2;
-        points[o + 3] = Math.min(frame[a + 3], frame[c + 3]);
-      }
-    }
-    const minVis = this.spec.tracking.minVisibility;
-    // Body scale: a follower of the torso (or shoulder/hip) length that rises at once and decays
-    // slowly, so leaning towards the camera does not inflate normalised distances.
-    if (p.scalePoints.length > 0) {
-      let sum = 0;
-      let n = 0;
-      for (let k = 0; k < p.scalePoints.length; k++) {
-        const a = p.scalePoints[k][0] * 4;
-        const b = p.scalePoints[k][1] * 4;
-        if (points[a + 3] >= minVis && points[b + 3] >= minVis) {
-          const dx = points[a] - points[b];
-          const dy = points[a + 1] - points[b + 1];
-          sum += Math.sqrt(dx * dx + dy * dy);
-          n++;
-        }
-      }
-      const len = n > 0 ? sum / n : 0;
-      if (len > 0) {
-        const s = mem.state;
-        const prev = s[0];
-        if (Number.isNaN(prev) || len >= prev) s[0] = len;
-        else s[0] = prev + (1 - Math.exp(-(t - s[1]) / SCALE_TIME_CONSTANT)) * (len - prev);
-        s[1] = t;
-      }
-    }
-    // Signal slots, in dependency order; a slot whose landmarks are hidden keeps its last value.
-    const slots = p.slots;
-    const values = mem.values;
-    const fresh = mem.fresh;
-    for (let i = 0; i < slots.length; i++) {
-      const slot = slots[i];
-      let ok = true;
-      const pts = slot.points;
-      for (let j = 0; j < pts.length; j++) {
-        if (!(points[pts[j] * 4 + 3] >= minVis)) {
-          ok = false;
-          break;
-        }
-      }
-      const deps = slot.deps;
-      for (let j = 0; ok && j < deps.length; j++) if (fresh[deps[j]] === 0) ok = false;
-      if (!ok) {
-        fresh[i] = 0;
-        continue;
-      }
-      const raw = slot.compute();
-      if (
-        Number.isNaN(raw) ||
-        raw === Number.POSITIVE_INFINITY ||
-        raw === Number.NEGATIVE_INFINITY
-      ) {
-        fresh[i] = 0;
-        continue;
-      }
-      values[i] = slot.filter(mem.state, slot.filterAt, raw, t);
-      fresh[i] = 1;
-    }
-    // Tracking gate per side.
-    const facts = this.facts;
-    facts.seq = seq;
-    facts.t = t;
-    for (const side of SIDE_KEYS) {
-      const gp = p.gatePoints[side];
-      let ok = true;
-      let sum = 0;
-      for (let j = 0; j < gp.length; j++) {
-        const v = points[gp[j] * 4 + 3];
-        sum += v;
-        if (!(v >= minVis)) ok = false;
-      }
-      facts.gate[side] = ok;
-      facts.visibility[side] = gp.length > 0 ? sum / gp.length : 1;
-    }
-    for (const m of this.machines) stepMachine(m, facts);
+    evaluateFrame(this.program, this.spec.tracking.minVisibility, seq, t, this.facts);
+    for (const m of this.machines) stepMachine(m, this.facts);
   }
 
   finish(): { events: DetectionEvent[]; summary: SessionSummary } {
