@@ -211,12 +211,14 @@ export function readSignals(
   }
 
   // Order by dependencies and find cycles (depth-first, iterative over a small graph).
-  const state = new Map<string, "visiting" | "done">();
+  const state = new Map<string, "visiting" | "done" | "failed">();
   const order: PendingSignal[] = [];
   const reportedCycles = new Set<string>();
   const visit = (name: string, trail: string[]): boolean => {
     const s = state.get(name);
     if (s === "done") return true;
+    // A signal that failed (or uses one that did) fails whatever reads it, however often read.
+    if (s === "failed") return false;
     const p = pending.get(name);
     if (!p) return false;
     if (s === "visiting") {
@@ -238,7 +240,7 @@ export function readSignals(
       const dep = ref.includes(".") ? ref.split(".")[1] : ref;
       if (!visit(dep, [...trail, name])) ok = false;
     }
-    state.set(name, "done");
+    state.set(name, ok ? "done" : "failed");
     if (ok) order.push(p);
     else pending.delete(name);
     return ok;
