@@ -102,9 +102,9 @@ function loadInto(source: string, issues: IssueList): CompiledSpec | undefined {
   );
   const phases = phaseSources.map((p) => p.def);
   const { repetition, hold, form } = readDetection(r, k, root, phaseSources, sig, parsed.position);
-  const signalNames = new Set(sig.signals.map((s) => s.name));
-  const metrics = readMetrics(r, k.get("metrics")?.value, signalNames, phases, repetition);
-  const scoring = readScoring(r, k.get("scoring")?.value, signalNames) ?? {};
+  // Signals that failed are declared all the same: reading them is not a second mistake.
+  const metrics = readMetrics(r, k.get("metrics")?.value, sig.declared, phases, repetition);
+  const scoring = readScoring(r, k.get("scoring")?.value, sig.declared) ?? {};
   const behaviour: Behaviour = { phases, repetition, hold, form, metrics, scoring };
 
   const used = usedSignals(sig.signals, behaviour);
@@ -165,13 +165,13 @@ function readDetection(
     phasesNode?.kind === "map" && phaseSources.length === phasesNode.entries.length;
   const repetition =
     k.has("repetition") && phasesComplete
-      ? readRepetition(r, k.get("repetition")!.value, phases, sig.signals, position)
+      ? readRepetition(r, k.get("repetition")!.value, phases, sig.declared, position)
       : undefined;
   const hold =
     k.has("hold") && phasesComplete ? readHold(r, k.get("hold")!.value, phases) : undefined;
   const form =
     k.has("form") && phasesComplete
-      ? readForm(r, k.get("form")!.value, phases, sig.signals, position)
+      ? readForm(r, k.get("form")!.value, phases, sig.declared, position)
       : [];
   if (!k.has("repetition") && !k.has("hold")) {
     r.issues.error(

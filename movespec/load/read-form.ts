@@ -1,5 +1,5 @@
 /** Reads `form`: the form rules, each a fault condition with a message, a severity and a penalty. */
-import type { FormRuleDef, FormSeverity, PhaseDef, SignalDef } from "../compiled-spec.js";
+import type { FormRuleDef, FormSeverity, PhaseDef } from "../compiled-spec.js";
 import type { Position } from "../issues.js";
 import { phaseIndex } from "./phase-ref.js";
 import { readCondition } from "./read-phases.js";
@@ -12,14 +12,14 @@ export function readForm(
   r: Reader,
   node: YNode | undefined,
   phases: readonly PhaseDef[],
-  signals: readonly SignalDef[],
+  /** Every declared signal, including ones that failed (already reported). */
+  signalNames: ReadonlySet<string>,
   position: (offset: number) => Position,
 ): FormRuleDef[] {
   const out: FormRuleDef[] = [];
   const items = r.list(node, "form");
   if (!items) return out;
   const ids = new Set<string>();
-  const signalNames = new Set(signals.map((s) => s.name));
   items.forEach((item, index) => {
     const m = r.map(item, `form rule ${index + 1}`);
     if (!m) return;

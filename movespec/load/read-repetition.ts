@@ -2,7 +2,7 @@
  * Reads `repetition`: the cycle of phases, the target phase, the allowed duration (`within`),
  * the start condition and partial repetitions. Any error leaves the repetition undefined.
  */
-import type { PhaseDef, RepetitionDef, SignalDef } from "../compiled-spec.js";
+import type { PhaseDef, RepetitionDef } from "../compiled-spec.js";
 import type { Position } from "../issues.js";
 import { conjunctionIntervals, singleComparison } from "./intervals.js";
 import { phaseIndex } from "./phase-ref.js";
@@ -21,7 +21,8 @@ export function readRepetition(
   r: Reader,
   node: YNode | undefined,
   phases: readonly PhaseDef[],
-  signals: readonly SignalDef[],
+  /** Every declared signal, including ones that failed (already reported). */
+  signalNames: ReadonlySet<string>,
   position: (offset: number) => Position,
 ): RepetitionDef | undefined {
   const m = r.map(node, "repetition");
@@ -33,7 +34,7 @@ export function readRepetition(
   if (target === undefined) return undefined;
   const within = readWithin(r, k.get("within")?.value);
   if (!within) return undefined;
-  const start = readStart(r, k.get("start")?.value, cycle, phases, signals, position);
+  const start = readStart(r, k.get("start")?.value, cycle, phases, signalNames, position);
   if (!start) return undefined;
   const partial = readPartial(r, k.get("partial")?.value);
   if (!partial) return undefined;
@@ -142,7 +143,7 @@ function readStart(
   node: YNode | undefined,
   cycle: readonly number[],
   phases: readonly PhaseDef[],
-  signals: readonly SignalDef[],
+  signalNames: ReadonlySet<string>,
   position: (offset: number) => Position,
 ): Start | undefined {
   const start: Start = { phase: cycle[0], for: 0 };
@@ -176,7 +177,7 @@ function readStart(
       r,
       sk.get("when")!.value,
       "repetition.start.when",
-      new Set(signals.map((x) => x.name)),
+      signalNames,
       position,
     );
     if (!c) return undefined;

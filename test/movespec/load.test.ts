@@ -552,6 +552,19 @@ describe("movespec load", () => {
       expect(errors[0]).to.include({ line: 4, path: "signals.knee" });
     });
 
+    it("does not report a signal that failed as unknown where rules, start or metrics read it", () => {
+      const yaml = BASE.replace(
+        "  knee: angle(hip, knee, ankle)",
+        "  knee: angle(hip, knee, ankle)\n  lean: nofn(mid_shoulder, mid_hip)",
+      ).replace(
+        "cycle: [up, down, up]",
+        "cycle: [up, down, up]\n  start: { phase: up, when: lean < 20 }\nform:\n  - { id: chest_up, when: lean > 60, message: Chest up. }\nmetrics: [knee, lean]\nscoring:\n  depth: { signal: lean, from: 0, to: 40 }",
+      );
+      const { errors } = load(yaml);
+      expect(errors.map((e) => e.code)).to.deep.equal(["UNKNOWN_FUNCTION"]);
+      expect(errors[0]).to.include({ line: 5, path: "signals.lean" });
+    });
+
     it("chained comparisons and a not", () => {
       const yaml = BASE.replace("enter: knee < 100", "enter: 20 < knee < 100").replace(
         "exit: knee > 110",
