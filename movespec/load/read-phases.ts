@@ -163,39 +163,27 @@ function checkReachable(
       hi: range[1],
       hiOpen: false,
     });
+    const where = { pos: spanPosition(enter.src, enter.expr.span), path: `${path}.enter` };
     if (isEmpty(interval) || isEmpty(within)) {
       r.issues.error(
         "PHASE_UNREACHABLE",
         isEmpty(interval)
           ? `phase '${name}' can never be entered: its conditions on '${key}' contradict each other`
           : `phase '${name}' can never be entered: '${key}' is always within [${range[0]}, ${range[1]}]`,
-        { pos: spanPosition(enter.src, enter.expr.span), path: `${path}.enter` },
+        where,
       );
-    } else if (
-      interval.lo !== Number.NEGATIVE_INFINITY &&
-      (interval.lo < range[0] || interval.lo > range[1])
-    ) {
-      r.issues.warn(
-        "THRESHOLD_OUT_OF_RANGE",
-        `${interval.lo} is outside the possible values of '${key}' [${range[0]}, ${range[1]}]`,
-        {
-          pos: spanPosition(enter.src, enter.expr.span),
-          path: `${path}.enter`,
-        },
-      );
-    } else if (
-      interval.hi !== Number.POSITIVE_INFINITY &&
-      (interval.hi < range[0] || interval.hi > range[1])
-    ) {
-      r.issues.warn(
-        "THRESHOLD_OUT_OF_RANGE",
-        `${interval.hi} is outside the possible values of '${key}' [${range[0]}, ${range[1]}]`,
-        {
-          pos: spanPosition(enter.src, enter.expr.span),
-          path: `${path}.enter`,
-        },
-      );
+      continue;
     }
+    // A reachable condition may still name a threshold the signal never takes (the lower first).
+    const outside = [interval.lo, interval.hi].find(
+      (v) => Number.isFinite(v) && (v < range[0] || v > range[1]),
+    );
+    if (outside !== undefined)
+      r.issues.warn(
+        "THRESHOLD_OUT_OF_RANGE",
+        `${outside} is outside the possible values of '${key}' [${range[0]}, ${range[1]}]`,
+        where,
+      );
   }
 }
 
