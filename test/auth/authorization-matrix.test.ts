@@ -3,6 +3,8 @@ import { ROUTE_POLICIES } from "../../gateway/auth/scopes.js";
 import { newId } from "../../services/shared/ids/uuid-v7.js";
 import { SCOPES, type Scope } from "../../services/shared/tokens/scopes.js";
 import {
+  ACCESS_TOKEN_AUDIENCE,
+  ACCESS_TOKEN_TYPE,
   RUNTIME_TOKEN_AUDIENCE,
   RUNTIME_TOKEN_TYPE,
 } from "../../services/shared/tokens/token-config.js";
@@ -34,25 +36,8 @@ import {
  * rows need that cannot be created fails the whole file loudly.
  */
 
-type Variant =
-  | "no token"
-  | "malformed"
-  | "expired"
-  | "signature tampered"
-  | "payload tampered"
-  | "alg none"
-  | "unknown key"
-  | "wrong aud"
-  | "wrong iss"
-  | "wrong typ"
-  | "runtime token"
-  | "another project"
-  | "missing scope"
-  | "only its scope"
-  | "valid";
-
-const VARIANTS: readonly Variant[] = [
-  "no token",
+/** The ways a token can be wrong in exactly one respect; every one is refused, access or runtime. */
+const DEFECTS = [
   "malformed",
   "expired",
   "signature tampered",
@@ -62,21 +47,21 @@ const VARIANTS: readonly Variant[] = [
   "wrong aud",
   "wrong iss",
   "wrong typ",
+] as const;
+type Defect = (typeof DEFECTS)[number];
+
+const VARIANTS = [
+  "no token",
+  ...DEFECTS,
   "runtime token",
   "another project",
   "missing scope",
   "only its scope",
   "valid",
-];
-const INVALID: ReadonlySet<Variant> = new Set([
-  "malformed",
-  "signature tampered",
-  "payload tampered",
-  "alg none",
-  "unknown key",
-  "wrong aud",
-  "wrong iss",
-  "wrong typ",
+] as const;
+type Variant = (typeof VARIANTS)[number];
+const INVALID: ReadonlySet<Variant> = new Set<Variant>([
+  ...DEFECTS.filter((defect) => defect !== "expired"),
   "runtime token",
 ]);
 
@@ -218,38 +203,15 @@ const STREAM = {
   path: (r: Resources) => `/api/detection/sessions/${r.streamSession.sessionId}/stream`,
 } as const;
 
-type StreamVariant =
-  | "no token"
-  | "malformed"
-  | "expired"
-  | "signature tampered"
-  | "payload tampered"
-  | "alg none"
-  | "unknown key"
-  | "wrong aud"
-  | "wrong iss"
-  | "wrong typ"
-  | "access token"
-  | "another session's"
-  | "forged control"
-  | "valid";
-
-const STREAM_VARIANTS: readonly StreamVariant[] = [
+const STREAM_VARIANTS = [
   "no token",
-  "malformed",
-  "expired",
-  "signature tampered",
-  "payload tampered",
-  "alg none",
-  "unknown key",
-  "wrong aud",
-  "wrong iss",
-  "wrong typ",
+  ...DEFECTS,
   "access token",
   "another session's",
   "forged control",
   "valid",
-];
+] as const;
+type StreamVariant = (typeof STREAM_VARIANTS)[number];
 
 interface Expected {
   readonly status: number | "2xx";
@@ -314,28 +276,19 @@ describe("authorization matrix (black box through the gateway)", function () {
     const valid = await mintAccessToken(system, { apiKey: project.apiKey });
     own = await createResources(system, project, valid);
     const claims = { projectId: project.projectId, organizationId: project.organizationId };
-    const now = Math.floor(Date.now() / 1000);
     const stranger = await generateTestKey();
-    tokens.set("malformed", "not.a.jwt");
-    tokens.set(
-      "expired",
-      await forgeAccessToken(signingKey, claims, { payload: { iat: now - 1000, exp: now - 60 } }),
+    const defects = await forgeDefects(
+      (key, overrides) => forgeAccessToken(key, claims, overrides),
+      {
+        signingKey,
+        stranger,
+        valid,
+        tamper: { project_id: other.projectId },
+        wrongAudience: RUNTIME_TOKEN_AUDIENCE,
+        wrongType: "JWT",
+      },
     );
-    tokens.set("signature tampered", tamperSignature(valid));
-    tokens.set("payload tampered", tamperPayload(valid, { project_id: other.projectId }));
-    tokens.set("alg none", unsecured(valid));
-    tokens.set("unknown key", await forgeAccessToken(stranger, claims));
-    tokens.set(
-      "wrong aud",
-      await forgeAccessToken(signingKey, claims, {
-        payload: { aud: "urn:movement-detection:realtime" },
-      }),
-    );
-    tokens.set(
-      "wrong iss",
-      await forgeAccessToken(signingKey, claims, { payload: { iss: "https://evil.example" } }),
-    );
-    tokens.set("wrong typ", await forgeAccessToken(signingKey, claims, { header: { typ: "JWT" } }));
+    for (const [defect, token] of defects) tokens.set(defect, token);
     const runtime = await mintRuntimeToken(system, { sessionId: newId(), ...claims });
     tokens.set("runtime token", runtime.runtimeToken);
     tokens.set("another project", await mintAccessToken(system, { apiKey: other.apiKey }));
@@ -356,33 +309,18 @@ describe("authorization matrix (black box through the gateway)", function () {
     const streamClaims = { ...claims, sessionId: own.streamSession.sessionId };
     const forgedRuntime = await forgeRuntimeToken(signingKey, streamClaims);
     streamTokens.set("no token", undefined);
-    streamTokens.set("malformed", "not.a.jwt");
-    streamTokens.set(
-      "expired",
-      await forgeRuntimeToken(signingKey, streamClaims, {
-        payload: { iat: now - 1000, exp: now - 60 },
-      }),
+    const streamDefects = await forgeDefects(
+      (key, overrides) => forgeRuntimeToken(key, streamClaims, overrides),
+      {
+        signingKey,
+        stranger,
+        valid: forgedRuntime,
+        tamper: { sub: own.sessionId },
+        wrongAudience: ACCESS_TOKEN_AUDIENCE,
+        wrongType: ACCESS_TOKEN_TYPE,
+      },
     );
-    streamTokens.set("signature tampered", tamperSignature(forgedRuntime));
-    streamTokens.set("payload tampered", tamperPayload(forgedRuntime, { sub: own.sessionId }));
-    streamTokens.set("alg none", unsecured(forgedRuntime));
-    streamTokens.set("unknown key", await forgeRuntimeToken(stranger, streamClaims));
-    streamTokens.set(
-      "wrong aud",
-      await forgeRuntimeToken(signingKey, streamClaims, {
-        payload: { aud: "urn:movement-detection:api" },
-      }),
-    );
-    streamTokens.set(
-      "wrong iss",
-      await forgeRuntimeToken(signingKey, streamClaims, {
-        payload: { iss: "https://evil.example" },
-      }),
-    );
-    streamTokens.set(
-      "wrong typ",
-      await forgeRuntimeToken(signingKey, streamClaims, { header: { typ: "at+jwt" } }),
-    );
+    for (const [defect, token] of streamDefects) streamTokens.set(defect, token);
     streamTokens.set("access token", valid);
     streamTokens.set("another session's", own.otherRuntimeToken);
     streamTokens.set("forged control", forgedRuntime);
@@ -667,11 +605,41 @@ async function createResources(
   };
 }
 
+type Overrides = { header?: Record<string, unknown>; payload?: Record<string, unknown> };
+
+/** Each defect of a token: `valid` altered, or `forge` (fixed claims) with one part overridden. */
+async function forgeDefects(
+  forge: (key: TestKey, overrides?: Overrides) => Promise<string>,
+  options: {
+    signingKey: TestKey;
+    stranger: TestKey;
+    valid: string;
+    tamper: Record<string, unknown>;
+    wrongAudience: string;
+    wrongType: string;
+  },
+): Promise<Map<Defect, string>> {
+  const now = Math.floor(Date.now() / 1000);
+  const { signingKey, valid } = options;
+  const forged: Record<Defect, string> = {
+    malformed: "not.a.jwt",
+    expired: await forge(signingKey, { payload: { iat: now - 1000, exp: now - 60 } }),
+    "signature tampered": tamperSignature(valid),
+    "payload tampered": tamperPayload(valid, options.tamper),
+    "alg none": unsecured(valid),
+    "unknown key": await forge(options.stranger),
+    "wrong aud": await forge(signingKey, { payload: { aud: options.wrongAudience } }),
+    "wrong iss": await forge(signingKey, { payload: { iss: "https://evil.example" } }),
+    "wrong typ": await forge(signingKey, { header: { typ: options.wrongType } }),
+  };
+  return new Map(DEFECTS.map((defect) => [defect, forged[defect]]));
+}
+
 /** A runtime token exactly like the auth service's for `sessionId`, with any part overridden. */
 function forgeRuntimeToken(
   key: TestKey,
   claims: { projectId: string; organizationId: string; sessionId: string },
-  overrides: { header?: Record<string, unknown>; payload?: Record<string, unknown> } = {},
+  overrides: Overrides = {},
 ): Promise<string> {
   return forgeAccessToken(key, claims, {
     header: { typ: RUNTIME_TOKEN_TYPE, ...overrides.header },
