@@ -28,6 +28,8 @@ export type {
   SignalStats,
 } from "./engine/events.js";
 export type { RejectReason } from "./engine/frame-input.js";
+export type { SummaryRecords } from "./engine/summary.js";
+export { mergeSummary } from "./engine/summary.js";
 export type { ErrorCode, IssueCode, WarningCode } from "./issue-codes.js";
 export { ISSUE_CODES, isIssueCode } from "./issue-codes.js";
 export type { Issue, Severity } from "./issues.js";

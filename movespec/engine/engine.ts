@@ -3,21 +3,21 @@
  * state is in typed arrays and plain objects, so it snapshots to JSON and restores exactly.
  */
 import type { CompiledSpec } from "../compiled-spec.js";
-import { type SideKey, sidesPlan } from "../sides.js";
+import { sidesPlan } from "../sides.js";
 import { TOPOLOGIES, type TopologyName } from "../topology.js";
 import { evaluateFrame } from "./evaluate-frame.js";
-import { type DetectionEvent, r3, type SessionSummary } from "./events.js";
+import type { DetectionEvent, SessionSummary } from "./events.js";
 import { type RejectReason, readFrame } from "./frame-input.js";
 import {
   createMachine,
   type FrameFacts,
   type Machine,
   type MachineState,
-  openHold,
   stepMachine,
 } from "./machine/index.js";
 import { buildProgram, type Program } from "./program/index.js";
 import { decodeNumbers, type EncodedNumbers, encodeNumbers } from "./snapshot-codec.js";
+import { type SummaryRecords, summarize, takeRecords, withTotals } from "./summary.js";
 
 export type PushResult =
   | { ok: true; events: DetectionEvent[] }
@@ -34,8 +34,15 @@ export interface EngineOptions {
   aspectRatio?: number;
 }
 
+/**
+ * Format 2 added the summary totals to the machine state (records may have been taken out);
+ * format 1 snapshots still restore (their totals are computed from the records they hold).
+ */
+const SNAPSHOT_FORMAT = "movespec-engine/2";
+const READABLE_FORMATS: readonly string[] = ["movespec-engine/1", SNAPSHOT_FORMAT];
+
 export interface EngineSnapshot {
-  format: "movespec-engine/1";
+  format: "movespec-engine/1" | "movespec-engine/2";
   topology: TopologyName;
   aspectRatio: number;
   eventSeq: number;
@@ -53,8 +60,18 @@ export interface EngineSnapshot {
 export interface Engine {
   push(frame: unknown): PushResult;
   pushMany(frames: unknown[]): PushManyResult;
+  /**
+   * The session's summary (its last event is `session.summary`). Its totals cover the whole
+   * session; its `reps` and `holds` list only the records not taken (see takeRecords).
+   */
   finish(): { events: DetectionEvent[]; summary: SessionSummary };
   snapshot(): EngineSnapshot;
+  /**
+   * Hands over the repetition and hold records made since the last call and forgets them, so
+   * that the state (and snapshots) stay the same size however long the session runs. Whoever
+   * takes them keeps them and gives them back to `mergeSummary` with the final summary.
+   */
+  takeRecords(): SummaryRecords;
   readonly acceptedFrames: number;
   /** seq of the last accepted frame, or -1 when none. */
   readonly lastSeq: number;
@@ -183,7 +200,11 @@ class EngineImpl implements Engine {
 
   finish(): { events: DetectionEvent[]; summary: SessionSummary } {
     this.out = [];
-    const summary = this.summary();
+    const summary = summarize(this.machines, {
+      frames: this.accepted,
+      firstT: this.firstT,
+      lastT: this.lastT,
+    });
     if (!this.finished) {
       this.finished = true;
       this.emit({
@@ -196,39 +217,10 @@ class EngineImpl implements Engine {
     return { events: this.out, summary };
   }
 
-  private summary(): SessionSummary {
-    const reps = this.machines
-      .flatMap((m) => m.state.reps)
-      .sort((a, b) => a.end_t - b.end_t || a.start_t - b.start_t);
-    const holds = this.machines.flatMap((m) => {
-      const open = openHold(m, this.lastT);
-      return open ? [...m.state.holds, open] : m.state.holds;
-    });
-    const count = this.machines.reduce((n, m) => n + m.state.count, 0);
-    const summary: SessionSummary = {
-      count,
-      partials: this.machines.reduce((n, m) => n + m.state.partials, 0),
-      score: reps.length > 0 ? Math.round(reps.reduce((n, r) => n + r.score, 0) / reps.length) : 0,
-      reps,
-      holds,
-      longest_hold: holds.reduce((n, h) => Math.max(n, h.elapsed), 0),
-      frames: this.accepted,
-      duration: this.firstT === null ? 0 : r3(this.lastT - this.firstT),
-    };
-    if (this.machines.length > 1) {
-      // One machine per side (`sides: both`): each counts its own side.
-      const { count: total, ...rest } = summary;
-      const countOn = (side: SideKey) =>
-        this.machines.find((m) => m.sides[0] === side)?.state.count ?? 0;
-      return { count: total, counts: { left: countOn("left"), right: countOn("right") }, ...rest };
-    }
-    return summary;
-  }
-
   snapshot(): EngineSnapshot {
     const mem = this.program.memory;
     return {
-      format: "movespec-engine/1",
+      format: SNAPSHOT_FORMAT,
       topology: this.topology,
       aspectRatio: this.aspect,
       eventSeq: this.eventSeq,
@@ -246,7 +238,7 @@ class EngineImpl implements Engine {
 
   restore(snap: EngineSnapshot): void {
     const mem = this.program.memory;
-    if (snap?.format !== "movespec-engine/1") throw new Error("not a MoveSpec engine snapshot");
+    if (!READABLE_FORMATS.includes(snap?.format)) throw new Error("not a MoveSpec engine snapshot");
     if (
       snap.machines.length !== this.machines.length ||
       snap.values.length !== mem.values.length ||
@@ -264,8 +256,12 @@ class EngineImpl implements Engine {
     mem.fresh.set(snap.fresh);
     mem.state.set(decodeNumbers(snap.state));
     this.machines.forEach((m, i) => {
-      m.state = structuredClone(snap.machines[i]);
+      m.state = withTotals(structuredClone(snap.machines[i]));
     });
+  }
+
+  takeRecords(): SummaryRecords {
+    return takeRecords(this.machines);
   }
 
   signalValues(): Record<string, number> {

@@ -5,6 +5,7 @@
 import { type HoldRecord, r3 } from "../events.js";
 import type { FrameFacts } from "./frame-facts.js";
 import { EPS, type Machine } from "./machine.js";
+import { recordHold } from "./records.js";
 import { envelope, eventSide } from "./report.js";
 
 export function updateHold(m: Machine, f: FrameFacts, tracked: boolean): void {
@@ -72,7 +73,7 @@ export function updateHold(m: Machine, f: FrameFacts, tracked: boolean): void {
   const record: HoldRecord = { phase, start_t: s.holdStart, elapsed, completed: s.holdCompleted };
   const side = eventSide(m, s.phaseSide);
   if (side) record.side = side;
-  s.holds.push(record);
+  recordHold(s, record);
   s.holdActive = false;
   s.holdEndedAt = f.t;
 }

@@ -8,6 +8,7 @@ import { type RepRecord, r3 } from "../events.js";
 import { anySide } from "./conditions.js";
 import type { FrameFacts } from "./frame-facts.js";
 import { BOTH, EPS, type Machine } from "./machine.js";
+import { recordRep } from "./records.js";
 import { accumulate, repMetrics, repScore } from "./rep-metrics.js";
 import { envelope, eventSide, statValues, values } from "./report.js";
 
@@ -132,7 +133,7 @@ function complete(m: Machine, endT: number, f: FrameFacts): void {
       metrics,
     };
     if (side) record.side = side;
-    s.reps.push(record);
+    recordRep(s, record);
     m.emit({
       type: "rep.completed",
       ...envelope(m, f, s.repSide),

@@ -48,8 +48,13 @@ export interface MachineState {
   holdEndedAt: number | null;
   formSince: (number | null)[];
   formCooldownUntil: number[];
+  /** Records not yet taken by the engine's caller (records.ts); the totals below cover all. */
   reps: RepRecord[];
   holds: HoldRecord[];
+  /** Sum of the scores of every counted repetition. */
+  scoreSum: number;
+  /** Longest finished hold, seconds. */
+  longestHold: number;
 }
 
 export function initialMachineState(spec: CompiledSpec, statCount: number): MachineState {
@@ -94,5 +99,7 @@ export function initialMachineState(spec: CompiledSpec, statCount: number): Mach
     formCooldownUntil: spec.form.map(() => Number.MIN_SAFE_INTEGER),
     reps: [],
     holds: [],
+    scoreSum: 0,
+    longestHold: 0,
   };
 }
