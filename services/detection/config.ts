@@ -22,6 +22,11 @@ export interface SessionLimits {
   readonly helloTimeoutMs: number;
   /** Concurrent sessions (created, streaming, finalizing) per project. */
   readonly maxActiveSessionsPerProject: number;
+  /**
+   * Largest summary (`terminal_outcome`, JSON bytes): past it the lists of repetitions and holds
+   * are cut (the totals stay whole). Keeps the session document under MongoDB's 16 MiB.
+   */
+  readonly summaryMaxBytes: number;
 }
 
 /** How the owner of a session makes its progress durable, and how replicas share sessions. */
@@ -93,6 +98,10 @@ export function loadDetectionConfig(env: Env): DetectionConfig {
       maxActiveSessionsPerProject: envInt(env, "DETECTION_MAX_ACTIVE_SESSIONS_PER_PROJECT", 100, {
         min: 1,
         max: 1_000_000,
+      }),
+      summaryMaxBytes: envInt(env, "DETECTION_SUMMARY_MAX_BYTES", 8 * 1024 * 1024, {
+        min: 1024,
+        max: 15 * 1024 * 1024,
       }),
     }),
     durability: Object.freeze({

@@ -18,6 +18,7 @@ import { createSessionSettlement } from "./operations/session-settlement.js";
 import { createSessionSweeper } from "./operations/session-sweeper.js";
 import { createSpecCache } from "./operations/spec-cache.js";
 import { createLockStore } from "./store/lock-store.js";
+import { createRecordStore } from "./store/record-store.js";
 import { createReplicaStore } from "./store/replica-store.js";
 import { createSessionStore } from "./store/session-store.js";
 import { createSpecStore } from "./store/spec-store.js";
@@ -40,11 +41,13 @@ export const detectionService: ServiceDefinition<DetectionConfig> = {
     const authoring = createClient(AuthoringService, transport(config.authoringServiceUrl));
 
     const store = createSessionStore(db);
+    const records = createRecordStore(db);
     const specStore = createSpecStore(db);
     const replicas = createReplicaStore(db);
     const idempotency = createIdempotencyStore(db);
     await Promise.all([
       store.ensureIndexes(),
+      records.ensureIndexes(),
       replicas.ensureIndexes(),
       idempotency.ensureIndexes(),
     ]);
@@ -70,7 +73,7 @@ export const detectionService: ServiceDefinition<DetectionConfig> = {
       waitMs: durability.replicaTtlMs + 2000,
       rpcTimeoutMs: Math.min(config.rpcTimeoutMs, 5000),
     });
-    const settlement = createSessionSettlement({ store, leases, specs, limits, logger });
+    const settlement = createSessionSettlement({ store, records, leases, specs, limits, logger });
     const sweeper = createSessionSweeper({
       replicaId: presence.id,
       intervalMs: durability.sweepIntervalMs,
@@ -96,6 +99,7 @@ export const detectionService: ServiceDefinition<DetectionConfig> = {
       attacher: createSessionAttacher({
         config,
         store,
+        records,
         specs,
         leases,
         attachments,

@@ -31,6 +31,11 @@ export interface SessionCheckpoint {
   readonly accepted_frames_total: number;
   readonly last_seq: number;
   readonly at: Date;
+  /**
+   * How many chunks of records taken out of the engine (collection `session_records`) this
+   * checkpoint counts; absent (0) in checkpoints written before records were taken out.
+   */
+  readonly record_chunks?: number;
 }
 
 export interface SessionDocument {

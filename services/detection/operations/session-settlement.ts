@@ -7,11 +7,12 @@ import {
 import type { Logger } from "../../shared/logging/logger.js";
 import type { SessionLimits } from "../config.js";
 import type { SessionDocument } from "../domain/session-document.js";
+import { finalSummary } from "../domain/session-summary.js";
 import { type DueOutcome, dueOutcome } from "../domain/session-timeouts.js";
 import type { AttachmentLeases } from "../lease/attachment-lease.js";
 import { EndReason } from "../reasons.js";
+import type { RecordStore } from "../store/record-store.js";
 import type { SessionStore, TerminalWrite } from "../store/session-store.js";
-import { terminalOutcome } from "../stream/stream-messages.js";
 import type { SpecCache } from "./spec-cache.js";
 
 /**
@@ -29,9 +30,10 @@ export interface SessionSettlement {
 
 export interface SessionSettlementOptions {
   readonly store: SessionStore;
+  readonly records: RecordStore;
   readonly leases: AttachmentLeases;
   readonly specs: SpecCache;
-  readonly limits: Pick<SessionLimits, "idleTimeoutMs">;
+  readonly limits: Pick<SessionLimits, "idleTimeoutMs" | "summaryMaxBytes">;
   readonly logger: Logger;
   readonly now?: () => number;
 }
@@ -39,7 +41,7 @@ export interface SessionSettlementOptions {
 const RETRY_MS = [0, 100, 250, 500, 1000, 2000, 5000];
 
 export function createSessionSettlement(options: SessionSettlementOptions): SessionSettlement {
-  const { store, leases, specs, logger } = options;
+  const { store, records, leases, specs, logger } = options;
   const now = options.now ?? Date.now;
   const pending = new Set<NodeJS.Timeout>();
   let stopped = false;
@@ -57,17 +59,29 @@ export function createSessionSettlement(options: SessionSettlementOptions): Sess
     }
   }
 
+  /** The summary of what the last checkpoint made durable, with the records stored with it. */
+  async function summaryOf(session: SessionDocument, engine: Engine): Promise<string> {
+    const stored = await records.list(session._id, session.checkpoint?.record_chunks ?? 0);
+    if (stored.missing > 0) {
+      logger.error(
+        { session_id: session._id, missing_chunks: stored.missing },
+        "record chunks missing: the summary lists fewer records than it counts",
+      );
+    }
+    return finalSummary(engine.finish().summary, stored.chunks, options.limits.summaryMaxBytes)
+      .text;
+  }
+
   function terminalWrite(
     session: SessionDocument,
     outcome: DueOutcome,
-    engine: Engine | undefined,
+    summary: string | undefined,
   ): TerminalWrite {
     const base = {
       ended_at: new Date(now()),
       accepted_frames_total: session.accepted_frames_total,
       last_seq: session.last_seq,
     };
-    const summary = engine ? terminalOutcome(engine.finish().summary) : undefined;
     return outcome.status === "completed"
       ? { ...base, status: "completed", terminal_outcome: summary }
       : {
@@ -101,8 +115,15 @@ export function createSessionSettlement(options: SessionSettlementOptions): Sess
             },
             undefined,
           )
-        : terminalWrite(session, outcome, engine);
+        : terminalWrite(session, outcome, engine && (await summaryOf(session, engine)));
     const written = await store.end(sessionId, session.lease_epoch, write);
+    if (written) {
+      await records
+        .removeAll(sessionId)
+        .catch((error) =>
+          logger.warn({ err: error, session_id: sessionId }, "stored records not removed"),
+        );
+    }
     logger.info(
       { session_id: sessionId, status: write.status, error_code: write.error_code, written },
       "session settled",

@@ -2,15 +2,17 @@ import type { DetectionEvent, Engine, PushManyResult } from "../../../movespec/i
 import type { Logger } from "../../shared/logging/logger.js";
 import type { DetectionConfig } from "../config.js";
 import type { SessionMode, SessionStatus } from "../domain/session-document.js";
+import { finalSummary, withFinalSummary } from "../domain/session-summary.js";
 import { CloseCode, EndReason, StreamError, StreamWarning } from "../reasons.js";
+import type { RecordStore } from "../store/record-store.js";
 import type { SessionStore, TerminalWrite } from "../store/session-store.js";
 import { createFrameRateLimiter, type FrameRateLimiter } from "./frame-rate-limiter.js";
+import { RecordLedger } from "./record-ledger.js";
 import {
   ackMessage,
   endMessage,
   errorMessage,
   eventMessage,
-  terminalOutcome,
   warningMessage,
 } from "./stream-messages.js";
 import type { StreamMetrics } from "./stream-metrics.js";
@@ -35,10 +37,13 @@ export interface OwnedSessionInit {
   readonly sink: StreamSink;
   /** Events up to this event_seq reached the client before (hello's last_event_seq). */
   readonly suppressEventsUpTo: number;
+  /** Record chunks counted by the checkpoint the engine was restored from. */
+  readonly recordChunks: number;
 }
 
 export interface OwnedSessionDeps {
   readonly store: SessionStore;
+  readonly records: RecordStore;
   readonly config: Pick<DetectionConfig, "limits" | "durability">;
   readonly logger: Logger;
   readonly metrics: StreamMetrics;
@@ -69,6 +74,7 @@ export class OwnedSession {
   private status: SessionStatus;
   private readonly expiresAt: number;
   private readonly engine: Engine;
+  private readonly ledger: RecordLedger;
   private readonly sink: StreamSink;
   private readonly limiter: FrameRateLimiter | undefined;
   private readonly now: () => number;
@@ -94,6 +100,7 @@ export class OwnedSession {
     this.status = init.status;
     this.expiresAt = init.expiresAt.getTime();
     this.engine = init.engine;
+    this.ledger = new RecordLedger(deps.records, init.sessionId, init.epoch, init.recordChunks);
     this.sink = init.sink;
     this.suppressEventsUpTo = init.suppressEventsUpTo;
     this.durableAccepted = init.engine.acceptedFrames;
@@ -273,12 +280,7 @@ export class OwnedSession {
   private async writeAndLetGo(): Promise<void> {
     try {
       await this.checkpointing;
-      const status = await this.deps.store.saveProgress(
-        this.sessionId,
-        this.epoch,
-        this.progress(),
-        true,
-      );
+      const status = await this.writeProgress(this.takeProgress(), true);
       if (status === "finalizing") this.deps.settleLater(this.sessionId);
     } catch (error) {
       this.deps.logger.warn({ err: error, session_id: this.sessionId }, "final checkpoint failed");
@@ -287,14 +289,22 @@ export class OwnedSession {
     }
   }
 
-  private progress() {
+  /** What a checkpoint writes: the records made since the last one are taken out of the engine. */
+  private takeProgress() {
+    return this.progress(this.ledger.take(this.engine));
+  }
+
+  private progress(recordChunks: number) {
     const lastSeq = this.engine.lastSeq;
+    const engine = JSON.stringify(this.engine.snapshot());
+    this.deps.metrics.checkpointBytes.observe(engine.length);
     return {
       checkpoint: {
-        engine: JSON.stringify(this.engine.snapshot()),
+        engine,
         accepted_frames_total: this.engine.acceptedFrames,
         last_seq: lastSeq,
         at: new Date(this.now()),
+        record_chunks: recordChunks,
       },
       accepted_frames_total: this.engine.acceptedFrames,
       last_seq: lastSeq >= 0 ? lastSeq : undefined,
@@ -302,20 +312,34 @@ export class OwnedSession {
     };
   }
 
+  /**
+   * The records first (chunks the checkpoint will count), then the checkpoint under the lease.
+   * Undefined when the lease is lost (either write fenced).
+   */
+  private async writeProgress(
+    progress: ReturnType<OwnedSession["progress"]>,
+    release: boolean,
+  ): Promise<SessionStatus | undefined> {
+    if (!(await this.ledger.write())) return undefined;
+    const status = await this.deps.store.saveProgress(
+      this.sessionId,
+      this.epoch,
+      progress,
+      release,
+    );
+    if (status !== undefined) this.ledger.commit();
+    return status;
+  }
+
   /** Writes a checkpoint (one at a time); on success the client gets an `ack` for it. */
   checkpoint(): Promise<void> {
     if (this.checkpointing) return this.checkpointing;
     if (this.state !== "open") return Promise.resolve();
-    const progress = this.progress();
+    const progress = this.takeProgress();
     this.lastCheckpointAt = this.now();
     this.checkpointing = (async () => {
       try {
-        const status = await this.deps.store.saveProgress(
-          this.sessionId,
-          this.epoch,
-          progress,
-          false,
-        );
+        const status = await this.writeProgress(progress, false);
         this.deps.metrics.checkpoints.inc({ result: status === undefined ? "lease_lost" : "ok" });
         if (status === undefined) {
           this.abandon(
@@ -463,9 +487,17 @@ export class OwnedSession {
       }
       await this.checkpointing;
       const { events, summary } = this.engine.finish();
-      this.sendEvents(events);
-      const outcome = terminalOutcome(summary);
-      const progress = this.progress();
+      const stored = await this.ledger.all();
+      if (stored.missing > 0) {
+        this.deps.logger.error(
+          { session_id: this.sessionId, missing_chunks: stored.missing },
+          "record chunks missing: the summary lists fewer records than it counts",
+        );
+      }
+      const final = finalSummary(summary, stored.records, this.deps.config.limits.summaryMaxBytes);
+      this.sendEvents(withFinalSummary(events, final.summary));
+      const outcome = final.text;
+      const progress = this.progress(this.ledger.committedChunks);
       const written = await this.deps.store.end(this.sessionId, this.epoch, {
         status,
         ended_at: new Date(this.now()),
@@ -496,6 +528,14 @@ export class OwnedSession {
         }),
       );
       this.sink.close(closeCode, status);
+      await this.deps.records
+        .removeAll(this.sessionId)
+        .catch((error) =>
+          this.deps.logger.warn(
+            { err: error, session_id: this.sessionId },
+            "stored records of an ended session not removed",
+          ),
+        );
     } catch (error) {
       this.deps.logger.error(
         { err: error, session_id: this.sessionId },

@@ -13,6 +13,7 @@ import type { SessionDocument } from "../domain/session-document.js";
 import type { AttachmentLeases } from "../lease/attachment-lease.js";
 import type { SpecCache } from "../operations/spec-cache.js";
 import { CloseCode, EndReason, StreamError } from "../reasons.js";
+import type { RecordStore } from "../store/record-store.js";
 import type { SessionStore } from "../store/session-store.js";
 import type { Attachments } from "./attachments.js";
 import type { Hello } from "./hello-message.js";
@@ -34,6 +35,7 @@ export type AttachResult = { ok: true; session: OwnedSession } | ({ ok: false } 
 export interface SessionAttacherDeps {
   readonly config: Pick<DetectionConfig, "limits" | "durability">;
   readonly store: SessionStore;
+  readonly records: RecordStore;
   readonly specs: SpecCache;
   readonly leases: AttachmentLeases;
   readonly attachments: Attachments;
@@ -178,6 +180,7 @@ export function createSessionAttacher(deps: SessionAttacherDeps) {
           error_code: EndReason.checkpointUnusable,
           error_message: "the session's last checkpoint could not be restored",
         });
+        await deps.records.removeAll(sessionId).catch(() => undefined); // no summary to list them
         return refuse(
           EndReason.checkpointUnusable,
           "the session's checkpoint could not be restored",
@@ -194,9 +197,11 @@ export function createSessionAttacher(deps: SessionAttacherDeps) {
           engine,
           sink,
           suppressEventsUpTo: hello.lastEventSeq ?? 0,
+          recordChunks: session.checkpoint?.record_chunks ?? 0,
         },
         {
           store,
+          records: deps.records,
           config,
           logger,
           metrics: deps.metrics,

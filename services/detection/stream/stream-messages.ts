@@ -2,7 +2,7 @@
  * The server's messages of the realtime stream, contract 1 (docs/realtime.md): JSON text, one
  * object per message, each with a `type`. Built as strings, since every one is sent at once.
  */
-import type { DetectionEvent, SessionSummary } from "../../../movespec/index.js";
+import type { DetectionEvent } from "../../../movespec/index.js";
 import type { SessionStatus } from "../domain/session-document.js";
 
 export const INPUT_SCHEMA_VERSION = "pose-frame.v1";
@@ -74,8 +74,3 @@ export function endMessage(fields: EndFields): string {
 }
 
 export const PONG_MESSAGE = '{"type":"pong"}';
-
-/** The summary as the session resource's `terminal_outcome` (a string in the public API). */
-export function terminalOutcome(summary: SessionSummary): string {
-  return JSON.stringify(summary);
-}

@@ -1,4 +1,4 @@
-import { Counter, Gauge, type Registry } from "prom-client";
+import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { Attachments } from "./attachments.js";
 
 /** What the realtime stream reports on the replica's /metrics (counted per message, not per frame). */
@@ -7,6 +7,8 @@ export interface StreamMetrics {
   readonly framesRejected: Counter;
   readonly eventsSent: Counter;
   readonly checkpoints: Counter<"result">;
+  /** Size of each engine snapshot written: the state a session keeps, bounded whatever its length. */
+  readonly checkpointBytes: Histogram;
 }
 
 export function createStreamMetrics(registry: Registry, attachments: Attachments): StreamMetrics {
@@ -49,6 +51,12 @@ export function createStreamMetrics(registry: Registry, attachments: Attachments
       name: "detection_checkpoints_total",
       help: "Checkpoints written, by result.",
       labelNames: ["result"],
+      registers: [registry],
+    }),
+    checkpointBytes: new Histogram({
+      name: "detection_checkpoint_bytes",
+      help: "Size of the engine state in each checkpoint (JSON bytes); it does not grow with the session.",
+      buckets: [512, 1024, 2048, 4096, 8192, 16_384, 65_536, 262_144],
       registers: [registry],
     }),
   };

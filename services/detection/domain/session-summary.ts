@@ -1,0 +1,74 @@
+/**
+ * The summary a session ends with (`terminal_outcome`, and the `session.summary` event): the
+ * engine's final summary with the records stored during the session put back in its lists, kept
+ * within a size the session document can hold.
+ */
+import {
+  type DetectionEvent,
+  mergeSummary,
+  type SessionSummary,
+  type SummaryRecords,
+} from "../../../movespec/index.js";
+
+/** A summary whose lists were cut to fit: how many records were left out of each. */
+export type BoundedSummary = SessionSummary & { reps_omitted?: number; holds_omitted?: number };
+
+export interface FinalSummary {
+  readonly summary: BoundedSummary;
+  /** The summary as JSON text (at most the byte limit). */
+  readonly text: string;
+}
+
+/**
+ * The whole session's summary from the engine's final one and the stored records. If its JSON
+ * would pass `maxBytes`, the lists keep their first records (repetitions, then holds) up to that
+ * size and say how many were left out; the counts, score and other totals always cover everything.
+ */
+export function finalSummary(
+  summary: SessionSummary,
+  stored: readonly SummaryRecords[],
+  maxBytes: number,
+): FinalSummary {
+  const whole = mergeSummary(summary, stored);
+  const text = JSON.stringify(whole);
+  if (Buffer.byteLength(text) <= maxBytes) return { summary: whole, text };
+  // Room for the lists once everything else (the omitted counts at their largest) is written.
+  const frame = JSON.stringify({
+    ...whole,
+    reps: [],
+    holds: [],
+    reps_omitted: whole.reps.length,
+    holds_omitted: whole.holds.length,
+  });
+  let room = maxBytes - Buffer.byteLength(frame);
+  const fitting = <T>(records: readonly T[]): number => {
+    let n = 0;
+    for (const record of records) {
+      const bytes = Buffer.byteLength(JSON.stringify(record)) + (n > 0 ? 1 : 0); // + the comma
+      if (bytes > room) break;
+      room -= bytes;
+      n += 1;
+    }
+    return n;
+  };
+  const reps = fitting(whole.reps);
+  const holds = reps === whole.reps.length ? fitting(whole.holds) : 0;
+  const bounded: BoundedSummary = {
+    ...whole,
+    reps: whole.reps.slice(0, reps),
+    holds: whole.holds.slice(0, holds),
+    reps_omitted: whole.reps.length - reps,
+    holds_omitted: whole.holds.length - holds,
+  };
+  return { summary: bounded, text: JSON.stringify(bounded) };
+}
+
+/** The engine's last events with its `session.summary` replaced by the final summary. */
+export function withFinalSummary(
+  events: readonly DetectionEvent[],
+  summary: BoundedSummary,
+): DetectionEvent[] {
+  return events.map((event) =>
+    event.type === "session.summary" ? ({ ...event, ...summary } as DetectionEvent) : event,
+  );
+}
