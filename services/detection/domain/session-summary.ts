@@ -3,12 +3,7 @@
  * engine's final summary with the records stored during the session put back in its lists, kept
  * within a size the session document can hold.
  */
-import {
-  type DetectionEvent,
-  mergeSummary,
-  type SessionSummary,
-  type SummaryRecords,
-} from "../../../movespec/index.js";
+import { mergeSummary, type SessionSummary, type SummaryRecords } from "../../../movespec/index.js";
 
 /** A summary whose lists were cut to fit: how many records were left out of each. */
 export type BoundedSummary = SessionSummary & { reps_omitted?: number; holds_omitted?: number };
@@ -61,14 +56,4 @@ export function finalSummary(
     holds_omitted: whole.holds.length - holds,
   };
   return { summary: bounded, text: JSON.stringify(bounded) };
-}
-
-/** The engine's last events with its `session.summary` replaced by the final summary. */
-export function withFinalSummary(
-  events: readonly DetectionEvent[],
-  summary: BoundedSummary,
-): DetectionEvent[] {
-  return events.map((event) =>
-    event.type === "session.summary" ? ({ ...event, ...summary } as DetectionEvent) : event,
-  );
 }

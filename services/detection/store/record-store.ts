@@ -1,5 +1,5 @@
 import type { Collection, Db } from "mongodb";
-import type { HoldRecord, RepRecord, SummaryRecords } from "../../../movespec/index.js";
+import type { SummaryRecords } from "../../../movespec/index.js";
 import { isDuplicateKey } from "../../shared/store/mongo-failure.js";
 import { guardStore } from "../../shared/store/store-errors.js";
 
@@ -19,8 +19,12 @@ export interface RecordChunkDocument {
   session_id: string;
   chunk: number;
   lease_epoch: number;
-  reps: RepRecord[];
-  holds: HoldRecord[];
+  /**
+   * The chunk's SummaryRecords as JSON text: the store keeps it opaque, and reading a 4-hour
+   * session back (1.7 MB) is a JSON.parse per chunk rather than a slower BSON decode of
+   * thousands of small objects on the replica's event loop.
+   */
+  records: string;
 }
 
 export interface RecordStore {
@@ -43,6 +47,7 @@ export interface RecordStore {
 
 /** Most records in one chunk (a few hundred bytes each): every write stays small. */
 export const RECORDS_PER_CHUNK = 200;
+const CHUNKS_PER_READ = 4;
 
 /** Splits records into chunks of at most `RECORDS_PER_CHUNK`, repetitions first. */
 export function chunkRecords(taken: readonly SummaryRecords[]): SummaryRecords[] {
@@ -76,8 +81,7 @@ export function createRecordStore(db: Db): RecordStore {
               session_id: sessionId,
               chunk: index,
               lease_epoch: epoch,
-              reps: chunk.reps,
-              holds: chunk.holds,
+              records: JSON.stringify(chunk),
             },
             { upsert: true },
           );
@@ -92,14 +96,15 @@ export function createRecordStore(db: Db): RecordStore {
 
     async list(sessionId, count) {
       if (count <= 0) return { chunks: [], missing: 0 };
-      const found = await records
+      // Small batches: a long session's chunks arrive (and are parsed) a few at a time, with
+      // other sessions' frames read in between.
+      const cursor = records
         .find({ session_id: sessionId, chunk: { $lt: count } })
         .sort({ chunk: 1 })
-        .toArray();
-      return {
-        chunks: found.map((doc) => ({ reps: doc.reps, holds: doc.holds })),
-        missing: count - found.length,
-      };
+        .batchSize(CHUNKS_PER_READ);
+      const chunks: SummaryRecords[] = [];
+      for await (const doc of cursor) chunks.push(JSON.parse(doc.records) as SummaryRecords);
+      return { chunks, missing: count - chunks.length };
     },
 
     async removeAll(sessionId) {

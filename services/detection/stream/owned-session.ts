@@ -2,7 +2,7 @@ import type { DetectionEvent, Engine, PushManyResult } from "../../../movespec/i
 import type { Logger } from "../../shared/logging/logger.js";
 import type { DetectionConfig } from "../config.js";
 import type { SessionMode, SessionStatus } from "../domain/session-document.js";
-import { finalSummary, withFinalSummary } from "../domain/session-summary.js";
+import { finalSummary } from "../domain/session-summary.js";
 import { CloseCode, EndReason, StreamError, StreamWarning } from "../reasons.js";
 import type { RecordStore } from "../store/record-store.js";
 import type { SessionStore, TerminalWrite } from "../store/session-store.js";
@@ -13,6 +13,7 @@ import {
   endMessage,
   errorMessage,
   eventMessage,
+  summaryEventMessage,
   warningMessage,
 } from "./stream-messages.js";
 import type { StreamMetrics } from "./stream-metrics.js";
@@ -57,6 +58,7 @@ export interface OwnedSessionDeps {
 /** Most warnings sent for one message; the rest are summed up in one more. */
 const MAX_WARNINGS_PER_MESSAGE = 16;
 const DRAIN_POLL_MS = 5;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 type State = "open" | "ending" | "gone";
 export type PauseCause = "unacked" | "outbound";
@@ -410,10 +412,16 @@ export class OwnedSession {
     this.drainTimer = undefined;
   }
 
-  private sendEvents(events: readonly DetectionEvent[]): void {
+  /** Sends the events the client has not seen; `summaryText` is the final summary, if known. */
+  private sendEvents(events: readonly DetectionEvent[], summaryText?: string): void {
     if (events.length === 0) return;
     for (const event of events) {
-      if (event.event_seq > this.suppressEventsUpTo) this.sink.send(eventMessage(event));
+      if (event.event_seq <= this.suppressEventsUpTo) continue;
+      this.sink.send(
+        summaryText !== undefined && event.type === "session.summary"
+          ? summaryEventMessage(event, summaryText)
+          : eventMessage(event),
+      );
     }
     this.deps.metrics.eventsSent.inc(events.length);
   }
@@ -494,8 +502,12 @@ export class OwnedSession {
           "record chunks missing: the summary lists fewer records than it counts",
         );
       }
+      // The summary of a long session is megabytes of JSON: built, sent and written in separate
+      // turns of the event loop, so that the frames of other sessions are read in between.
+      await nextTurn();
       const final = finalSummary(summary, stored.records, this.deps.config.limits.summaryMaxBytes);
-      this.sendEvents(withFinalSummary(events, final.summary));
+      await nextTurn();
+      this.sendEvents(events, final.text);
       const outcome = final.text;
       const progress = this.progress(this.ledger.committedChunks);
       const written = await this.deps.store.end(this.sessionId, this.epoch, {

@@ -39,6 +39,19 @@ export function eventMessage(event: DetectionEvent): string {
   return `{"type":"event","event":${JSON.stringify(event)}}`;
 }
 
+/**
+ * The `session.summary` event with `summaryText` (the final summary's JSON, as stored in
+ * terminal_outcome) as its payload: the same text as eventMessage of the whole event, without
+ * writing megabytes of JSON a second time.
+ */
+export function summaryEventMessage(
+  event: Pick<DetectionEvent, "event_seq" | "seq" | "t">,
+  summaryText: string,
+): string {
+  const envelope = `"type":"session.summary","event_seq":${event.event_seq},"seq":${event.seq},"t":${JSON.stringify(event.t)}`;
+  return `{"type":"event","event":{${envelope},${summaryText.slice(1)}}`;
+}
+
 /** Frames up to `lastSeq` are durable: a client may forget them. */
 export function ackMessage(acceptedFramesTotal: number, lastSeq: number): string {
   return lastSeq >= 0

@@ -1,9 +1,10 @@
 import { expect } from "chai";
 import type { HoldRecord, RepRecord, SessionSummary } from "../../../../movespec/index.js";
+import { finalSummary } from "../../../../services/detection/domain/session-summary.js";
 import {
-  finalSummary,
-  withFinalSummary,
-} from "../../../../services/detection/domain/session-summary.js";
+  eventMessage,
+  summaryEventMessage,
+} from "../../../../services/detection/stream/stream-messages.js";
 
 const rep = (count: number): RepRecord => ({
   count,
@@ -86,24 +87,17 @@ describe("detection finalSummary", () => {
     expect(Buffer.byteLength(JSON.stringify(oneMore))).to.be.above(2048);
   });
 
-  it("puts the final summary into the engine's session.summary event", () => {
+  it("makes the session.summary message from the summary's text, as the whole event would be", () => {
     const event = { type: "session.summary", event_seq: 7, seq: 99, t: 3.3, ...summary } as const;
-    const other = {
-      type: "tracking.regained",
-      event_seq: 6,
-      seq: 98,
-      t: 3.2,
-      lost_for: 1,
-    } as const;
-    const [first, last] = withFinalSummary([other, event], whole);
-    expect(first).to.equal(other);
-    expect(Object.keys(last).slice(0, 4)).to.deep.equal(["type", "event_seq", "seq", "t"]);
-    expect(last).to.deep.equal({
-      type: "session.summary",
-      event_seq: 7,
-      seq: 99,
-      t: 3.3,
-      ...whole,
-    });
+    const final = finalSummary(summary, stored, 1024 * 1024);
+    const message = summaryEventMessage(event, final.text);
+    expect(message).to.equal(eventMessage({ ...event, ...final.summary }));
+    expect(Object.keys(JSON.parse(message).event).slice(0, 5)).to.deep.equal([
+      "type",
+      "event_seq",
+      "seq",
+      "t",
+      "count",
+    ]);
   });
 });
