@@ -34,6 +34,7 @@ import {
 import { loadExample, readFrames, runFrames } from "../../test/movespec/support/recordings.js";
 import { median } from "../../test/support/statistics.js";
 import { startTestSystem, type TestSystem } from "../../test/support/system.js";
+import { profilingEnv } from "../support/profiling.js";
 import { prepareFrames } from "./load.js";
 import {
   cpuSpent,
@@ -60,9 +61,7 @@ async function main(): Promise<void> {
     serviceEnv: {
       detection: {
         DETECTION_MAX_ACTIVE_SESSIONS_PER_PROJECT: "100000",
-        ...(process.env.BENCH_PROFILE_DIR
-          ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}` }
-          : {}),
+        ...(process.env.BENCH_PROFILE_DIR ? profilingEnv(process.env.BENCH_PROFILE_DIR) : {}),
       },
     },
   });

@@ -1,0 +1,83 @@
+/**
+ * What a long benchmark samples about the processes it runs against (Linux /proc, and the
+ * Prometheus text of their admin ports): resident memory, CPU time, metrics, and the size of a
+ * data directory.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+/** Resident set size in bytes (NaN when the process is gone or this is not Linux). */
+export function residentBytes(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
+    return kb === undefined ? Number.NaN : Number(kb) * 1024;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** CPU seconds (user + system) a process used so far. */
+export function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Bytes of every file under `dir` (a store's data directory). */
+export function directoryBytes(dir: string): number {
+  let total = 0;
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  for (const name of entries) {
+    const path = join(dir, name);
+    try {
+      const stat = statSync(path);
+      total += stat.isDirectory() ? directoryBytes(path) : stat.size;
+    } catch {
+      // removed meanwhile (a compaction replacing files)
+    }
+  }
+  return total;
+}
+
+/** Samples of a Prometheus text page: `name{labels}` -> value. */
+export type Metrics = ReadonlyMap<string, number>;
+
+export async function scrapeMetrics(adminUrl: string): Promise<Metrics> {
+  const metrics = new Map<string, number>();
+  try {
+    const text = await (await fetch(`${adminUrl}/metrics`)).text();
+    for (const line of text.split("\n")) {
+      if (line === "" || line.startsWith("#")) continue;
+      const space = line.lastIndexOf(" ");
+      metrics.set(line.slice(0, space), Number(line.slice(space + 1)));
+    }
+  } catch {
+    // the process is down: an empty page
+  }
+  return metrics;
+}
+
+/**
+ * The first sample of metric `name` whose labels contain `labels` (e.g. `result="failed"`),
+ * whatever its other labels (services add `app`); NaN when absent.
+ */
+export function metric(metrics: Metrics, name: string, labels = ""): number {
+  for (const [key, value] of metrics) {
+    if (!key.startsWith(name)) continue;
+    const rest = key.slice(name.length);
+    if ((rest === "" || rest.startsWith("{")) && rest.includes(labels)) return value;
+  }
+  return Number.NaN;
+}
