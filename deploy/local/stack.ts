@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { authenticatedUri } from "../../services/embedded-mongo/security/client-credentials.js";
 import { type LineSink, type ManagedProcess, startProcess } from "./child-process.js";
 
 export const SERVICE_NAMES = ["auth", "catalogue", "authoring", "detection"] as const;
@@ -50,7 +51,10 @@ export interface ServiceEndpoint {
 export interface Stack {
   readonly gatewayUrl: string;
   readonly gatewayAdminUrl: string;
+  /** Carries the store's credentials: hand it to processes, never to a log. */
   readonly mongodbUri: string;
+  /** The embedded store's 0600 credentials file (unset with an external MongoDB). */
+  readonly storeCredentialsFile?: string;
   readonly services: Readonly<Record<ServiceName, ServiceEndpoint>>;
   readonly detectionReplicas: readonly ServiceEndpoint[];
   readonly processes: readonly ManagedProcess[];
@@ -84,6 +88,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
   try {
     let mongodbUri = options.mongodbUri;
+    let storeCredentialsFile: string | undefined;
     if (!mongodbUri) {
       const entry = join(REPO_ROOT, "services/embedded-mongo/main.ts");
       if (!existsSync(entry)) throw new Error(`embedded store missing: ${entry}`);
@@ -101,7 +106,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       });
       started.push(store);
       const ready = await store.waitFor(["ready"], timeout);
-      mongodbUri = String(ready.uri);
+      // The ready line's URI has no password; the store's credentials file (0600) has it.
+      storeCredentialsFile = String(ready.credentialsFile);
+      mongodbUri = authenticatedUri({
+        uri: String(ready.uri),
+        credentialsFile: storeCredentialsFile,
+      });
     }
 
     const replicas = Math.max(1, options.detectionReplicas ?? 1);
@@ -174,6 +184,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       gatewayUrl: `http://127.0.0.1:${Number(line.port)}`,
       gatewayAdminUrl: `http://127.0.0.1:${Number(line.admin_port)}`,
       mongodbUri,
+      storeCredentialsFile,
       services,
       detectionReplicas: detection,
       processes: started,

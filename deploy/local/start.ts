@@ -5,6 +5,7 @@
  */
 
 import { DEV_CREDENTIALS_MESSAGE } from "../../services/auth/operations/dev-bootstrap.js";
+import { redactUri } from "../../services/embedded-mongo/security/client-credentials.js";
 import type { LogLine } from "./child-process.js";
 import { loadLauncherConfig } from "./config.js";
 import { createPrettyPrinter } from "./pretty-log.js";
@@ -47,7 +48,10 @@ try {
       "",
       `  Gateway ready: ${stack.gatewayUrl}`,
       `  Try:           curl ${stack.gatewayUrl}/api/health`,
-      `  Store:         ${stack.mongodbUri}`,
+      `  Store:         ${redactUri(stack.mongodbUri)}`,
+      ...(stack.storeCredentialsFile
+        ? [`                 (user and password: ${stack.storeCredentialsFile}, mode 0600)`]
+        : []),
       "  Stop:          Ctrl-C",
       "",
       ...(devCredentials ? developmentKeyBanner(stack.gatewayUrl, devCredentials) : []),
