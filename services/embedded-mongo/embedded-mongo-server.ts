@@ -129,6 +129,12 @@ export function createEmbeddedMongoServer(
       throw error;
     }
     const port = (srv.address() as net.AddressInfo).port;
+    if (!["127.0.0.1", "::1", "localhost"].includes(config.host)) {
+      logger.warn(
+        { host: config.host, port },
+        "listening beyond loopback: anyone who reaches this port can try the store's password",
+      );
+    }
     const host =
       config.advertisedHost ??
       (config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host);

@@ -29,6 +29,8 @@ export interface EmbeddedMongoHandle {
   stop(): Promise<void>;
   /** Send a signal (default SIGKILL) and wait for the process to exit; keeps the data dir. */
   kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Everything the server wrote on stdout and stderr so far (empty for an external MongoDB). */
+  output(): string;
 }
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -60,6 +62,7 @@ export async function startEmbeddedMongo(
       kill: async () => {
         throw new Error("cannot kill an external MongoDB (MONGODB_URI is set)");
       },
+      output: () => "",
     };
   }
   const ownsDir = options.dataDir === undefined;
@@ -74,7 +77,8 @@ export async function startEmbeddedMongo(
       env: {
         ...process.env,
         ...options.env,
-        EMBEDDED_MONGO_LOG_LEVEL: process.env.EMBEDDED_MONGO_LOG_LEVEL ?? "info",
+        EMBEDDED_MONGO_LOG_LEVEL:
+          options.env?.EMBEDDED_MONGO_LOG_LEVEL ?? process.env.EMBEDDED_MONGO_LOG_LEVEL ?? "info",
         EMBEDDED_MONGO_STOP_ON_STDIN_CLOSE: "1",
       },
     },
@@ -82,6 +86,9 @@ export async function startEmbeddedMongo(
   const exited = new Promise<number | null>((resolve) =>
     child.once("exit", (code) => resolve(code)),
   );
+  const output: Buffer[] = [];
+  child.stdout?.on("data", (chunk: Buffer) => output.push(chunk));
+  child.stderr?.on("data", (chunk: Buffer) => output.push(chunk));
   let ready: Ready;
   try {
     ready = await waitForReady(child, exited);
@@ -112,6 +119,7 @@ export async function startEmbeddedMongo(
       if (ownsDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },
     kill: (signal: NodeJS.Signals = "SIGKILL") => terminate(signal),
+    output: () => Buffer.concat(output).toString("utf8"),
   };
 }
 

@@ -87,19 +87,37 @@ export class RawMongoConnection {
     return reply;
   }
 
-  /** SCRAM-SHA-256 by hand; resolves to the final reply, rejects on any failed step. */
-  async authenticate(credentials: ClientCredentials): Promise<Reply> {
+  /**
+   * SCRAM-SHA-256 by hand; resolves to the final reply, rejects on any failed step. With
+   * `speculative`, the first step rides in `hello` as the drivers do it.
+   */
+  async authenticate(
+    credentials: ClientCredentials,
+    options: { speculative?: boolean } = {},
+  ): Promise<Reply> {
     const db = credentials.authSource;
     const clientNonce = randomBytes(24).toString("base64");
     const bare = `n=${credentials.username.replace(/=/g, "=3D").replace(/,/g, "=2C")},r=${clientNonce}`;
-    const first = await this.command({
+    const saslStart = {
       saslStart: 1,
       mechanism: "SCRAM-SHA-256",
       payload: new Binary(Buffer.from(`n,,${bare}`)),
       options: { skipEmptyExchange: true },
-      $db: db,
-    });
-    if (first.ok !== 1) throw Object.assign(new Error("saslStart failed"), first);
+    };
+    let first: Reply;
+    if (options.speculative) {
+      const hello = await this.command({
+        hello: 1,
+        speculativeAuthenticate: { ...saslStart, db },
+        $db: "admin",
+      });
+      if (!hello.speculativeAuthenticate)
+        throw Object.assign(new Error("no speculative start"), hello);
+      first = hello.speculativeAuthenticate as Reply;
+    } else {
+      first = await this.command({ ...saslStart, $db: db });
+      if (first.ok !== 1) throw Object.assign(new Error("saslStart failed"), first);
+    }
     const serverFirst = Buffer.from((first.payload as Binary).buffer).toString();
     const fields = Object.fromEntries(serverFirst.split(",").map((p) => [p[0], p.slice(2)]));
     const salted = pbkdf2Sync(
