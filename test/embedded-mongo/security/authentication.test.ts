@@ -3,9 +3,11 @@
  * own SCRAM-SHA-256 implementation, negotiated through hello as against mongod), plus a few raw
  * exchanges no driver would send. Specific to the embedded server: skipped with MONGODB_URI.
  */
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { MongoClient, MongoServerError } from "mongodb";
 import {
@@ -312,6 +314,28 @@ describe("embedded-mongo credentials across starts", function () {
       expect(kept?.kept).to.equal(true);
     } finally {
       await second.stop();
+    }
+  });
+
+  it("prints a working connection string for a developer's shell (connection-string.ts)", async () => {
+    const mongo = await startEmbeddedMongo({ dataDir });
+    try {
+      const script = fileURLToPath(
+        new URL("../../../services/embedded-mongo/connection-string.ts", import.meta.url),
+      );
+      const printed = execFileSync(
+        process.execPath,
+        ["--import", "tsx", script, "--dbpath", dataDir, "--port", String(mongo.port)],
+        { encoding: "utf8" },
+      ).trim();
+      expect(printed).to.match(/^mongodb:\/\/mds-admin:[^@]+@127\.0\.0\.1:\d+\/\?/);
+      expect(printed).to.include("authSource=admin");
+      const status = await withClient(printed, (c) =>
+        c.db("admin").command({ connectionStatus: 1 }),
+      );
+      expect(status.authInfo.authenticatedUsers).to.have.length(1);
+    } finally {
+      await mongo.stop();
     }
   });
 
