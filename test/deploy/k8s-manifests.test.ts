@@ -29,6 +29,8 @@ const OPERATOR_SECRETS = [
   "gateway-tls",
   "mongodb-bootstrap",
   "mongodb-keyfile",
+  "mongodb-tls",
+  "mongodb-ca",
 ];
 /** Read by Node itself or by the container image, not by a config.ts. */
 const RUNTIME_VARIABLES = new Set(["NODE_OPTIONS", "HOME", "POD_NAMESPACE", "POD_IP"]);
