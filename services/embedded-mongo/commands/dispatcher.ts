@@ -77,7 +77,10 @@ export function createDispatcher(deps: DispatcherDeps) {
       if (!client.auth.authenticated && !UNAUTHENTICATED_COMMANDS.has(name)) {
         throw new MongoCommandError("Unauthorized", `command ${name} requires authentication`);
       }
-      const session = body.lsid !== undefined ? sessions.get(body.lsid) : undefined;
+      // No server session for an unauthenticated client (its ping may carry an lsid): nothing
+      // it sends may make the server hold state.
+      const session =
+        body.lsid !== undefined && client.auth.authenticated ? sessions.get(body.lsid) : undefined;
       const txnNumber = body.txnNumber === undefined ? undefined : Number(body.txnNumber);
       const ctx: CommandContext = {
         db,
