@@ -14,7 +14,7 @@ export const PRIVATE_FILE_MODE = 0o600;
 export function secureDataDirectory(dir: string, logger: Logger): string[] {
   fs.mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const tightened: string[] = [];
-  const stat = fs.lstatSync(dir);
+  const stat = fs.statSync(dir); // the directory may be a symbolic link to one
   if (!stat.isDirectory()) throw new Error(`data directory ${dir} is not a directory`);
   if ((stat.mode & 0o777) !== PRIVATE_DIR_MODE) {
     fs.chmodSync(dir, PRIVATE_DIR_MODE);
