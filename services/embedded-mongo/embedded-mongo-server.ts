@@ -14,6 +14,7 @@ import { CursorRegistry } from "./cursor-registry.js";
 import { secureDataDirectory } from "./security/data-directory.js";
 import { openUserRegistry } from "./security/user-registry.js";
 import { SessionRegistry } from "./sessions/session-registry.js";
+import { parseFailPoints } from "./storage/fail-points.js";
 import { StorageEngine } from "./storage/storage-engine.js";
 import { startTtlMonitor } from "./ttl-monitor.js";
 import { Connection } from "./wire/connection.js";
@@ -50,6 +51,8 @@ export function createEmbeddedMongoServer(
     fsync: "interval" as const,
     fsyncIntervalMs: 100,
     compactBytes: 64 * 1024 * 1024,
+    compactRetryMs: 1000,
+    testFailPoints: "",
     ttlIntervalMs: 60_000,
     transactionLifetimeMs: 60_000,
     ...options,
@@ -72,6 +75,8 @@ export function createEmbeddedMongoServer(
       fsync: config.fsync,
       fsyncIntervalMs: config.fsyncIntervalMs,
       compactBytes: config.compactBytes,
+      compactRetryMs: config.compactRetryMs,
+      failPoints: parseFailPoints(config.testFailPoints),
       logger,
     });
     sessions = new SessionRegistry(engine, logger, {
