@@ -3,6 +3,7 @@ import { type AddressInfo, createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type LineSink, type ManagedProcess, startProcess } from "./child-process.js";
+import { ensureLocalPki, type LocalPki } from "./local-pki.js";
 
 export const SERVICE_NAMES = ["auth", "catalogue", "authoring", "detection"] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
@@ -24,6 +25,11 @@ export interface StackOptions {
   /** A real MongoDB; when absent the embedded store is started on `dataDir`. */
   readonly mongodbUri?: string;
   readonly dataDir?: string;
+  /**
+   * Where the local CA and workload certificates (pki/) live, outside the store's data files.
+   * Default .data (npm start); the test harness gives each system a temporary one.
+   */
+  readonly stateDir?: string;
   /** `fixed` for npm start, `ephemeral` (port 0 everywhere) for tests. */
   readonly ports: "fixed" | "ephemeral";
   /** Extra environment for every process (short timeouts in tests, LOG_LEVEL, ...). */
@@ -49,6 +55,8 @@ export interface ServiceEndpoint {
 
 export interface Stack {
   readonly gatewayUrl: string;
+  /** The local CA and every workload's certificate (absent with INTERNAL_TRANSPORT=h2c). */
+  readonly pki: LocalPki | undefined;
   readonly gatewayAdminUrl: string;
   readonly mongodbUri: string;
   readonly services: Readonly<Record<ServiceName, ServiceEndpoint>>;
@@ -83,6 +91,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   };
 
   try {
+    const stateDir = options.stateDir ?? join(REPO_ROOT, ".data");
+    // Every internal call is mutual TLS unless h2c was asked for (a trusted network, benchmarks).
+    const tlsOn = (base.INTERNAL_TRANSPORT ?? "mtls") !== "h2c";
+    const pki = tlsOn ? await ensureLocalPki({ dir: join(stateDir, "pki") }) : undefined;
+    const identityEnv = (workload: string): NodeJS.ProcessEnv =>
+      pki ? { INTERNAL_TLS_DIR: join(pki.dir, workload), TRUST_DOMAIN: pki.trustDomain } : {};
     let mongodbUri = options.mongodbUri;
     if (!mongodbUri) {
       const entry = join(REPO_ROOT, "services/embedded-mongo/main.ts");
@@ -106,7 +120,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
     const replicas = Math.max(1, options.detectionReplicas ?? 1);
     const ports = await planPorts(options.ports, replicas);
-    const url = (port: number) => `http://127.0.0.1:${port}`;
+    const url = (port: number) => `${tlsOn ? "https" : "http"}://127.0.0.1:${port}`;
     // Every process knows every service's address: services call each other too.
     const addresses: NodeJS.ProcessEnv = {
       AUTH_SERVICE_URL: url(ports.auth[0].grpc),
@@ -117,6 +131,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const serviceEnv = (name: ServiceName, index = 0): NodeJS.ProcessEnv => ({
       ...base,
       ...addresses,
+      ...identityEnv(name),
+      // Internal ports answer this machine only; the gateway is the public edge.
+      GRPC_HOST: "127.0.0.1",
       MONGODB_URI: mongodbUri,
       GRPC_PORT: String(ports[name][index].grpc),
       ADMIN_PORT: String(ports[name][index].admin),
@@ -141,7 +158,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       return {
         name: processName,
         grpcPort,
-        grpcUrl: `http://127.0.0.1:${grpcPort}`,
+        grpcUrl: url(grpcPort),
         adminUrl: `http://127.0.0.1:${Number(line.admin_port)}`,
         process: child,
       };
@@ -162,6 +179,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       env: {
         ...base,
         ...addresses,
+        ...identityEnv("gateway"),
         PORT: options.ports === "fixed" ? String(DEFAULT_PORTS.gateway) : "0",
         ADMIN_PORT: options.ports === "fixed" ? String(DEFAULT_PORTS.gatewayAdmin) : "0",
         ...options.serviceEnv?.gateway,
@@ -171,6 +189,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     started.push(gateway);
     const line = await gateway.waitFor(["serving"], timeout);
     return {
+      pki,
       gatewayUrl: `http://127.0.0.1:${Number(line.port)}`,
       gatewayAdminUrl: `http://127.0.0.1:${Number(line.admin_port)}`,
       mongodbUri,

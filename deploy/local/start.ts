@@ -32,6 +32,7 @@ try {
   stack = await startStack({
     mongodbUri: config.mongodbUri,
     dataDir: config.dataDir,
+    stateDir: config.stateDir,
     ports: config.ports,
     devBootstrap: true,
     sink: (name, line) => {

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
 import type { ServiceDefinition } from "../shared/runtime/service-runner.js";
+import { createTokenVerifier } from "../shared/tokens/index.js";
 import { keyRetentionSeconds } from "../shared/tokens/token-config.js";
 import type { AuthConfig } from "./config.js";
 import { createAuthHandlers } from "./handlers.js";
@@ -76,6 +77,12 @@ export const authService: ServiceDefinition<AuthConfig> = {
       }),
       ring,
     });
-    return { register: (router) => router.service(AuthService, handlers) };
+    // Users forwarded to GetProject are verified against this service's own key set.
+    const userTokens = createTokenVerifier({
+      issuer: config.tokens.issuer,
+      clockToleranceSeconds: config.tokens.clockToleranceSeconds,
+      fetchJwks: async () => JSON.parse(await ring.jwksJson()),
+    });
+    return { register: (router) => router.service(AuthService, handlers), userTokens };
   },
 };

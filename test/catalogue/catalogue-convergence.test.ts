@@ -61,7 +61,7 @@ describe("catalogue convergence after a crash", function () {
 
   it("lists exactly the public MoveSpecs once the catalogue is back", async () => {
     const call = apiOf(system.gatewayUrl);
-    const admin = authoringClient(system.services.authoring.grpcUrl);
+    const admin = authoringClient(system);
     const owner = await createProjectWithToken(system);
     const create = async (name: string, visibility: string) => {
       const response = await call("POST", "/api/movespecs", {

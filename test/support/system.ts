@@ -5,6 +5,8 @@ import type { LogLine } from "../../deploy/local/child-process.js";
 import { type ServiceName, type Stack, startStack } from "../../deploy/local/stack.js";
 
 export interface TestSystem extends Stack {
+  /** The temporary directory of this system (store data in mongo/, certificates in pki/). */
+  readonly root: string;
   /** Every log line every process wrote, in order, tagged with the process name. */
   readonly logs: { name: string; line: LogLine | string }[];
   /** Log lines (JSON only) of one process. */
@@ -28,10 +30,14 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
   const logs: { name: string; line: LogLine | string }[] = [];
   const echo = process.env.TEST_LOGS === "1";
   const externalUri = options.mongodbUri ?? (process.env.MONGODB_URI || undefined);
-  const dataDir = externalUri ? undefined : await mkdtemp(join(tmpdir(), "mds-test-"));
+  // One temporary directory per system: the store's files in mongo/, the CA and the workload
+  // certificates in pki/ (as npm start keeps them in .data).
+  const root = await mkdtemp(join(tmpdir(), "mds-test-"));
+  const dataDir = externalUri ? undefined : join(root, "mongo");
   const stack = await startStack({
     mongodbUri: externalUri,
     dataDir,
+    stateDir: root,
     ports: "ephemeral",
     env: { LOG_LEVEL: "debug", ...options.env },
     serviceEnv: {
@@ -49,6 +55,7 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
   });
   return {
     ...stack,
+    root,
     logs,
     logsOf: (name) =>
       logs
@@ -56,7 +63,7 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
         .map((entry) => entry.line as LogLine),
     async stop() {
       await stack.stop();
-      if (dataDir) await rm(dataDir, { recursive: true, force: true });
+      await rm(root, { recursive: true, force: true });
     },
   };
 }
