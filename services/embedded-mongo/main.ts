@@ -5,6 +5,7 @@
  * accepts connections; SIGTERM/SIGINT stop it cleanly (exit 0).
  */
 import { pino } from "pino";
+import { secretRedaction } from "../shared/logging/redaction.js";
 import { loadConfig } from "./config.js";
 import { createEmbeddedMongoServer } from "./embedded-mongo-server.js";
 
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const logger = pino({
+    ...secretRedaction(),
     level: config.logLevel,
     base: { service: "embedded-mongo", pid: process.pid },
   });

@@ -19,6 +19,8 @@ export interface TestSystemOptions {
   readonly detectionReplicas?: number;
   /** A store the test runs itself (to kill and restart it); default: a fresh embedded one. */
   readonly mongodbUri?: string;
+  /** As npm start: a development key on the empty database, in `devCredentials`. */
+  readonly devBootstrap?: boolean;
 }
 
 /**
@@ -45,6 +47,7 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
       ...(externalUri ? uniqueDatabases(options.serviceEnv) : {}),
     },
     detectionReplicas: options.detectionReplicas,
+    devBootstrap: options.devBootstrap,
     sink: (name, line) => {
       logs.push({ name, line });
       if (echo)
