@@ -14,7 +14,7 @@ import {
   type InternalSecurity,
   internalServiceUrl,
   readInternalSecurity,
-} from "../services/shared/security/internal-security.js";
+} from "../services/shared/security/internal-security-config.js";
 import { readTokenSettings, type TokenSettings } from "../services/shared/tokens/index.js";
 
 /** Everything the gateway reads from its environment, read once at start (see the README). */

@@ -4,7 +4,7 @@ import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client
 import { createLogger, type Logger } from "../services/shared/logging/logger.js";
 import { createAdminServer } from "../services/shared/runtime/admin-server.js";
 import { listen } from "../services/shared/runtime/listen.js";
-import { PLAINTEXT_WARNING } from "../services/shared/security/internal-security.js";
+import { PLAINTEXT_WARNING } from "../services/shared/security/internal-security-config.js";
 import { loadInternalIdentity } from "../services/shared/security/internal-transport.js";
 import { createGatewayApp } from "./app.js";
 import { createGatewayTokenVerifier } from "./auth/token-verifier.js";

@@ -3,7 +3,7 @@ import {
   type InternalSecurity,
   internalServiceUrl,
   readInternalSecurity,
-} from "../shared/security/internal-security.js";
+} from "../shared/security/internal-security-config.js";
 
 /**
  * Where the admin tool finds the services (the same variables the services themselves use), and

@@ -1,6 +1,6 @@
 import { type Env, envInt } from "../shared/config/env.js";
 import { readServiceConfig, type ServiceConfig } from "../shared/config/service-config.js";
-import { internalServiceUrl } from "../shared/security/internal-security.js";
+import { internalServiceUrl } from "../shared/security/internal-security-config.js";
 import { readTokenSettings, type TokenSettings } from "../shared/tokens/index.js";
 
 export interface AuthoringConfig extends ServiceConfig {

@@ -1,6 +1,9 @@
 import { type Env, envInt, envOptionalString, envPort, envString } from "../shared/config/env.js";
 import { readServiceConfig, type ServiceConfig } from "../shared/config/service-config.js";
-import { checkInternalUrl, internalServiceUrl } from "../shared/security/internal-security.js";
+import {
+  checkInternalUrl,
+  internalServiceUrl,
+} from "../shared/security/internal-security-config.js";
 import { readTokenSettings, type TokenSettings } from "../shared/tokens/index.js";
 
 /** Session limits of the contract ("Detection sessions"), all configurable for tests. */

@@ -5,7 +5,7 @@ import { expect } from "chai";
 import { loadAuthConfig } from "../../services/auth/config.js";
 import { presentedCredential } from "../../services/auth/domain/credential-form.js";
 import { grantScopes } from "../../services/auth/domain/scope-grant.js";
-import { hashesEqual, hashSecret } from "../../services/auth/domain/secrets.js";
+import { hashSecret } from "../../services/auth/domain/secrets.js";
 import { slugify } from "../../services/auth/domain/slug.js";
 
 describe("services/auth: exchange rules", () => {
@@ -54,12 +54,10 @@ describe("services/auth: exchange rules", () => {
   });
 
   describe("secrets", () => {
-    it("the hash depends on the pepper and compares in constant time", () => {
+    it("the hash depends on the pepper", () => {
       const a = hashSecret("p".repeat(32), "msk_x");
       expect(a).to.have.length(64);
       expect(a).to.not.equal(hashSecret("q".repeat(32), "msk_x"));
-      expect(hashesEqual(a, a)).to.equal(true);
-      expect(hashesEqual(a, "0".repeat(64))).to.equal(false);
     });
   });
 

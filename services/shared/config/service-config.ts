@@ -1,4 +1,7 @@
-import { type InternalSecurity, readInternalSecurity } from "../security/internal-security.js";
+import {
+  type InternalSecurity,
+  readInternalSecurity,
+} from "../security/internal-security-config.js";
 import type { Workload } from "../security/workloads.js";
 import { type Env, envBool, envEnum, envInt, envPort, envString } from "./env.js";
 

@@ -6,7 +6,7 @@ import { Health } from "../../../proto/gen/grpc/health/v1/health_pb.js";
 import type { ServiceConfig } from "../config/service-config.js";
 import { createLogger, type Logger } from "../logging/logger.js";
 import { authorizationInterceptor } from "../security/authorization-interceptor.js";
-import { PLAINTEXT_WARNING } from "../security/internal-security.js";
+import { PLAINTEXT_WARNING } from "../security/internal-security-config.js";
 import { type InternalIdentity, loadInternalIdentity } from "../security/internal-transport.js";
 import type { TokenVerifier } from "../tokens/index.js";
 import { createAdminServer } from "./admin-server.js";

@@ -1,6 +1,6 @@
 import type { Interceptor, Transport } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
-import type { InternalSecurity } from "./internal-security.js";
+import type { InternalSecurity } from "./internal-security-config.js";
 import { loadTlsMaterial, type TlsMaterial } from "./tls-material.js";
 import type { Workload } from "./workloads.js";
 

@@ -2,7 +2,7 @@ import type { Http2ServerRequest, Http2Session } from "node:http2";
 import type { TLSSocket } from "node:tls";
 import { type ContextValues, createContextValues } from "@connectrpc/connect";
 import { PEER_WORKLOAD_KEY } from "./caller.js";
-import type { InternalSecurity } from "./internal-security.js";
+import type { InternalSecurity } from "./internal-security-config.js";
 import { ASSERTED_WORKLOAD_HEADER } from "./internal-transport.js";
 import { workloadOfSocket } from "./peer-identity.js";
 import { isWorkload, type Workload } from "./workloads.js";

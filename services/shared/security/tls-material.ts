@@ -7,7 +7,7 @@ import {
   type SecureContext,
   type SecureContextOptions,
 } from "node:tls";
-import type { InternalSecurity } from "./internal-security.js";
+import type { InternalSecurity } from "./internal-security-config.js";
 import { workloadOfCertificate } from "./peer-identity.js";
 import type { Workload } from "./workloads.js";
 
