@@ -21,6 +21,8 @@ export interface TestSystemOptions {
   readonly mongodbUri?: string;
   /** As npm start: a development key on the empty database, in `devCredentials`. */
   readonly devBootstrap?: boolean;
+  /** How long each process may take to serve (default 30 s; benchmarks on a busy machine). */
+  readonly startTimeoutMs?: number;
 }
 
 /**
@@ -48,6 +50,7 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
     },
     detectionReplicas: options.detectionReplicas,
     devBootstrap: options.devBootstrap,
+    startTimeoutMs: options.startTimeoutMs,
     sink: (name, line) => {
       logs.push({ name, line });
       if (echo)

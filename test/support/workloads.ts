@@ -20,7 +20,7 @@ import {
   type InternalIdentity,
   loadInternalIdentity,
 } from "../../services/shared/security/internal-transport.js";
-import type { Workload } from "../../services/shared/security/workloads.js";
+import { DEFAULT_TRUST_DOMAIN, type Workload } from "../../services/shared/security/workloads.js";
 
 /** The part of a test system these helpers need (TestSystem satisfies it). */
 export interface WorkloadTestSystem {
@@ -39,9 +39,24 @@ const SERVICE_OF: Readonly<Record<string, "auth" | "catalogue" | "authoring" | "
 
 const identities = new Map<string, InternalIdentity>();
 
-/** The mutual TLS identity of `workload` in this system (cached per certificate directory). */
+/**
+ * The mutual TLS identity of `workload` in this system (cached per certificate directory); in a
+ * system started with INTERNAL_TRANSPORT=h2c, the workload asserted in a header instead.
+ */
 export function identityOf(system: WorkloadTestSystem, workload: Workload): InternalIdentity {
-  const pki = requirePki(system);
+  if (!system.pki) {
+    return {
+      security: {
+        transport: "h2c",
+        workload,
+        trustDomain: DEFAULT_TRUST_DOMAIN,
+        tlsDir: "",
+        reloadSeconds: 3600,
+      },
+      tls: undefined,
+    };
+  }
+  const pki = system.pki;
   const dir = pki.tlsDirOf(workload);
   let identity = identities.get(dir);
   if (!identity) {
