@@ -13,9 +13,9 @@
 import { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
 import { newId } from "../../services/shared/ids/uuid-v7.js";
 import { createProjectWithKey } from "../../test/support/auth.js";
+import { median } from "../../test/support/statistics.js";
 import { startTestSystem } from "../../test/support/system.js";
 import { workloadClient } from "../../test/support/workloads.js";
-import { median } from "../support/http-load.js";
 
 const CALLS = Number(process.argv[2] ?? 10_000);
 const BLOCK = 100;

@@ -20,6 +20,7 @@ import {
   mintTokenResponse,
   type TestProject,
 } from "../support/auth.js";
+import { median } from "../support/statistics.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
 import { workloadClient } from "../support/workloads.js";
 
@@ -399,8 +400,3 @@ describe("POST /api/auth/access-tokens (black box)", function () {
     });
   });
 });
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
