@@ -1,4 +1,4 @@
-import { type Env, envInt, envOptionalString, envPort, envString } from "../shared/config/env.js";
+import { type Env, envInt, envOptionalString, envPort } from "../shared/config/env.js";
 import { readServiceConfig, type ServiceConfig } from "../shared/config/service-config.js";
 import {
   checkInternalUrl,

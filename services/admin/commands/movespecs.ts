@@ -1,4 +1,4 @@
-import { create, type DescMessage, type MessageShape, toJson } from "@bufbuild/protobuf";
+import { type DescMessage, type MessageShape, toJson } from "@bufbuild/protobuf";
 import type { Client } from "@connectrpc/connect";
 import {
   type AuthoringService,

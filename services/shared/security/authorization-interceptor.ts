@@ -34,7 +34,8 @@ export function authorizationInterceptor(options: {
   return (next) => async (request) => {
     const rpc = `${request.service.typeName}/${request.method.name}`;
     const peer = request.contextValues.get(PEER_WORKLOAD_KEY);
-    const refuse = (error: ConnectError): never => {
+    /** Logs a refusal (the peer and the method, never a token) and gives the error to throw. */
+    const refused = (error: ConnectError): ConnectError => {
       options.logger.warn(
         {
           rpc,
@@ -44,21 +45,20 @@ export function authorizationInterceptor(options: {
         },
         "internal call refused",
       );
-      throw error;
+      return error;
     };
     if (!peer) {
-      refuse(
+      throw refused(
         serviceError(
           Code.Unauthenticated,
           InternalCallReason.workloadUnauthenticated,
           "internal calls need a workload certificate of this system's CA",
         ),
       );
-      return next(request);
     }
     const rule = ruleFor(request.service.typeName, request.method.name);
-    if (!rule || !rule.callers.includes(peer)) {
-      refuse(
+    if (!rule?.callers.includes(peer)) {
+      throw refused(
         serviceError(
           Code.PermissionDenied,
           InternalCallReason.workloadNotAllowed,
@@ -66,14 +66,12 @@ export function authorizationInterceptor(options: {
           { workload: peer },
         ),
       );
-      return next(request);
     }
-    const header = request.header.get(USER_TOKEN_HEADER);
-    let caller: Caller = ANONYMOUS;
+    let caller: Caller;
     try {
-      caller = await userOf(header, rule, options.userTokens());
+      caller = await userOf(request.header.get(USER_TOKEN_HEADER), rule, options.userTokens());
     } catch (error) {
-      refuse(ConnectError.from(error));
+      throw refused(ConnectError.from(error));
     }
     request.contextValues.set(CALLER_KEY, caller);
     return next(request);
