@@ -6,6 +6,7 @@
  * cleanly (exit 0).
  */
 import { pino } from "pino";
+import { secretRedaction } from "../shared/logging/redaction.js";
 import { loadConfig } from "./config.js";
 import { createEmbeddedMongoServer, type EmbeddedMongoAddress } from "./embedded-mongo-server.js";
 
@@ -20,6 +21,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const logger = pino({
+    ...secretRedaction(),
     level: config.logLevel,
     base: { service: "embedded-mongo", pid: process.pid },
   });
