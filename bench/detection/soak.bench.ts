@@ -138,11 +138,15 @@ async function main(): Promise<number> {
     fps,
   });
 
-  const dataDir = await mkdtemp(join(tmpdir(), "mds-soak-"));
+  // As a test system: the store's files in mongo/, the certificates in pki/.
+  const root = await mkdtemp(join(tmpdir(), "mds-soak-"));
+  const dataDir = join(root, "mongo");
   let window = new WindowCollector();
   const recentWarnings: string[] = [];
   const stack = await startStack({
     dataDir,
+    stateDir: root,
+    startTimeoutMs: 120_000,
     ports: "ephemeral",
     env: {
       LOG_LEVEL: "info",
@@ -444,7 +448,7 @@ async function main(): Promise<number> {
     for (const live of sessions.values()) live.close();
     generatorLag.disable();
     await stack.stop();
-    await rm(dataDir, { recursive: true, force: true });
+    await rm(root, { recursive: true, force: true });
     if (failure) console.error(failure);
   }
 }
