@@ -123,7 +123,9 @@ function readWithin(r: Reader, w: YNode | undefined): { min: number; max: number
     );
     return undefined;
   }
-  const lo = minNode ? r.duration(minNode, "the shortest repetition (within.min)") : 0;
+  const lo = minNode
+    ? r.duration(minNode, "the shortest repetition (within.min)", { usually: "short" })
+    : 0;
   const hi = maxNode ? r.duration(maxNode, "the longest repetition (within.max)") : defaults.max;
   if (lo === undefined || hi === undefined) return undefined;
   if (lo >= hi) {
@@ -151,26 +153,28 @@ function readStart(
   const s = r.map(node, "repetition.start");
   if (!s) return undefined;
   const sk = r.keys(s, ["phase", "for", "when"], "repetition.start");
+  // Every key is read, so that each mistake is reported in one pass.
+  let ok = true;
   if (sk.has("phase")) {
-    const name = r.string(sk.get("phase")!.value, "repetition.start.phase");
+    const node = sk.get("phase")!.value;
+    const name = r.string(node, "repetition.start.phase");
     const i =
-      name === undefined
-        ? undefined
-        : phaseIndex(r, phases, name, sk.get("phase")!.value, "repetition.start.phase");
-    if (i === undefined) return undefined;
-    if (i !== cycle[0]) {
+      name === undefined ? undefined : phaseIndex(r, phases, name, node, "repetition.start.phase");
+    if (i !== undefined && i !== cycle[0])
       r.issues.error(
         "VALUE_INVALID",
         `repetition.start.phase must be the first phase of the cycle ('${phases[cycle[0]].name}')`,
-        at(sk.get("phase")!.value),
+        at(node),
       );
-      return undefined;
-    }
+    if (i !== cycle[0]) ok = false;
   }
   if (sk.has("for")) {
-    const f = r.duration(sk.get("for")!.value, "repetition.start.for", 60);
-    if (f === undefined) return undefined;
-    start.for = f;
+    const f = r.duration(sk.get("for")!.value, "repetition.start.for", {
+      max: 60,
+      usually: "short",
+    });
+    if (f === undefined) ok = false;
+    else start.for = f;
   }
   if (sk.has("when")) {
     const c = readCondition(
@@ -180,10 +184,10 @@ function readStart(
       signalNames,
       position,
     );
-    if (!c) return undefined;
-    start.when = c.expr;
+    if (!c) ok = false;
+    else start.when = c.expr;
   }
-  return start;
+  return ok ? start : undefined;
 }
 
 /** `partial: false`, or `partial: { min_progress }` (default: enabled, 0.3). */
