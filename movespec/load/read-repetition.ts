@@ -32,7 +32,10 @@ export function readRepetition(
   if (!cycle) return undefined;
   const target = readTarget(r, k.get("target")?.value, cycle, phases);
   if (target === undefined) return undefined;
-  const within = readWithin(r, k.get("within")?.value);
+  // An open cycle ([seated, standing]) times only the move between its phases, which can take a
+  // tenth of a second: a default minimum would make every such repetition "too fast".
+  const open = cycle[0] !== cycle[cycle.length - 1];
+  const within = readWithin(r, k.get("within")?.value, open ? 0 : DEFAULT_MIN_DURATION);
   if (!within) return undefined;
   const start = readStart(r, k.get("start")?.value, cycle, phases, signalNames, position);
   if (!start) return undefined;
@@ -104,9 +107,17 @@ function readTarget(
   return i;
 }
 
+/** The shortest closed-cycle repetition by default, and the longest of any. */
+const DEFAULT_MIN_DURATION = 0.3;
+const DEFAULT_MAX_DURATION = 20;
+
 /** Shortest and longest repetition, in seconds: [min, max] or {min, max}. */
-function readWithin(r: Reader, w: YNode | undefined): { min: number; max: number } | undefined {
-  const defaults = { min: 0.3, max: 20 };
+function readWithin(
+  r: Reader,
+  w: YNode | undefined,
+  defaultMin: number,
+): { min: number; max: number } | undefined {
+  const defaults = { min: defaultMin, max: DEFAULT_MAX_DURATION };
   if (!w) return defaults;
   let minNode: YNode | undefined;
   let maxNode: YNode | undefined;

@@ -125,6 +125,27 @@ describe("reference MoveSpecs", () => {
       expect(summaryOf(runFrames(plank, readFrames(id))).holds, `plank on ${id}`).to.deep.equal([]);
   });
 
+  it("an open-cycle sit-to-stand written the natural way counts 10 on every sit-to-stand", () => {
+    // What a new author writes from the docs and --stats: no `within`, no relative signal.
+    const natural = load(`movespec: 1
+name: Sit to stand
+signals:
+  hip_above_knee: above(mid_hip, mid_knee)
+phases:
+  seated: { enter: hip_above_knee < 0.35, exit: hip_above_knee > 0.4 }
+  standing: { enter: hip_above_knee > 0.5, exit: hip_above_knee < 0.45 }
+repetition:
+  cycle: [seated, standing]
+`);
+    expect(natural.errors).to.deep.equal([]);
+    expect(natural.warnings).to.deep.equal([]);
+    for (const id of ["m05_s01", "m05_s02", "m05_s03"]) {
+      const events = runFrames(natural.spec!, readFrames(id));
+      expect(summaryOf(events).count, id).to.equal(10);
+      expect(events.filter((e) => e.type === "rep.partial"), id).to.deep.equal([]);
+    }
+  });
+
   it("arm-raise counts each raise of an arm above the head, with its side", () => {
     for (const id of ["m07_s01", "m07_s02", "m07_s03"]) {
       const summary = summaryOf(runFrames(loadExample("arm-raise"), readFrames(id)));
