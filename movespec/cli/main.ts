@@ -117,7 +117,8 @@ async function runCommand(
     );
     return 1;
   }
-  const showBar = opts.progress ?? (io.stderr.isTTY === true && size >= PROGRESS_MIN_BYTES);
+  // A bar only makes sense on a terminal; --progress draws it for small files too.
+  const showBar = io.stderr.isTTY === true && (opts.progress ?? size >= PROGRESS_MIN_BYTES);
   const out = createOutput(io, showBar ? { total: size, label: recordingFile } : undefined);
   const print = (line: string) => {
     if (!stdoutClosed()) out.line(line);
@@ -342,7 +343,7 @@ function buildProgram(io: Io, setCode: (code: number) => void, stdoutClosed: () 
     )
     .option(
       "--progress",
-      "draw a progress bar on stderr (default: for files over 2 MB on a terminal)",
+      "draw the progress bar even for small files (default: over 2 MB; only when stderr is a terminal)",
     )
     .option("--no-progress", "never draw the progress bar")
     .addHelpText(
