@@ -186,6 +186,7 @@ export async function main(
         t: (line.frame as { t: number }).t,
         values: engine.signalValues(),
         phases: engine.currentPhases(),
+        ranges: engine.adaptiveRanges(),
       });
   }
   progress.finish();

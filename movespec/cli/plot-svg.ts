@@ -1,6 +1,9 @@
 /**
  * Draws a run as an SVG, with no dependencies: each signal over time, the thresholds the phases
- * compare it with, the phases as coloured bands, and a marker at each counted repetition.
+ * compare it with, the phases as coloured bands, and a marker at each counted repetition. An
+ * adaptive signal's thresholds are also drawn where they really are, moving with the range, on
+ * its source signal's panel (`lo + threshold x (hi - lo)` from the rest end), over a band showing
+ * the range itself.
  */
 import type { CompiledSpec } from "../compiled-spec.js";
 import type { DetectionEvent } from "../engine/events.js";
@@ -10,6 +13,17 @@ export interface PlotSample {
   t: number;
   values: Record<string, number>;
   phases: string[];
+  /** Per adaptive signal slot (`depth`, `left.depth`): its source's range, from adaptiveRanges(). */
+  ranges?: Record<string, { lo: number; hi: number }>;
+}
+
+/** An adaptive signal drawn on its source's panel. */
+interface AdaptiveOverlay {
+  /** The adaptive slot (a key of PlotSample.ranges). */
+  slot: string;
+  rest: "low" | "high";
+  minRange: number;
+  thresholds: { value: number; label: string }[];
 }
 
 const COLORS = [
@@ -75,6 +89,7 @@ export function plotSvg(
   const x = (t: number) => left + ((t - t0) / Math.max(1e-9, t1 - t0)) * (width - left - right);
   const phaseNames = spec.phases.map((p) => p.name);
   const limits = thresholds(spec);
+  const overlays = adaptiveOverlays(spec, samples, limits);
   const parts: string[] = [];
   parts.push(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
@@ -97,7 +112,13 @@ export function plotSvg(
   names.forEach((name, k) => {
     const top = 60 + k * (panelHeight + gap);
     const base = name.includes(".") ? name.split(".")[1] : name;
+    const over = overlays.get(name) ?? [];
     const ys = samples.map((s) => s.values[name]).filter((v) => Number.isFinite(v));
+    for (const o of over)
+      for (const s of samples) {
+        const r = s.ranges?.[o.slot];
+        if (r && Number.isFinite(r.lo) && Number.isFinite(r.hi)) ys.push(r.lo, r.hi);
+      }
     const lines = limits.get(base) ?? [];
     let lo = Math.min(...ys, ...lines.map((l) => l.value));
     let hi = Math.max(...ys, ...lines.map((l) => l.value));
@@ -145,6 +166,7 @@ export function plotSvg(
         `<text x="${width - right - 4}" y="${(y(l.value) - 3).toFixed(1)}" text-anchor="end" fill="#555">${esc(l.label)} ${l.value}</text>`,
       );
     }
+    for (const o of over) drawOverlay(parts, o, samples, x, y);
     const d: string[] = [];
     let pen = "M";
     for (const s of samples) {
@@ -183,6 +205,89 @@ export function plotSvg(
   }
   parts.push("</svg>");
   return parts.join("\n");
+}
+
+/** Source panel name -> the adaptive signals to draw on it. */
+function adaptiveOverlays(
+  spec: CompiledSpec,
+  samples: PlotSample[],
+  limits: Map<string, { value: number; label: string }[]>,
+): Map<string, AdaptiveOverlay[]> {
+  const out = new Map<string, AdaptiveOverlay[]>();
+  const slots = new Set(samples.flatMap((s) => Object.keys(s.ranges ?? {})));
+  for (const slot of slots) {
+    const [side, name] = slot.includes(".") ? slot.split(".") : [undefined, slot];
+    const def = spec.signals.find((d) => d.name === name);
+    if (!def?.adaptive || def.expr.kind !== "ref") continue;
+    const sourceSide = def.expr.side ?? side;
+    const panel = sourceSide ? `${sourceSide}.${def.expr.name}` : def.expr.name;
+    const list = out.get(panel) ?? [];
+    list.push({
+      slot,
+      rest: def.adaptive.rest,
+      minRange: def.adaptive.minRange,
+      thresholds: limits.get(name) ?? [],
+    });
+    out.set(panel, list);
+  }
+  return out;
+}
+
+/**
+ * The range (a grey band) and, where the range is wide enough to move anything, each threshold
+ * of the adaptive signal in the source's units (dashed purple lines that move with the range).
+ */
+function drawOverlay(
+  parts: string[],
+  o: AdaptiveOverlay,
+  samples: PlotSample[],
+  x: (t: number) => number,
+  y: (v: number) => number,
+): void {
+  const band: string[] = [];
+  const upper: string[] = [];
+  const lower: string[] = [];
+  const flush = () => {
+    if (upper.length > 1) band.push(`M${upper.join(" L")} L${[...lower].reverse().join(" L")} Z`);
+    upper.length = 0;
+    lower.length = 0;
+  };
+  const lines = o.thresholds.map(() => [] as string[]);
+  const pens = o.thresholds.map(() => "M");
+  for (const s of samples) {
+    const r = s.ranges?.[o.slot];
+    if (!r || !Number.isFinite(r.lo) || !Number.isFinite(r.hi)) {
+      flush();
+      pens.fill("M");
+      continue;
+    }
+    const xs = x(s.t).toFixed(1);
+    upper.push(`${xs},${y(r.hi).toFixed(1)}`);
+    lower.push(`${xs},${y(r.lo).toFixed(1)}`);
+    const range = r.hi - r.lo;
+    o.thresholds.forEach((th, i) => {
+      if (!(range >= o.minRange)) {
+        pens[i] = "M";
+        return;
+      }
+      const v = o.rest === "low" ? r.lo + th.value * range : r.hi - th.value * range;
+      lines[i].push(`${pens[i]}${xs},${y(v).toFixed(1)}`);
+      pens[i] = "L";
+    });
+  }
+  flush();
+  if (band.length > 0)
+    parts.push(`<path d="${band.join(" ")}" fill="#000" fill-opacity="0.07" stroke="none"/>`);
+  o.thresholds.forEach((th, i) => {
+    if (lines[i].length === 0) return;
+    parts.push(
+      `<path d="${lines[i].join(" ")}" fill="none" stroke="#7b3294" stroke-width="1" stroke-dasharray="4,3"/>`,
+    );
+    const last = lines[i][lines[i].length - 1].slice(1).split(",");
+    parts.push(
+      `<text x="${last[0]}" y="${(Number(last[1]) - 3).toFixed(1)}" text-anchor="end" fill="#7b3294">${esc(`${th.label} ${th.value} of the range`)}</text>`,
+    );
+  });
 }
 
 function niceStep(raw: number): number {

@@ -12,6 +12,12 @@ import {
   type Range,
   rangeOf,
 } from "./check-expression.js";
+import {
+  type AdaptiveRead,
+  checkAdaptiveSource,
+  isAdaptive,
+  readAdaptive,
+} from "./read-adaptive.js";
 import { at, IDENTIFIER, type Reader } from "./reader.js";
 import type { YEntry, YNode } from "./yaml-tree.js";
 
@@ -116,6 +122,7 @@ interface PendingSignal {
   info: ExprInfo;
   smoothing?: Smoothing;
   src: ExprSource;
+  adaptive?: AdaptiveRead;
 }
 
 export interface SignalsResult {
@@ -155,7 +162,21 @@ export function readSignals(
   }
   const defs = new Map<string, SignalDef>();
   for (const p of dependencyOrder(pending, r.issues)) {
-    const def = defineSignal(p, defs, globalSmoothing, r, result);
+    // A signal that uses one that could not be defined fails too (its cause is reported).
+    if ([...p.info.signals].some((ref) => !defs.has(ref.includes(".") ? ref.split(".")[1] : ref)))
+      continue;
+    const def = p.adaptive
+      ? defineAdaptive(p, p.adaptive, defs, r)
+      : defineSignal(p, defs, globalSmoothing, r, result);
+    if (!def) continue;
+    if (p.adaptive) {
+      const ref = p.adaptive.expr;
+      const from = result.landmarks.get(ref.name) ?? new Set<string>();
+      result.landmarks.set(
+        p.name,
+        new Set([...from].map((l) => (ref.side ? fixSide(l, ref.side) : l))),
+      );
+    }
     defs.set(def.name, def);
     result.signals.push(def);
   }
@@ -194,6 +215,21 @@ function readSignal(
       path,
     });
     return undefined;
+  }
+  if (isAdaptive(entry.value)) {
+    const read = readAdaptive(r, entry, names, position);
+    if (!read) return undefined;
+    return {
+      name: entry.key,
+      node: entry.value,
+      nameNode: entry.keyPos,
+      path,
+      expr: read.expr,
+      text: `adaptive ${read.src.text}`,
+      info: read.info,
+      src: read.src,
+      adaptive: read,
+    };
   }
   let exprNode: YNode | undefined = entry.value;
   let smoothing: Smoothing | undefined;
@@ -270,6 +306,26 @@ function dependencyOrder(pending: Map<string, PendingSignal>, issues: IssueList)
   };
   for (const name of [...pending.keys()]) visit(name, []);
   return order;
+}
+
+/** Defines an adaptive signal: side-relative when its source is, unsmoothed, valued 0..1. */
+function defineAdaptive(
+  p: PendingSignal,
+  read: AdaptiveRead,
+  defs: ReadonlyMap<string, SignalDef>,
+  r: Reader,
+): SignalDef | undefined {
+  const source = defs.get(read.expr.name)!;
+  if (!checkAdaptiveSource(r, p.name, read, source)) return undefined;
+  return {
+    name: p.name,
+    expr: read.expr,
+    text: p.text,
+    smoothing: { kind: "none" },
+    sided: !read.expr.side && source.sided,
+    range: [0, 1],
+    adaptive: read.def,
+  };
 }
 
 /**
