@@ -4,9 +4,10 @@
  *   node --import tsx bench/movespec/engine.bench.ts
  *
  * Engine: a typical MoveSpec (6 signals, One Euro on each, 3 phases, 2 form rules) over 100,000
- * real frames (UI-PRMD deep squats, looped), pushed one by one on one core. Baseline in the same
- * run: the smallest useful MoveSpec (1 signal, no smoothing, 2 phases), so the ratio shows what
- * the typical spec costs over frame checking and decoding.
+ * real frames (UI-PRMD deep squats, looped), pushed one by one on one core, and the same MoveSpec
+ * counting with adaptive phases (a 5 s window of the knee angle). Baseline in the same run: the
+ * smallest useful MoveSpec (1 signal, no smoothing, 2 phases), so the ratios show what the typical
+ * and the adaptive spec cost over frame checking and decoding.
  * Loader: load() of the typical MoveSpec and of every reference MoveSpec; baseline: the `yaml`
  * package's parseDocument alone on the same text.
  * Every figure is the median of several runs after a warm-up.
@@ -44,6 +45,28 @@ form:
   - { id: even_knees, when: left_knee - right_knee > 25, during: rep, message: Bend both knees evenly. }
 metrics: [left_knee, right_knee, hip_height]
 `;
+
+/**
+ * The typical MoveSpec counted with adaptive phases: the same 6 signals and rules, the phases on
+ * the position of the knee angle within its recent range (a 5 s window at 30 fps: 150 samples).
+ */
+export const ADAPTIVE = TYPICAL.replace(
+  "  hip_height: above(mid_hip, mid_ankle)\n",
+  "  hip_height: above(mid_hip, mid_ankle)\n  depth: { adaptive: left_knee, rest: high, window: 5s, min_range: 20 }\n",
+)
+  .replace(
+    "up: { enter: left_knee > 150, exit: left_knee < 140 }",
+    "up: { enter: depth < 0.3, exit: depth > 0.4 }",
+  )
+  .replace(
+    "half: { enter: left_knee < 130 and left_knee > 105, exit: left_knee > 135 or left_knee < 100 }",
+    "half: { enter: depth > 0.4 and depth < 0.6, exit: depth < 0.35 or depth > 0.65, min_dwell: 0s }",
+  )
+  .replace(
+    "down: { enter: left_knee < 95, exit: left_knee > 102 }",
+    "down: { enter: depth > 0.6, exit: depth < 0.5 }",
+  )
+  .replace("name: Benchmark squat", "name: Benchmark squat, adaptive");
 
 const MINIMAL = `movespec: 1
 name: Minimal
@@ -118,6 +141,7 @@ function timeMs(fn: () => void, runs: number): number {
 const N = 100_000;
 const input = frames(N);
 const typical = engineFps(compile(TYPICAL), input, 7);
+const adaptive = engineFps(compile(ADAPTIVE), input, 7);
 const minimal = engineFps(compile(MINIMAL), input, 7);
 console.log(
   `engine, ${N} frames pushed one by one, median of 7 runs (Node ${process.version}, one core):`,
@@ -126,10 +150,13 @@ console.log(
   `  typical MoveSpec (6 signals with One Euro, 3 phases, 2 form rules): ${Math.round(typical.fps).toLocaleString("en")} frames/s (${(1e6 / typical.fps).toFixed(2)} us/frame, ${typical.reps} reps counted)`,
 );
 console.log(
+  `  the same with adaptive phases (5 s window):                         ${Math.round(adaptive.fps).toLocaleString("en")} frames/s (${(1e6 / adaptive.fps).toFixed(2)} us/frame, ${adaptive.reps} reps counted)`,
+);
+console.log(
   `  baseline (1 signal, no smoothing, 2 phases):                        ${Math.round(minimal.fps).toLocaleString("en")} frames/s`,
 );
 console.log(
-  `  ratio typical / baseline time per frame: ${(minimal.fps / typical.fps).toFixed(2)}x`,
+  `  ratio typical / baseline time per frame: ${(minimal.fps / typical.fps).toFixed(2)}x; adaptive / baseline: ${(minimal.fps / adaptive.fps).toFixed(2)}x; adaptive / typical: ${(typical.fps / adaptive.fps).toFixed(2)}x`,
 );
 
 const loadTypical = timeMs(() => load(TYPICAL), 200);
