@@ -40,13 +40,17 @@ describe("reference MoveSpecs", () => {
   it("include every movement of the reference list", () => {
     expect(files.map((f) => f.replace(".yaml", "")).sort()).to.include.members([
       "arm-raise",
+      "bench-press",
       "biceps-curl",
+      "front-raise",
       "jumping-jack",
       "lunge",
       "plank",
+      "pull-up",
       "push-up",
       "shoulder-abduction",
       "sit-to-stand",
+      "sit-up",
       "squat",
     ]);
   });
@@ -200,6 +204,46 @@ describe("reference MoveSpecs", () => {
         );
         expect(s.count, `view ${view}`).to.equal(8);
       }
+    });
+
+    it("squat: a fast, shallow squat filmed from the side counts like a deep one from the front", () => {
+      // Knees to 55 degrees of flexion (hips barely below 150), 1.2 s a repetition, side view.
+      const shallow = animate(12, (t) => ({ knee: 55 * reps(t, 8, 1.2) }), { view: 90 });
+      expect(summary("squat", shallow).count).to.equal(8);
+      const deep = summary(
+        "squat",
+        animate(16, (t) => ({ knee: 110 * reps(t, 5, 2.5) })),
+      );
+      expect(deep.count).to.equal(5);
+      // Depth stays an absolute matter for the score and the coaching.
+      expect(summaryOf(runFrames(loadExample("squat"), shallow)).score).to.be.below(deep.score);
+    });
+
+    it("front raise: counts raises of both arms to shoulder height, and coaches raising higher", () => {
+      for (const view of [0, 30]) {
+        const s = summary(
+          "front-raise",
+          animate(
+            14,
+            (t) => ({ armLeft: 10 + 80 * reps(t, 6, 2), armRight: 10 + 80 * reps(t, 6, 2) }),
+            {
+              view,
+            },
+          ),
+        );
+        expect(s.count, `view ${view}`).to.equal(6);
+      }
+      const high = runFrames(
+        loadExample("front-raise"),
+        animate(14, (t) => ({
+          armLeft: 10 + 150 * reps(t, 6, 2),
+          armRight: 10 + 150 * reps(t, 6, 2),
+        })),
+      );
+      expect(high.filter((e) => e.type === "rep.completed")).to.have.length(6);
+      expect(
+        high.filter((e) => e.type === "form.violation" && e.rule === "shoulder_height"),
+      ).to.not.deep.equal([]);
     });
 
     it("biceps curl: each arm has its own count", () => {
