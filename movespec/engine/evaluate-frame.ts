@@ -144,7 +144,20 @@ function checkGate(p: Program, minVisibility: number, facts: FrameFacts): void {
       sum += v;
       if (!(v >= minVisibility)) ok = false;
     }
+    let n = gp.length;
+    if (side === "none") {
+      // Either side of each pair will do; the better-visible one counts towards the mean.
+      const pairs = p.gateEither;
+      for (let j = 0; j < pairs.length; j++) {
+        const a = points[pairs[j][0] * 4 + 3];
+        const b = points[pairs[j][1] * 4 + 3];
+        const v = a >= b ? a : b;
+        sum += v;
+        n++;
+        if (!(a >= minVisibility) && !(b >= minVisibility)) ok = false;
+      }
+    }
     facts.gate[side] = ok;
-    facts.visibility[side] = gp.length > 0 ? sum / gp.length : 1;
+    facts.visibility[side] = n > 0 ? sum / n : 1;
   }
 }

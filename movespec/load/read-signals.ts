@@ -2,6 +2,7 @@
 
 import type { SignalDef, Smoothing } from "../compiled-spec.js";
 import type { Expr } from "../expression/ast.js";
+import { FUNCTIONS } from "../expression/functions.js";
 import type { IssueList, Position } from "../issues.js";
 import { parseLandmarkName } from "../topology.js";
 import {
@@ -342,11 +343,15 @@ function defineSignal(
   // A signal is sided when it uses `knee` (not `left_knee`) or an unqualified sided signal.
   let sided = p.info.sidedLandmarks;
   const lms = new Set(p.info.landmarks);
+  // A signal read only through mean_visible() needs its landmarks on either side, not both.
+  const eitherSide = onlyInVisibleMeans(p.expr);
   for (const ref of p.info.signals) {
     const [side, dep] = ref.includes(".") ? ref.split(".") : [undefined, ref];
     const d = defs.get(dep)!;
     if (!side && d.sided) sided = true;
-    for (const l of result.landmarks.get(dep) ?? []) lms.add(side ? fixSide(l, side) : l);
+    const either = eitherSide.has(ref);
+    for (const l of result.landmarks.get(dep) ?? [])
+      lms.add(side && !either ? fixSide(l, side) : l);
   }
   result.landmarks.set(p.name, lms);
   if (p.info.usesScale) result.usesScale = true;
@@ -365,4 +370,27 @@ function defineSignal(
     (name) => defs.get(name)?.range ?? [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY],
   ) as Range;
   return { name: p.name, expr: p.expr, text: p.text, smoothing, sided, range };
+}
+
+/** Signal references (as written) that an expression reads only as arguments of mean_visible(). */
+function onlyInVisibleMeans(e: Expr): Set<string> {
+  const inside = new Set<string>();
+  const outside = new Set<string>();
+  const key = (r: Expr & { kind: "ref" }) => (r.side ? `${r.side}.${r.name}` : r.name);
+  const walk = (n: Expr): void => {
+    if (n.kind === "call" && FUNCTIONS[n.fn]?.visibleSignals) {
+      for (const a of n.args) if (a.kind === "ref") inside.add(key(a));
+      return;
+    }
+    if (n.kind === "ref") outside.add(key(n));
+    else if (n.kind === "call") n.args.forEach(walk);
+    else if (n.kind === "neg" || n.kind === "not") walk(n.operand);
+    else if ("left" in n) {
+      walk(n.left);
+      walk(n.right);
+    }
+  };
+  walk(e);
+  for (const k of outside) inside.delete(k);
+  return inside;
 }

@@ -400,6 +400,27 @@ describe("movespec engine", () => {
       expect(valuesOf(yaml, sequence([[100, 40]]))[0]).to.be.closeTo(60 + 35, 1e-6);
     });
 
+    it("mean_visible averages the sides the camera sees, and reads one side when the other hides", () => {
+      const yaml = `movespec: 1\nname: s\nsmoothing: none\nsignals:\n  e: angle2d(shoulder, elbow, wrist)\n  x: mean_visible(left.e, right.e)\nphases:\n  a: { enter: x > 179.999, exit: x < 179 }\nhold: { phase: a, target: 1s }\n`;
+      const engine = createEngine(compile(yaml));
+      const at = (i: number, l: number, r: number, vis: { left: number; right: number }) => {
+        const events = engine.push({ seq: i, t: i / 10, keypoints: arms(l, r, vis) });
+        return { x: engine.signalValues().x, events: events.ok ? events.events : [] };
+      };
+      expect(at(0, 100, 40, { left: 1, right: 1 }).x).to.be.closeTo(70, 1e-6);
+      expect(at(1, 100, 40, { left: 0.1, right: 1 }).x).to.be.closeTo(40, 1e-6);
+      expect(at(2, 120, 50, { left: 1, right: 0.1 }).x).to.be.closeTo(120, 1e-6);
+      // One side is enough for the gate (either side of each landmark); none is not.
+      const lost = [3, 4, 5, 6, 7].flatMap((i) => at(i, 90, 90, { left: 0, right: 0 }).events);
+      expect(engine.signalValues().x).to.be.closeTo(120, 1e-6); // kept from the last known frame
+      expect(lost.map((e) => e.type)).to.deep.equal(["tracking.lost"]);
+      const missing = lost[0].type === "tracking.lost" ? lost[0].missing : [];
+      expect(missing).to.include.members([
+        "left_elbow or right_elbow",
+        "left_wrist or right_wrist",
+      ]);
+    });
+
     it("scale: height divides by the height of the visible keypoints, whatever the distance", () => {
       const yaml = SIGNAL("above(nose, mid_ankle)").replace("signals:", "scale: height\nsignals:");
       const standing = render({});

@@ -760,6 +760,23 @@ form:
     });
   });
 
+  it("mean_visible takes signal names, and needs the landmarks on either side only", () => {
+    const yaml = BASE.replace("sides: left\n", "").replace(
+      "  knee: angle(hip, knee, ankle)",
+      "  one: angle(hip, knee, ankle)\n  knee: mean_visible(left.one, right.one)",
+    );
+    const r = load(yaml);
+    expect(r.errors).to.deep.equal([]);
+    expect(r.warnings).to.deep.equal([]);
+    expect(r.spec!.tracking.landmarks).to.have.members(["hip", "knee", "ankle"]);
+    const bad = load(
+      yaml.replace("mean_visible(left.one, right.one)", "mean_visible(left.one * 2, right.one)"),
+    );
+    expect(bad.errors.map((e) => [e.code, e.line, e.column])).to.deep.equal([
+      ["ARGUMENT_INVALID", 5, 22],
+    ]);
+  });
+
   it("accepts scale: height, and refuses an unknown scale", () => {
     expect(load(BASE.replace("sides: left", "sides: left\nscale: height")).spec?.scale).to.equal(
       "height",

@@ -29,7 +29,11 @@ export function buildProgram(spec: CompiledSpec, topologyName: TopologyName): Pr
   const building = emptyMemory();
   const ctx: CompileContext = { defs, slotIndex, points, state, memory: building };
   const slots = planned.map((p) => compileSlot(ctx, p));
-  const { gatePoints, gateNames } = gateLandmarks(spec, evaluated, points);
+  const { gatePoints, gateNames, gateEither, gateEitherNames } = gateLandmarks(
+    spec,
+    evaluated,
+    points,
+  );
   const memory = allocateMemory(building, {
     keypoints: topology.keypointCount,
     points: points.sources.length,
@@ -49,6 +53,8 @@ export function buildProgram(spec: CompiledSpec, topologyName: TopologyName): Pr
     scaleByHeight,
     gatePoints,
     gateNames,
+    gateEither,
+    gateEitherNames,
     compileCondition: (e, side) => compileCondition(ctx, e, side),
     slotsOf: (e, side) => slotsOf(defs, slotIndex, e, side),
     resetFilters,

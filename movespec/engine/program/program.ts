@@ -38,6 +38,9 @@ export interface Program {
   /** Point slots of the tracking gate, per side. */
   readonly gatePoints: Readonly<Record<SideKey, readonly number[]>>;
   readonly gateNames: Readonly<Record<SideKey, readonly string[]>>;
+  /** Without a side: pairs of point slots of which at least one must be visible. */
+  readonly gateEither: readonly (readonly [number, number])[];
+  readonly gateEitherNames: readonly string[];
   compileCondition(e: Expr, side: SideKey): () => boolean;
   /** Slots a condition reads on a side, for reporting values. */
   slotsOf(e: Expr, side: SideKey): number[];
