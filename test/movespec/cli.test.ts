@@ -59,6 +59,31 @@ describe("movespec command-line tool", () => {
     expect((plot.match(/stroke="#2ca02c"/g) ?? []).length).to.be.greaterThan(9);
   });
 
+  it("plots an adaptive signal's thresholds where they are, moving with the range, on its source", async () => {
+    const svg = join(dir, "adaptive.svg");
+    const r = await cli([
+      "run",
+      join(EXAMPLES, "squat.yaml"),
+      join(FIXTURES, "m01_s02.jsonl.gz"),
+      "--plot",
+      svg,
+    ]);
+    expect(r.code).to.equal(0);
+    expect(r.stdout).to.match(/^count: 10$/m);
+    const plot = readFileSync(svg, "utf8");
+    // The range as a band, and one moving line per threshold of `depth`, labelled on `hips`.
+    expect(plot).to.include('fill-opacity="0.07"');
+    const moving = plot.match(/<path d="([^"]+)" fill="none" stroke="#7b3294"/g) ?? [];
+    expect(moving).to.have.length(4);
+    for (const label of ["up enter 0.3", "up exit 0.4", "down enter 0.6", "down exit 0.5"])
+      expect(plot).to.include(`${label} of the range`);
+    // The lines move: the y of the "down enter" line takes many values over the recording.
+    const ys = new Set(
+      (moving[2].match(/[ML][0-9.]+,([0-9.]+)/g) ?? []).map((p) => p.split(",")[1]),
+    );
+    expect(ys.size).to.be.greaterThan(20);
+  });
+
   it("reports rejected frames and goes on", async () => {
     const rec = join(dir, "bad.jsonl");
     const kp = Array.from({ length: 33 }, () => [0.5, 0.5, 0, 1]);
