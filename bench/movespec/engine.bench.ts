@@ -51,7 +51,7 @@ metrics: [left_knee, right_knee, hip_height]
  * The typical MoveSpec counted with adaptive phases: the same 6 signals and rules, the phases on
  * the position of the knee angle within its recent range (a 5 s window at 30 fps: 150 samples).
  */
-export const ADAPTIVE = TYPICAL.replace(
+const ADAPTIVE = TYPICAL.replace(
   "  hip_height: above(mid_hip, mid_ankle)\n",
   "  hip_height: above(mid_hip, mid_ankle)\n  depth: { adaptive: left_knee, rest: high, window: 5s, min_range: 20 }\n",
 )

@@ -10,10 +10,10 @@ import { checkExpression, type ExprInfo, type ExprSource, parseAt } from "./chec
 import { at, type Reader } from "./reader.js";
 import type { YEntry, YMap, YNode } from "./yaml-tree.js";
 
-export const ADAPTIVE_KEYS = ["adaptive", "rest", "window", "percentiles", "min_range"] as const;
-export const ADAPTIVE_DEFAULTS = { window: 5, percentiles: [10, 90] as const };
+const ADAPTIVE_KEYS = ["adaptive", "rest", "window", "percentiles", "min_range"] as const;
+const ADAPTIVE_DEFAULTS = { window: 5, percentiles: [10, 90] as const };
 /** Seconds: shorter loses the range inside one slow repetition; longer is memory (60 samples/s). */
-export const ADAPTIVE_WINDOW_LIMITS = { min: 1, max: 60 };
+const ADAPTIVE_WINDOW_LIMITS = { min: 1, max: 60 };
 /** A min_range below this fraction of what the source can span lets noise count. */
 const SMALL_MIN_RANGE = 0.02;
 

@@ -14,21 +14,21 @@ import type { AdaptiveDef } from "../../compiled-spec.js";
 import type { CompileContext } from "./compile-context.js";
 
 /** Samples kept per second of window, at most. */
-export const MAX_SAMPLE_RATE = 60;
+const MAX_SAMPLE_RATE = 60;
 const EPS = 1e-9;
 
 // Layout of an adaptive signal's state, from its offset.
 const COUNT = 0;
 const HEAD = 1;
 const LAST_T = 2;
-const CALIBRATED = 3;
-const VALUE = 4;
+/** The last value: 0 until the range was first wide enough (at rest), then held while narrow. */
+const VALUE = 3;
 /** The current ends of the range (source units), for plots. */
-export const ADAPTIVE_LO = 5;
-export const ADAPTIVE_HI = 6;
-const HEADER = 7;
+export const ADAPTIVE_LO = 4;
+export const ADAPTIVE_HI = 5;
+const HEADER = 6;
 
-export function adaptiveCapacity(window: number): number {
+function adaptiveCapacity(window: number): number {
   return Math.ceil(window * MAX_SAMPLE_RATE) + 2;
 }
 
@@ -91,18 +91,12 @@ export function compileAdaptive(
       s[at + ADAPTIVE_HI] = hi;
       const range = hi - lo;
       if (!(range >= minRange)) return s[at + VALUE];
-      s[at + CALIBRATED] = 1;
       const v = (restLow ? x - lo : hi - x) / range;
       const clamped = v < 0 ? 0 : v > 1 ? 1 : v;
       s[at + VALUE] = clamped;
       return clamped;
     },
   };
-}
-
-/** Whether the signal's range has ever been wide enough (the state at `at`). */
-export function isCalibrated(state: Float64Array, at: number): boolean {
-  return state[at + CALIBRATED] === 1;
 }
 
 /** First index in sorted[0..n) whose value is >= x. */
