@@ -34,6 +34,13 @@ export interface AdaptiveDef {
   readonly minRange: number;
 }
 
+/**
+ * What a signal measures, worked out from the functions it uses: degrees (angles), body scales
+ * (distances), a fraction 0..1 (visibility), a ratio of like quantities, or a rate of change per
+ * second of degrees or body scales. Undefined when the expression mixes units.
+ */
+export type SignalUnit = "deg" | "deg/s" | "scale" | "scale/s" | "fraction" | "ratio";
+
 export interface SignalDef {
   readonly name: string;
   /** For an adaptive signal: a reference to its source signal. */
@@ -47,6 +54,7 @@ export interface SignalDef {
   readonly range: readonly [number, number];
   /** Present when the signal is adaptive (its `expr` is then the source signal). */
   readonly adaptive?: AdaptiveDef;
+  readonly unit?: SignalUnit;
 }
 
 export interface PhaseDef {

@@ -61,6 +61,8 @@ export const ISSUE_CODES = {
   SMOOTHING_LAG: "warning",
   SIDES_UNUSED: "warning",
   ADAPTIVE_MIN_RANGE_SMALL: "warning",
+  ANGLE_IN_RADIANS: "warning",
+  DURATION_BARE_NUMBER: "warning",
 } as const satisfies Record<string, Severity>;
 
 export type IssueCode = keyof typeof ISSUE_CODES;

@@ -68,6 +68,11 @@ export interface Engine {
    * the low and high percentile of the window, in the source's units (NaN before a sample).
    */
   adaptiveRanges(): Record<string, { lo: number; hi: number }>;
+  /**
+   * Per machine: whether the repetition's start condition has been met (for debugging: it is not
+   * an event). False without a repetition; false again after a tracking reset.
+   */
+  startConditionMet(): boolean[];
 }
 
 export function supportsTopology(spec: CompiledSpec, topology: TopologyName): boolean {
@@ -292,6 +297,10 @@ class EngineImpl implements Engine {
       };
     }
     return out;
+  }
+
+  startConditionMet(): boolean[] {
+    return this.machines.map((m) => this.spec.repetition !== undefined && m.state.armed);
   }
 
   currentPhases(): string[] {

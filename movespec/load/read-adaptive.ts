@@ -115,7 +115,7 @@ function readSource(
 }
 
 function readWindow(r: Reader, node: YNode, what: string): number | undefined {
-  const seconds = r.duration(node, `${what}: window`, ADAPTIVE_WINDOW_LIMITS.max);
+  const seconds = r.duration(node, `${what}: window`, { max: ADAPTIVE_WINDOW_LIMITS.max });
   if (seconds === undefined) return undefined;
   if (seconds < ADAPTIVE_WINDOW_LIMITS.min) {
     r.issues.error(

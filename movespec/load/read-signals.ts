@@ -12,6 +12,7 @@ import {
   parseAt,
   type Range,
   rangeOf,
+  unitOf,
 } from "./check-expression.js";
 import {
   type AdaptiveRead,
@@ -103,7 +104,10 @@ export function readSmoothing(
     return undefined;
   }
   if (k.has("time_constant")) {
-    const tc = r.duration(k.get("time_constant")!.value, "time_constant", 60);
+    const tc = r.duration(k.get("time_constant")!.value, "time_constant", {
+      max: 60,
+      usually: "short",
+    });
     return tc === undefined ? undefined : { kind: "ema", timeConstant: tc };
   }
   const alpha = r.number(k.get("alpha")!.value, "alpha", { min: 0.001, max: 1 });
@@ -325,6 +329,7 @@ function defineAdaptive(
     smoothing: { kind: "none" },
     sided: !read.expr.side && source.sided,
     range: [0, 1],
+    unit: "fraction",
     adaptive: read.def,
   };
 }
@@ -369,7 +374,9 @@ function defineSignal(
     p.expr,
     (name) => defs.get(name)?.range ?? [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY],
   ) as Range;
-  return { name: p.name, expr: p.expr, text: p.text, smoothing, sided, range };
+  const unit = unitOf(p.expr, (name) => defs.get(name)?.unit);
+  const def: SignalDef = { name: p.name, expr: p.expr, text: p.text, smoothing, sided, range };
+  return unit === undefined || unit === "number" ? def : { ...def, unit };
 }
 
 /** Signal references (as written) that an expression reads only as arguments of mean_visible(). */
