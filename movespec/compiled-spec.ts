@@ -7,12 +7,32 @@ import type { SidesMode } from "./sides.js";
 import type { TopologyName } from "./topology.js";
 
 export type CameraView = "front" | "side" | "any";
+/**
+ * What distances are divided by: a body length (torso, shoulder or hip width), or `height`, the
+ * vertical extent of every keypoint of the frame (the person's bounding box).
+ */
+export type BodyScale = "torso" | "shoulders" | "hips" | "height";
 export type FormSeverity = "info" | "warning" | "error";
 
 export type Smoothing =
   | { kind: "none" }
   | { kind: "one_euro"; minCutoff: number; beta: number; dCutoff: number }
   | { kind: "ema"; timeConstant: number };
+
+/**
+ * An adaptive signal: the position of its source signal inside the range the source recently
+ * took (percentiles over a time window), 0 at the rest end and 1 at the far end.
+ */
+export interface AdaptiveDef {
+  /** The end of the range a repetition starts from: `low` or `high` values of the source. */
+  readonly rest: "low" | "high";
+  /** Seconds of history the range is taken from. */
+  readonly window: number;
+  /** The percentiles (0..100) that make the low and high ends of the range. */
+  readonly percentiles: readonly [number, number];
+  /** In the source's units: a narrower range is noise or standing still, and moves nothing. */
+  readonly minRange: number;
+}
 
 /**
  * What a signal measures, worked out from the functions it uses: degrees (angles), body scales
@@ -23,6 +43,7 @@ export type SignalUnit = "deg" | "deg/s" | "scale" | "scale/s" | "fraction" | "r
 
 export interface SignalDef {
   readonly name: string;
+  /** For an adaptive signal: a reference to its source signal. */
   readonly expr: Expr;
   /** Source text of the expression, for messages and plots. */
   readonly text: string;
@@ -31,6 +52,8 @@ export interface SignalDef {
   readonly sided: boolean;
   /** Possible values, from the functions used ([-inf, inf] when unknown). */
   readonly range: readonly [number, number];
+  /** Present when the signal is adaptive (its `expr` is then the source signal). */
+  readonly adaptive?: AdaptiveDef;
   readonly unit?: SignalUnit;
 }
 
@@ -105,7 +128,7 @@ export interface CompiledSpec {
   readonly camera: { readonly view: CameraView; readonly aspectRatio: number };
   readonly topologies: readonly TopologyName[];
   readonly sides: SidesMode;
-  readonly scale: "torso" | "shoulders" | "hips";
+  readonly scale: BodyScale;
   readonly tracking: TrackingDef;
   /** In evaluation order: every signal comes after the signals it uses. */
   readonly signals: readonly SignalDef[];

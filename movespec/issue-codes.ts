@@ -40,6 +40,8 @@ export const ISSUE_CODES = {
   SIGNAL_CYCLE: "error",
   CONDITION_NEEDS_SIGNAL: "error",
   SIDE_REQUIRED: "error",
+  ADAPTIVE_SOURCE_INVALID: "error",
+  ADAPTIVE_MIN_RANGE_UNREACHABLE: "error",
   // Phases, the repetition cycle and what to detect.
   UNKNOWN_PHASE: "error",
   PHASE_UNREACHABLE: "error",
@@ -58,6 +60,7 @@ export const ISSUE_CODES = {
   SIGNAL_UNUSED: "warning",
   SMOOTHING_LAG: "warning",
   SIDES_UNUSED: "warning",
+  ADAPTIVE_MIN_RANGE_SMALL: "warning",
   ANGLE_IN_RADIANS: "warning",
   DURATION_BARE_NUMBER: "warning",
 } as const satisfies Record<string, Severity>;

@@ -158,9 +158,11 @@ export function isTopologyName(value: unknown): value is TopologyName {
 
 /**
  * Landmark pairs whose distance is the body scale; the scale is the mean over the pairs whose
- * landmarks are both visible (so a torso seen from the side still has a length).
+ * landmarks are both visible (so a torso seen from the side still has a length). `height` (the
+ * vertical extent of every visible keypoint) needs no particular landmark.
  */
-export function scalePairs(scale: "torso" | "shoulders" | "hips"): [string, string][] {
+export function scalePairs(scale: "torso" | "shoulders" | "hips" | "height"): [string, string][] {
+  if (scale === "height") return [];
   if (scale === "torso") {
     return [
       ["left_shoulder", "left_hip"],

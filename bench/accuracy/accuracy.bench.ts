@@ -88,7 +88,7 @@ interface ClipResult {
   segments?: number;
   inside?: number;
   frames: number;
-  /** Frames the engine refused, by reason (keypoints: null is FRAME_MALFORMED today). */
+  /** Frames the engine refused, by reason (a frame with keypoints: null is accepted: no person). */
   rejected: Record<string, number>;
   unreadable: number;
   /** Why it is a miss. */

@@ -4,9 +4,10 @@
  *   node --import tsx bench/movespec/engine.bench.ts
  *
  * Engine: a typical MoveSpec (6 signals, One Euro on each, 3 phases, 2 form rules) over 100,000
- * real frames (UI-PRMD deep squats, looped), pushed one by one on one core. Baseline in the same
- * run: the smallest useful MoveSpec (1 signal, no smoothing, 2 phases), so the ratio shows what
- * the typical spec costs over frame checking and decoding.
+ * real frames (UI-PRMD deep squats, looped), pushed one by one on one core, and the same MoveSpec
+ * counting with adaptive phases (a 5 s window of the knee angle). Baseline in the same run: the
+ * smallest useful MoveSpec (1 signal, no smoothing, 2 phases), so the ratios show what the typical
+ * and the adaptive spec cost over frame checking and decoding.
  * Loader: load() of the typical MoveSpec and of every reference MoveSpec; baseline: the `yaml`
  * package's parseDocument alone on the same text.
  * Every figure is the median of several runs after a warm-up.
@@ -46,6 +47,28 @@ form:
 metrics: [left_knee, right_knee, hip_height]
 `;
 
+/**
+ * The typical MoveSpec counted with adaptive phases: the same 6 signals and rules, the phases on
+ * the position of the knee angle within its recent range (a 5 s window at 30 fps: 150 samples).
+ */
+const ADAPTIVE = TYPICAL.replace(
+  "  hip_height: above(mid_hip, mid_ankle)\n",
+  "  hip_height: above(mid_hip, mid_ankle)\n  depth: { adaptive: left_knee, rest: high, window: 5s, min_range: 20 }\n",
+)
+  .replace(
+    "up: { enter: left_knee > 150, exit: left_knee < 140 }",
+    "up: { enter: depth < 0.3, exit: depth > 0.4 }",
+  )
+  .replace(
+    "half: { enter: left_knee < 130 and left_knee > 105, exit: left_knee > 135 or left_knee < 100 }",
+    "half: { enter: depth > 0.4 and depth < 0.6, exit: depth < 0.35 or depth > 0.65, min_dwell: 0s }",
+  )
+  .replace(
+    "down: { enter: left_knee < 95, exit: left_knee > 102 }",
+    "down: { enter: depth > 0.6, exit: depth < 0.5 }",
+  )
+  .replace("name: Benchmark squat", "name: Benchmark squat, adaptive");
+
 const MINIMAL = `movespec: 1
 name: Minimal
 smoothing: none
@@ -79,25 +102,44 @@ function frames(count: number): unknown[] {
   }));
 }
 
-function engineFps(
-  spec: CompiledSpec,
-  input: unknown[],
-  runs: number,
-): { fps: number; reps: number } {
-  const results: number[] = [];
+/** One run of `spec` over `input`, pushed one by one: frames per second and repetitions. */
+function engineRun(spec: CompiledSpec, input: unknown[]): { fps: number; reps: number } {
+  const engine = createEngine(spec);
   let reps = 0;
-  for (let r = 0; r < runs + 1; r++) {
-    const engine = createEngine(spec);
-    const start = process.hrtime.bigint();
-    for (let i = 0; i < input.length; i++) {
-      const out = engine.push(input[i]);
-      if (out.ok && out.events.length > 0)
-        for (const e of out.events) if (e.type === "rep.completed") reps++;
-    }
-    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-    if (r > 0) results.push(input.length / seconds); // run 0 warms up the JIT
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < input.length; i++) {
+    const out = engine.push(input[i]);
+    if (out.ok && out.events.length > 0)
+      for (const e of out.events) if (e.type === "rep.completed") reps++;
   }
-  return { fps: median(results), reps: reps / (runs + 1) };
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  return { fps: input.length / seconds, reps };
+}
+
+/**
+ * Every spec once per round, `rounds` rounds after a warm-up round, so that a busy machine slows
+ * them alike: the median per spec, and the median over rounds of each spec's time per frame
+ * relative to the first one's in the same round.
+ */
+function engineFps(
+  specs: CompiledSpec[],
+  input: unknown[],
+  rounds: number,
+): { fps: number; reps: number; ratio: number }[] {
+  const fps: number[][] = specs.map(() => []);
+  const reps = specs.map(() => 0);
+  for (let r = 0; r < rounds + 1; r++) {
+    specs.forEach((spec, k) => {
+      const run = engineRun(spec, input);
+      reps[k] = run.reps;
+      if (r > 0) fps[k].push(run.fps); // round 0 warms up the JIT
+    });
+  }
+  return specs.map((_, k) => ({
+    fps: median(fps[k]),
+    reps: reps[k],
+    ratio: median(fps[k].map((f, r) => fps[0][r] / f)),
+  }));
 }
 
 function timeMs(fn: () => void, runs: number): number {
@@ -113,19 +155,25 @@ function timeMs(fn: () => void, runs: number): number {
 
 const N = 100_000;
 const input = frames(N);
-const typical = engineFps(compile(TYPICAL), input, 7);
-const minimal = engineFps(compile(MINIMAL), input, 7);
+const [minimal, typical, adaptive] = engineFps(
+  [compile(MINIMAL), compile(TYPICAL), compile(ADAPTIVE)],
+  input,
+  7,
+);
 console.log(
-  `engine, ${N} frames pushed one by one, median of 7 runs (Node ${process.version}, one core):`,
+  `engine, ${N} frames pushed one by one, median of 7 interleaved rounds (Node ${process.version}, one core):`,
 );
 console.log(
   `  typical MoveSpec (6 signals with One Euro, 3 phases, 2 form rules): ${Math.round(typical.fps).toLocaleString("en")} frames/s (${(1e6 / typical.fps).toFixed(2)} us/frame, ${typical.reps} reps counted)`,
 );
 console.log(
+  `  the same with adaptive phases (5 s window):                         ${Math.round(adaptive.fps).toLocaleString("en")} frames/s (${(1e6 / adaptive.fps).toFixed(2)} us/frame, ${adaptive.reps} reps counted)`,
+);
+console.log(
   `  baseline (1 signal, no smoothing, 2 phases):                        ${Math.round(minimal.fps).toLocaleString("en")} frames/s`,
 );
 console.log(
-  `  ratio typical / baseline time per frame: ${(minimal.fps / typical.fps).toFixed(2)}x`,
+  `  time per frame against the baseline in the same round (median): typical ${typical.ratio.toFixed(2)}x, adaptive ${adaptive.ratio.toFixed(2)}x (adaptive / typical ${(adaptive.ratio / typical.ratio).toFixed(2)}x)`,
 );
 
 const loadTypical = timeMs(() => load(TYPICAL), 200);

@@ -21,7 +21,8 @@ import WebSocket from "ws";
 export interface PoseFrame {
   readonly seq: number;
   readonly t: number;
-  readonly keypoints: readonly (readonly number[])[];
+  /** In the topology's order; null when the pose model found no person in the picture. */
+  readonly keypoints: readonly (readonly number[])[] | null;
 }
 
 /** A detection event (detection-event.v1): `type`, `event_seq`, `seq`, `t` and its payload. */

@@ -161,7 +161,12 @@ async function runCommand(
           started = met;
           if (stats) stats.add(engine.signalValues(), engine.currentPhases());
           if (opts.plot)
-            samples.push({ t, values: engine.signalValues(), phases: engine.currentPhases() });
+            samples.push({
+              t,
+              values: engine.signalValues(),
+              phases: engine.currentPhases(),
+              ranges: engine.adaptiveRanges(),
+            });
         },
         rejected: (line, message) => out.note(`${recordingFile}:${line}: ${message}`),
         progress: (bytes) => out.progress(bytes),

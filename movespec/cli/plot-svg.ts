@@ -2,7 +2,9 @@
  * Draws a run as an SVG, with no dependencies: a panel per signal over time (its unit on the
  * axis, round ticks), the thresholds the phases and form rules compare it with, the phases as
  * coloured bands, a green line at each counted repetition and an orange one, labelled with its
- * reason, at each partial one.
+ * reason, at each partial one. An adaptive signal's thresholds are also drawn where they really
+ * are, on its source signal's panel: `lo + threshold x (hi - lo)` from the rest end, moving with
+ * the range, over a grey band showing the range itself.
  *
  * Long recordings stay small and readable: each signal is decimated to a few points per pixel
  * column, the phase bands to one run per column, bands and markers are drawn once and reused
@@ -28,6 +30,17 @@ export interface PlotSample {
   t: number;
   values: Record<string, number>;
   phases: string[];
+  /** Per adaptive signal slot (`depth`, `left.depth`): its source's range, from adaptiveRanges(). */
+  ranges?: Record<string, { lo: number; hi: number }>;
+}
+
+/** An adaptive signal drawn on its source's panel. */
+interface AdaptiveOverlay {
+  /** The adaptive slot (a key of PlotSample.ranges). */
+  slot: string;
+  rest: "low" | "high";
+  minRange: number;
+  thresholds: Threshold[];
 }
 
 export interface PlotOptions {
@@ -40,6 +53,7 @@ export interface PlotOptions {
 const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2"];
 const BANDS = ["#fde0dd", "#deebf7", "#e5f5e0", "#fff7bc", "#efedf5", "#fee6ce"];
 const REP = "#2ca02c";
+const MOVING = "#7b3294";
 const PARTIAL = "#e6550d";
 const FONT = 12;
 const LABEL_FONT = 11;
@@ -150,6 +164,7 @@ export function plotSvg(
   const x = (t: number) => LEFT + column(t);
   const phaseNames = spec.phases.map((p) => p.name);
   const limits = thresholds(spec);
+  const overlays = adaptiveOverlays(spec, samples, limits);
   const reps = events.filter((e) => e.type === "rep.completed");
   const partials = events.filter((e) => e.type === "rep.partial");
 
@@ -192,6 +207,11 @@ export function plotSvg(
     `<line x1="{x}" x2="{x2}" y1="46" y2="46" stroke="#555" stroke-dasharray="5,4"/>`,
     "threshold",
   );
+  if (overlays.size > 0)
+    legend(
+      `<line x1="{x}" x2="{x2}" y1="46" y2="46" stroke="${MOVING}" stroke-dasharray="4,3"/>`,
+      "adaptive threshold, in the source's units",
+    );
 
   // Marker labels in a lane above the panels: the repetition numbers (every step-th when they
   // are too many to show all), then the partial repetitions' reasons where there is room.
@@ -281,7 +301,8 @@ export function plotSvg(
     const values = samples.map((s) => s.values[name]);
     const finite = values.filter((v) => Number.isFinite(v));
     const lines = limits.get(base) ?? [];
-    const all = [...finite, ...lines.map((l) => l.value)];
+    const over = overlays.get(name) ?? [];
+    const all = [...finite, ...lines.map((l) => l.value), ...rangeValues(samples, over)];
     let lo = all.length ? all.reduce((a, b) => Math.min(a, b)) : 0;
     let hi = all.length ? all.reduce((a, b) => Math.max(a, b)) : 1;
     const ticks = niceTicks(lo, hi, 4);
@@ -310,13 +331,20 @@ export function plotSvg(
       parts.push(
         `<text x="16" y="${top + PANEL_H / 2}" text-anchor="middle" fill="#555" transform="rotate(-90 16 ${top + PANEL_H / 2})">${esc(unit)}</text>`,
       );
+    // Adaptive thresholds on their source: the range as a band, each threshold a moving line.
+    const moving = over.flatMap((o) => drawOverlay(parts, o, samples, column, y));
     // Thresholds: dashed lines; their labels at the right end, spread so that none overlap.
     const labelYs = spreadApart(
-      lines.map((l) => y(l.value) - 3),
+      [...lines.map((l) => y(l.value) - 3), ...moving.map((m) => m.y - 3)],
       LABEL_FONT + 2,
       top + LABEL_FONT + (denseMarkers ? 12 : 0),
       top + PANEL_H - 3,
     );
+    moving.forEach((m, i) => {
+      parts.push(
+        `<text class="label" x="${WIDTH - RIGHT - 4}" y="${f1(labelYs[lines.length + i])}" text-anchor="end" font-size="${LABEL_FONT}" fill="${MOVING}" stroke="white" stroke-width="3" paint-order="stroke">${esc(m.label)}</text>`,
+      );
+    });
     lines.forEach((l, i) => {
       parts.push(
         `<line x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${f1(y(l.value))}" y2="${f1(y(l.value))}" stroke="#555" stroke-dasharray="5,4"/>`,
@@ -373,4 +401,103 @@ export function plotSvg(
   );
   parts.push("</svg>");
   return parts.join("\n");
+}
+
+/** Source panel name -> the adaptive signals to draw on it. */
+function adaptiveOverlays(
+  spec: CompiledSpec,
+  samples: readonly PlotSample[],
+  limits: Map<string, Threshold[]>,
+): Map<string, AdaptiveOverlay[]> {
+  const out = new Map<string, AdaptiveOverlay[]>();
+  const slots = new Set(samples.flatMap((s) => Object.keys(s.ranges ?? {})));
+  for (const slot of slots) {
+    const [side, name] = slot.includes(".") ? slot.split(".") : [undefined, slot];
+    const def = spec.signals.find((d) => d.name === name);
+    if (!def?.adaptive || def.expr.kind !== "ref") continue;
+    const sourceSide = def.expr.side ?? side;
+    const panel = sourceSide ? `${sourceSide}.${def.expr.name}` : def.expr.name;
+    const list = out.get(panel) ?? [];
+    list.push({
+      slot,
+      rest: def.adaptive.rest,
+      minRange: def.adaptive.minRange,
+      thresholds: limits.get(name) ?? [],
+    });
+    out.set(panel, list);
+  }
+  return out;
+}
+
+/** The ends of the ranges drawn on a panel (so that its axis includes them). */
+function rangeValues(samples: readonly PlotSample[], over: readonly AdaptiveOverlay[]): number[] {
+  const out: number[] = [];
+  for (const o of over)
+    for (const s of samples) {
+      const r = s.ranges?.[o.slot];
+      if (r && Number.isFinite(r.lo) && Number.isFinite(r.hi)) out.push(r.lo, r.hi);
+    }
+  return out;
+}
+
+/**
+ * Draws one adaptive signal on its source's panel, a point per pixel column: the range as a grey
+ * band and, where the range is wide enough to move anything (`min_range`), each threshold in the
+ * source's units. Returns each threshold's label and the y of its last point.
+ */
+function drawOverlay(
+  parts: string[],
+  o: AdaptiveOverlay,
+  samples: readonly PlotSample[],
+  column: (t: number) => number,
+  y: (v: number) => number,
+): { label: string; y: number }[] {
+  const upper: string[] = [];
+  const lower: string[] = [];
+  const bands: string[] = [];
+  const flush = () => {
+    if (upper.length > 1) bands.push(`M${upper.join("L")}L${[...lower].reverse().join("L")}Z`);
+    upper.length = 0;
+    lower.length = 0;
+  };
+  const lines = o.thresholds.map(() => [] as string[]);
+  const pens = o.thresholds.map(() => "M");
+  const lastY = o.thresholds.map(() => Number.NaN);
+  for (let i = 0; i < samples.length; i++) {
+    const c = Math.floor(column(samples[i].t));
+    // One point per pixel column: the last sample in it.
+    if (i + 1 < samples.length && Math.floor(column(samples[i + 1].t)) === c) continue;
+    const r = samples[i].ranges?.[o.slot];
+    if (!r || !Number.isFinite(r.lo) || !Number.isFinite(r.hi)) {
+      flush();
+      pens.fill("M");
+      continue;
+    }
+    const xs = f1(LEFT + c);
+    upper.push(`${xs},${f1(y(r.hi))}`);
+    lower.push(`${xs},${f1(y(r.lo))}`);
+    const range = r.hi - r.lo;
+    o.thresholds.forEach((th, k) => {
+      if (!(range >= o.minRange)) {
+        pens[k] = "M";
+        return;
+      }
+      const v = o.rest === "low" ? r.lo + th.value * range : r.hi - th.value * range;
+      lines[k].push(`${pens[k]}${xs},${f1(y(v))}`);
+      pens[k] = "L";
+      lastY[k] = y(v);
+    });
+  }
+  flush();
+  if (bands.length > 0)
+    parts.push(`<path d="${bands.join("")}" fill="#000" fill-opacity="0.07" stroke="none"/>`);
+  const labels: { label: string; y: number }[] = [];
+  o.thresholds.forEach((th, k) => {
+    if (lines[k].length === 0) return;
+    parts.push(
+      `<path d="${lines[k].join("")}" fill="none" stroke="${MOVING}" stroke-width="1" stroke-dasharray="4,3"/>`,
+    );
+    labels.push({ label: `${th.label}: ${th.value} of the range`, y: lastY[k] });
+  });
+  return labels;
 }

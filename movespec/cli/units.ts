@@ -5,6 +5,7 @@ const SCALE_WORDS: Record<CompiledSpec["scale"], string> = {
   torso: "torso lengths",
   shoulders: "shoulder widths",
   hips: "hip widths",
+  height: "body heights",
 };
 
 export function unitLabel(unit: SignalUnit | undefined, scale: CompiledSpec["scale"]): string {

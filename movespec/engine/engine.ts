@@ -15,7 +15,7 @@ import {
   type MachineState,
   stepMachine,
 } from "./machine/index.js";
-import { buildProgram, type Program } from "./program/index.js";
+import { ADAPTIVE_HI, ADAPTIVE_LO, buildProgram, type Program } from "./program/index.js";
 import { decodeNumbers, type EncodedNumbers, encodeNumbers } from "./snapshot-codec.js";
 import { type SummaryRecords, summarize, takeRecords, withTotals } from "./summary.js";
 
@@ -80,6 +80,11 @@ export interface Engine {
   signalValues(): Record<string, number>;
   /** Current phase per machine (for plots): phase name or "" in transition. */
   currentPhases(): string[];
+  /**
+   * The range each adaptive signal slot (`name` or `side.name`) currently reads its source in:
+   * the low and high percentile of the window, in the source's units (NaN before a sample).
+   */
+  adaptiveRanges(): Record<string, { lo: number; hi: number }>;
   /**
    * Per machine: whether the repetition's start condition has been met (for debugging: it is not
    * an event). False without a repetition; false again after a tracking reset.
@@ -274,6 +279,19 @@ class EngineImpl implements Engine {
     this.program.slots.forEach((s, i) => {
       out[s.side === "none" ? s.name : `${s.side}.${s.name}`] = this.program.memory.values[i];
     });
+    return out;
+  }
+
+  adaptiveRanges(): Record<string, { lo: number; hi: number }> {
+    const out: Record<string, { lo: number; hi: number }> = {};
+    const state = this.program.memory.state;
+    for (const s of this.program.slots) {
+      if (s.adaptiveAt < 0) continue;
+      out[s.side === "none" ? s.name : `${s.side}.${s.name}`] = {
+        lo: state[s.adaptiveAt + ADAPTIVE_LO],
+        hi: state[s.adaptiveAt + ADAPTIVE_HI],
+      };
+    }
     return out;
   }
 

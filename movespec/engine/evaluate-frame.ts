@@ -48,25 +48,14 @@ function computePoints(p: Program): void {
 }
 
 /**
- * Body scale: a follower of the torso (or shoulder/hip) length that rises at once and decays
- * slowly, so leaning towards the camera does not inflate normalised distances.
+ * Body scale: a follower of the torso (or shoulder/hip) length, or of the height of the frame's
+ * visible keypoints, that rises at once and decays slowly, so leaning towards the camera (or
+ * crouching) does not inflate normalised distances.
  */
 function followScale(p: Program, minVisibility: number, t: number): void {
-  if (p.scalePoints.length === 0) return;
-  const points = p.memory.points;
-  let sum = 0;
-  let n = 0;
-  for (let k = 0; k < p.scalePoints.length; k++) {
-    const a = p.scalePoints[k][0] * 4;
-    const b = p.scalePoints[k][1] * 4;
-    if (points[a + 3] >= minVisibility && points[b + 3] >= minVisibility) {
-      const dx = points[a] - points[b];
-      const dy = points[a + 1] - points[b + 1];
-      sum += Math.sqrt(dx * dx + dy * dy);
-      n++;
-    }
-  }
-  const len = n > 0 ? sum / n : 0;
+  const len = p.scaleByHeight
+    ? visibleHeight(p, minVisibility)
+    : meanPairLength(p.scalePoints, p.memory.points, minVisibility);
   if (len > 0) {
     const s = p.memory.state;
     const prev = s[0];
@@ -74,6 +63,40 @@ function followScale(p: Program, minVisibility: number, t: number): void {
     else s[0] = prev + (1 - Math.exp(-(t - s[1]) / SCALE_TIME_CONSTANT)) * (len - prev);
     s[1] = t;
   }
+}
+
+function meanPairLength(
+  pairs: Program["scalePoints"],
+  points: Float64Array,
+  minVisibility: number,
+): number {
+  let sum = 0;
+  let n = 0;
+  for (let k = 0; k < pairs.length; k++) {
+    const a = pairs[k][0] * 4;
+    const b = pairs[k][1] * 4;
+    if (points[a + 3] >= minVisibility && points[b + 3] >= minVisibility) {
+      const dx = points[a] - points[b];
+      const dy = points[a + 1] - points[b + 1];
+      sum += Math.sqrt(dx * dx + dy * dy);
+      n++;
+    }
+  }
+  return n > 0 ? sum / n : 0;
+}
+
+/** Vertical extent of every visible keypoint of the frame (0 when fewer than two are visible). */
+function visibleHeight(p: Program, minVisibility: number): number {
+  const frame = p.memory.frame;
+  let top = Number.POSITIVE_INFINITY;
+  let bottom = Number.NEGATIVE_INFINITY;
+  for (let o = 0; o < p.keypointCount * 4; o += 4) {
+    if (!(frame[o + 3] >= minVisibility)) continue;
+    const y = frame[o + 1];
+    if (y < top) top = y;
+    if (y > bottom) bottom = y;
+  }
+  return bottom > top ? bottom - top : 0;
 }
 
 /** Signal slots, in dependency order; a slot whose landmarks are hidden keeps its last value. */
@@ -121,7 +144,20 @@ function checkGate(p: Program, minVisibility: number, facts: FrameFacts): void {
       sum += v;
       if (!(v >= minVisibility)) ok = false;
     }
+    let n = gp.length;
+    if (side === "none") {
+      // Either side of each pair will do; the better-visible one counts towards the mean.
+      const pairs = p.gateEither;
+      for (let j = 0; j < pairs.length; j++) {
+        const a = points[pairs[j][0] * 4 + 3];
+        const b = points[pairs[j][1] * 4 + 3];
+        const v = a >= b ? a : b;
+        sum += v;
+        n++;
+        if (!(a >= minVisibility) && !(b >= minVisibility)) ok = false;
+      }
+    }
     facts.gate[side] = ok;
-    facts.visibility[side] = gp.length > 0 ? sum / gp.length : 1;
+    facts.visibility[side] = n > 0 ? sum / n : 1;
   }
 }

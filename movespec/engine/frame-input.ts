@@ -22,7 +22,8 @@ const MAX_T = 1e9;
 
 /**
  * Validates `frame` and fills `out` (4 numbers per keypoint: x scaled by the aspect ratio, y,
- * z scaled likewise or NaN, visibility or 1). Returns a rejection, or undefined when accepted.
+ * z scaled likewise or NaN, visibility or 1; all NaN for `keypoints: null`, a frame in which the
+ * pose model found no person). Returns a rejection, or undefined when accepted.
  */
 export function readFrame(
   frame: unknown,
@@ -60,8 +61,16 @@ export function readFrame(
     };
   }
   const kps = f.keypoints;
+  if (kps === null) {
+    // No person in the picture: every landmark is missing (below any visibility threshold).
+    out.fill(Number.NaN);
+    return undefined;
+  }
   if (!Array.isArray(kps))
-    return { reason: "FRAME_MALFORMED", message: "keypoints must be an array" };
+    return {
+      reason: "FRAME_MALFORMED",
+      message: "keypoints must be an array (or null when no person was found)",
+    };
   if (kps.length !== keypointCount) {
     return {
       reason: "KEYPOINT_COUNT_MISMATCH",

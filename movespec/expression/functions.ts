@@ -9,6 +9,11 @@ export interface FunctionInfo {
   /** Argument kinds in order; `variadicValues` functions take 1..8 values instead. */
   readonly args: readonly ArgKind[];
   readonly variadicValues?: boolean;
+  /**
+   * The values must be signal names, and the function is computed on a frame even when some of
+   * them are not (their landmarks hidden): it reads only those computed on the frame.
+   */
+  readonly visibleSignals?: boolean;
   /** Reads landmarks (geometry): allowed only in signal definitions. */
   readonly geometry?: boolean;
   /** Keeps state between frames: allowed only in signal definitions. */
@@ -104,4 +109,11 @@ export const FUNCTIONS: Readonly<Record<string, FunctionInfo>> = {
   min: { args: [], variadicValues: true, summary: "smallest of the values" },
   max: { args: [], variadicValues: true, summary: "largest of the values" },
   mean: { args: [], variadicValues: true, summary: "mean of the values" },
+  mean_visible: {
+    args: [],
+    variadicValues: true,
+    visibleSignals: true,
+    summary:
+      "mean of the signals computed on this frame (their landmarks visible): both sides when the camera sees both, the visible one when it sees one",
+  },
 };

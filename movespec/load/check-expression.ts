@@ -171,6 +171,17 @@ export function checkExpression(
         fail("ARGUMENT_COUNT", `${n.fn}() takes 1 to 8 values, found ${n.args.length}`, n.span);
         return;
       }
+      if (fn.visibleSignals) {
+        const bad = n.args.find((a) => a.kind !== "ref");
+        if (bad) {
+          fail(
+            "ARGUMENT_INVALID",
+            `${n.fn}() takes signal names such as left.knee_angle (define an expression as a signal first)`,
+            bad.span,
+          );
+          return;
+        }
+      }
       n.args.forEach(value);
       return;
     }
@@ -259,6 +270,7 @@ export function rangeOf(e: Expr, signalRange: (ref: string) => Range): Range {
         case "max":
           return [Math.max(...args.map((a) => a[0])), Math.max(...args.map((a) => a[1]))];
         case "mean":
+        case "mean_visible":
           return [Math.min(...args.map((a) => a[0])), Math.max(...args.map((a) => a[1]))];
         case "peak":
         case "trough":

@@ -76,7 +76,12 @@ export function checkThresholdRanges(
       const above = t.number > range[1];
       const never = above === (t.op === ">" || t.op === ">=");
       const unit = unitOf(t.value, unitOfRef);
-      const kind = unit && unit !== "number" ? ` is ${UNIT_WORDS[unit]} and` : "";
+      const adaptive = t.value.kind === "ref" && byName.get(t.value.name)?.adaptive !== undefined;
+      const kind = adaptive
+        ? " is adaptive (0 at the rest end, 1 at the far end of its source's recent range) and"
+        : unit && unit !== "number"
+          ? ` is ${UNIT_WORDS[unit]} and`
+          : "";
       r.issues.warn(
         "THRESHOLD_OUT_OF_RANGE",
         `'${text}' ${never ? "can never hold" : "always holds"}${consequence(site.src.path, never)}: '${what}'${kind} is always within ${rangeText(range)}; use a threshold inside that range`,

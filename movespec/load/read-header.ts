@@ -3,10 +3,12 @@
  * `description`, `tags`, `camera`, `sides` and `scale`.
  */
 import { parseAspectRatio } from "../aspect-ratio.js";
-import type { CameraView, CompiledSpec } from "../compiled-spec.js";
+import type { BodyScale, CameraView, CompiledSpec } from "../compiled-spec.js";
 import { SIDES_MODES, type SidesMode } from "../sides.js";
 import { at, type Reader } from "./reader.js";
 import type { YEntry, YMap } from "./yaml-tree.js";
+
+const BODY_SCALES: readonly BodyScale[] = ["torso", "shoulders", "hips", "height"];
 
 export interface Header {
   /** Undefined when missing or invalid (an error was reported). */
@@ -39,7 +41,7 @@ export function readHeader(r: Reader, k: Map<string, YEntry>, root: YMap): Heade
     ? (r.oneOf(k.get("sides")!.value, "sides", SIDES_MODES) ?? "none")
     : "none";
   const scale = k.has("scale")
-    ? (r.oneOf(k.get("scale")!.value, "scale", ["torso", "shoulders", "hips"] as const) ?? "torso")
+    ? (r.oneOf(k.get("scale")!.value, "scale", BODY_SCALES) ?? "torso")
     : "torso";
   return { name, description: description ?? "", tags, camera, sides, scale };
 }

@@ -59,6 +59,10 @@ function baseName(ref: string): string {
 type Condition = NonNullable<ReturnType<typeof readCondition>>;
 type Ranges = ReadonlyMap<string, readonly [number, number]>;
 
+/** What an adaptive signal's values mean, for messages about its thresholds. */
+const ADAPTIVE_HINT =
+  " (an adaptive signal runs from 0 at the rest end to 1 at the far end of its source's recent range)";
+
 /** A phase read without errors, with its enter condition as intervals for the overlap check. */
 interface ReadPhase {
   readonly source: PhaseSource;
@@ -79,9 +83,10 @@ export function readPhases(
     return [];
   }
   const ranges: Ranges = new Map(signals.map((s) => [s.name, s.range]));
+  const adaptive = new Set(signals.filter((s) => s.adaptive).map((s) => s.name));
   const read: ReadPhase[] = [];
   for (const entry of map.entries) {
-    const phase = readPhase(r, entry, declared, ranges, position);
+    const phase = readPhase(r, entry, declared, ranges, adaptive, position);
     if (phase) read.push(phase);
   }
   checkOverlaps(r, read);
@@ -93,6 +98,7 @@ function readPhase(
   entry: YEntry,
   signalNames: ReadonlySet<string>,
   ranges: Ranges,
+  adaptive: ReadonlySet<string>,
   position: (offset: number) => Position,
 ): ReadPhase | undefined {
   const path = `phases.${entry.key}`;
@@ -132,7 +138,7 @@ function readPhase(
   if (k.has("exit") && !exit) return undefined;
   if (k.has("hysteresis") && hysteresis === undefined) return undefined;
   const enterIntervals = conjunctionIntervals(enter.expr);
-  if (enterIntervals) checkReachable(r, entry.key, path, enter, enterIntervals, ranges);
+  if (enterIntervals) checkReachable(r, entry.key, path, enter, enterIntervals, ranges, adaptive);
   const stay = stayCondition(r, entry, path, enter, enterIntervals, exit, hysteresis);
   if (!stay) return undefined;
   const used = new Set<string>(enter.signals);
@@ -158,8 +164,10 @@ function checkReachable(
   enter: Condition,
   enterIntervals: Map<string, Interval>,
   ranges: Ranges,
+  adaptive: ReadonlySet<string>,
 ): void {
   for (const [key, interval] of enterIntervals) {
+    const hint = adaptive.has(baseName(key)) ? ADAPTIVE_HINT : "";
     const range = ranges.get(baseName(key)) ?? [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY];
     const within = intersect(interval, {
       lo: range[0],
@@ -172,7 +180,7 @@ function checkReachable(
         "PHASE_UNREACHABLE",
         isEmpty(interval)
           ? `phase '${name}' can never be entered: its conditions on '${key}' contradict each other`
-          : `phase '${name}' can never be entered: '${key}' is always within [${range[0]}, ${range[1]}]`,
+          : `phase '${name}' can never be entered: '${key}' is always within [${range[0]}, ${range[1]}]${hint}`,
         { pos: spanPosition(enter.src, enter.expr.span), path: `${path}.enter` },
       );
     }

@@ -2,6 +2,7 @@
 
 import type { SignalDef, Smoothing } from "../compiled-spec.js";
 import type { Expr } from "../expression/ast.js";
+import { FUNCTIONS } from "../expression/functions.js";
 import type { IssueList, Position } from "../issues.js";
 import { parseLandmarkName } from "../topology.js";
 import {
@@ -13,6 +14,12 @@ import {
   rangeOf,
   unitOf,
 } from "./check-expression.js";
+import {
+  type AdaptiveRead,
+  checkAdaptiveSource,
+  isAdaptive,
+  readAdaptive,
+} from "./read-adaptive.js";
 import { at, IDENTIFIER, type Reader } from "./reader.js";
 import type { YEntry, YNode } from "./yaml-tree.js";
 
@@ -120,6 +127,7 @@ interface PendingSignal {
   info: ExprInfo;
   smoothing?: Smoothing;
   src: ExprSource;
+  adaptive?: AdaptiveRead;
 }
 
 export interface SignalsResult {
@@ -159,7 +167,21 @@ export function readSignals(
   }
   const defs = new Map<string, SignalDef>();
   for (const p of dependencyOrder(pending, r.issues)) {
-    const def = defineSignal(p, defs, globalSmoothing, r, result);
+    // A signal that uses one that could not be defined fails too (its cause is reported).
+    if ([...p.info.signals].some((ref) => !defs.has(ref.includes(".") ? ref.split(".")[1] : ref)))
+      continue;
+    const def = p.adaptive
+      ? defineAdaptive(p, p.adaptive, defs, r)
+      : defineSignal(p, defs, globalSmoothing, r, result);
+    if (!def) continue;
+    if (p.adaptive) {
+      const ref = p.adaptive.expr;
+      const from = result.landmarks.get(ref.name) ?? new Set<string>();
+      result.landmarks.set(
+        p.name,
+        new Set([...from].map((l) => (ref.side ? fixSide(l, ref.side) : l))),
+      );
+    }
     defs.set(def.name, def);
     result.signals.push(def);
   }
@@ -198,6 +220,21 @@ function readSignal(
       path,
     });
     return undefined;
+  }
+  if (isAdaptive(entry.value)) {
+    const read = readAdaptive(r, entry, names, position);
+    if (!read) return undefined;
+    return {
+      name: entry.key,
+      node: entry.value,
+      nameNode: entry.keyPos,
+      path,
+      expr: read.expr,
+      text: `adaptive ${read.src.text}`,
+      info: read.info,
+      src: read.src,
+      adaptive: read,
+    };
   }
   let exprNode: YNode | undefined = entry.value;
   let smoothing: Smoothing | undefined;
@@ -276,6 +313,27 @@ function dependencyOrder(pending: Map<string, PendingSignal>, issues: IssueList)
   return order;
 }
 
+/** Defines an adaptive signal: side-relative when its source is, unsmoothed, valued 0..1. */
+function defineAdaptive(
+  p: PendingSignal,
+  read: AdaptiveRead,
+  defs: ReadonlyMap<string, SignalDef>,
+  r: Reader,
+): SignalDef | undefined {
+  const source = defs.get(read.expr.name)!;
+  if (!checkAdaptiveSource(r, p.name, read, source)) return undefined;
+  return {
+    name: p.name,
+    expr: read.expr,
+    text: p.text,
+    smoothing: { kind: "none" },
+    sided: !read.expr.side && source.sided,
+    range: [0, 1],
+    unit: "fraction",
+    adaptive: read.def,
+  };
+}
+
 /**
  * Defines a signal whose dependencies (in `defs`) are defined: sidedness, smoothing, range; its
  * landmarks (transitively) and use of the body scale go into `result`.
@@ -290,11 +348,15 @@ function defineSignal(
   // A signal is sided when it uses `knee` (not `left_knee`) or an unqualified sided signal.
   let sided = p.info.sidedLandmarks;
   const lms = new Set(p.info.landmarks);
+  // A signal read only through mean_visible() needs its landmarks on either side, not both.
+  const eitherSide = onlyInVisibleMeans(p.expr);
   for (const ref of p.info.signals) {
     const [side, dep] = ref.includes(".") ? ref.split(".") : [undefined, ref];
     const d = defs.get(dep)!;
     if (!side && d.sided) sided = true;
-    for (const l of result.landmarks.get(dep) ?? []) lms.add(side ? fixSide(l, side) : l);
+    const either = eitherSide.has(ref);
+    for (const l of result.landmarks.get(dep) ?? [])
+      lms.add(side && !either ? fixSide(l, side) : l);
   }
   result.landmarks.set(p.name, lms);
   if (p.info.usesScale) result.usesScale = true;
@@ -315,4 +377,27 @@ function defineSignal(
   const unit = unitOf(p.expr, (name) => defs.get(name)?.unit);
   const def: SignalDef = { name: p.name, expr: p.expr, text: p.text, smoothing, sided, range };
   return unit === undefined || unit === "number" ? def : { ...def, unit };
+}
+
+/** Signal references (as written) that an expression reads only as arguments of mean_visible(). */
+function onlyInVisibleMeans(e: Expr): Set<string> {
+  const inside = new Set<string>();
+  const outside = new Set<string>();
+  const key = (r: Expr & { kind: "ref" }) => (r.side ? `${r.side}.${r.name}` : r.name);
+  const walk = (n: Expr): void => {
+    if (n.kind === "call" && FUNCTIONS[n.fn]?.visibleSignals) {
+      for (const a of n.args) if (a.kind === "ref") inside.add(key(a));
+      return;
+    }
+    if (n.kind === "ref") outside.add(key(n));
+    else if (n.kind === "call") n.args.forEach(walk);
+    else if (n.kind === "neg" || n.kind === "not") walk(n.operand);
+    else if ("left" in n) {
+      walk(n.left);
+      walk(n.right);
+    }
+  };
+  walk(e);
+  for (const k of outside) inside.delete(k);
+  return inside;
 }

@@ -56,7 +56,13 @@ function concreteLandmarks(use: LandmarkUse): Set<string> {
   for (const side of sidesPlan(use.sides).evaluated) {
     for (const l of [...names, ...(use.tracking?.landmarks ?? [])]) {
       const ref = parseLandmarkName(l);
-      if (ref) for (const c of concreteNames(ref, landmarkSide(side))) concrete.add(c);
+      if (!ref) continue;
+      // Without a side, a side-relative landmark means either side: both must exist.
+      const sidesOf =
+        side === "none" && ref.kind !== "fixed" && ref.kind !== "mid"
+          ? (["left", "right"] as const)
+          : [landmarkSide(side)];
+      for (const s of sidesOf) for (const c of concreteNames(ref, s)) concrete.add(c);
     }
   }
   return concrete;

@@ -20,6 +20,8 @@ import { Screen, tty } from "./support/terminal.js";
 const run = promisify(execFile);
 const MAIN = join(EXAMPLES, "..", "..", "movespec", "cli", "main.ts");
 const SQUAT = join(EXAMPLES, "squat.yaml");
+/** The squat with fixed thresholds and a start condition (the reference squat is adaptive). */
+const FIXED_SQUAT = join(FIXTURES, "..", "..", "movespecs", "squat-fixed-thresholds.yaml");
 const M01 = join(FIXTURES, "m01_s01.jsonl.gz");
 
 async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -104,7 +106,7 @@ describe("movespec command-line tool", function () {
     });
 
     it("-v prints phase changes and when the start condition is met", async () => {
-      const r = await cli(["run", SQUAT, M01, "-v"]);
+      const r = await cli(["run", FIXED_SQUAT, M01, "-v"]);
       expect(r.code).to.equal(0);
       const lines = r.stdout.split("\n");
       const met = lines.findIndex((l) => l.includes("start condition met: in 'up' for 0.25 s"));
@@ -113,6 +115,28 @@ describe("movespec command-line tool", function () {
       expect(firstDown).to.be.greaterThan(met);
       expect(lines.filter((l) => l.includes("phase down -> up"))).to.have.length(10);
       expect(r.stdout).to.match(/^count: 10$/m);
+    });
+
+    it("plots an adaptive signal's thresholds where they are, moving with the range, on its source", async () => {
+      const svg = join(dir, "adaptive.svg");
+      const r = await cli(["run", SQUAT, join(FIXTURES, "m01_s02.jsonl.gz"), "--plot", svg]);
+      expect(r.code).to.equal(0);
+      expect(r.stdout).to.match(/^count: 10$/m);
+      const plot = readFileSync(svg, "utf8");
+      expect(plot).to.include(
+        "adaptive threshold, in the source&#39;s units".replace("&#39;", "'"),
+      );
+      // The range as a band, and one moving line per threshold of `depth`, labelled on `hips`.
+      expect(plot).to.include('fill-opacity="0.07"');
+      const moving = plot.match(/<path d="([^"]+)" fill="none" stroke="#7b3294"/g) ?? [];
+      expect(moving).to.have.length(4);
+      for (const label of ["up enter: 0.3", "up exit: 0.4", "down enter: 0.6", "down exit: 0.5"])
+        expect(plot).to.include(`${label} of the range`);
+      // The lines move: the y of a threshold's line takes many values over the recording.
+      const ys = new Set(
+        (moving[2].match(/[ML][0-9.]+,([0-9.]+)/g) ?? []).map((p) => p.split(",")[1]),
+      );
+      expect(ys.size).to.be.greaterThan(20);
     });
 
     it("prints tracking events, with what is missing", async () => {
@@ -134,7 +158,7 @@ describe("movespec command-line tool", function () {
     });
 
     it("--stats prints each signal's min, median and max per phase", async () => {
-      const r = await cli(["run", SQUAT, M01, "--stats"]);
+      const r = await cli(["run", FIXED_SQUAT, M01, "--stats"]);
       expect(r.code).to.equal(0);
       const block = r.stdout.split("knees (degrees)")[1].split("\n").slice(1, 5);
       const row = (phase: string) => {
@@ -163,7 +187,7 @@ describe("movespec command-line tool", function () {
     });
 
     it("--stats --json prints the stats as one JSON object after the events", async () => {
-      const r = await cli(["run", SQUAT, M01, "--stats", "--json"]);
+      const r = await cli(["run", FIXED_SQUAT, M01, "--stats", "--json"]);
       const last = JSON.parse(r.stdout.trim().split("\n").pop()!);
       expect(last.stats.knees.up.min).to.be.at.least(132);
       expect(last.stats.knees["(all frames)"].frames).to.equal(690);
@@ -173,7 +197,7 @@ describe("movespec command-line tool", function () {
       const spec = join(dir, "slow-squat.yaml");
       writeFileSync(
         spec,
-        readFileSync(SQUAT, "utf8").replace("within: [0.5s, 8s]", "within: [2s, 8s]"),
+        readFileSync(FIXED_SQUAT, "utf8").replace("within: [0.5s, 8s]", "within: [2s, 8s]"),
       );
       const r = await cli(["run", spec, M01]);
       expect(r.stdout).to.match(/partial rep: too_fast: 1\.\d+ s < within\.min 2 s/);
@@ -184,7 +208,7 @@ describe("movespec command-line tool", function () {
       const spec = join(dir, "never-start.yaml");
       writeFileSync(
         spec,
-        readFileSync(SQUAT, "utf8").replace(
+        readFileSync(FIXED_SQUAT, "utf8").replace(
           "start: { phase: up, for: 0.25s }",
           "start: { phase: up, for: 0.25s, when: trunk_lean > 90 }",
         ),

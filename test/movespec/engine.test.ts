@@ -17,6 +17,7 @@ import {
   ramp,
   sequence,
 } from "./support/frames.js";
+import { render } from "./support/synthetic.js";
 
 function run(
   yaml: string,
@@ -421,6 +422,45 @@ describe("movespec engine", () => {
       expect(valuesOf(yaml, sequence([[100, 40]]))[0]).to.be.closeTo(60 + 35, 1e-6);
     });
 
+    it("mean_visible averages the sides the camera sees, and reads one side when the other hides", () => {
+      const yaml = `movespec: 1\nname: s\nsmoothing: none\nsignals:\n  e: angle2d(shoulder, elbow, wrist)\n  x: mean_visible(left.e, right.e)\nphases:\n  a: { enter: x > 179.999, exit: x < 179 }\nhold: { phase: a, target: 1s }\n`;
+      const engine = createEngine(compile(yaml));
+      const at = (i: number, l: number, r: number, vis: { left: number; right: number }) => {
+        const events = engine.push({ seq: i, t: i / 10, keypoints: arms(l, r, vis) });
+        return { x: engine.signalValues().x, events: events.ok ? events.events : [] };
+      };
+      expect(at(0, 100, 40, { left: 1, right: 1 }).x).to.be.closeTo(70, 1e-6);
+      expect(at(1, 100, 40, { left: 0.1, right: 1 }).x).to.be.closeTo(40, 1e-6);
+      expect(at(2, 120, 50, { left: 1, right: 0.1 }).x).to.be.closeTo(120, 1e-6);
+      // One side is enough for the gate (either side of each landmark); none is not.
+      const lost = [3, 4, 5, 6, 7].flatMap((i) => at(i, 90, 90, { left: 0, right: 0 }).events);
+      expect(engine.signalValues().x).to.be.closeTo(120, 1e-6); // kept from the last known frame
+      expect(lost.map((e) => e.type)).to.deep.equal(["tracking.lost"]);
+      const missing = lost[0].type === "tracking.lost" ? lost[0].missing : [];
+      expect(missing).to.include.members([
+        "left_elbow or right_elbow",
+        "left_wrist or right_wrist",
+      ]);
+    });
+
+    it("scale: height divides by the height of the visible keypoints, whatever the distance", () => {
+      const yaml = SIGNAL("above(nose, mid_ankle)").replace("signals:", "scale: height\nsignals:");
+      const standing = render({});
+      const ys = standing.map((p) => p[1]);
+      const nose = standing[0][1];
+      const ankles = (standing[27][1] + standing[28][1]) / 2;
+      const expected = (ankles - nose) / (Math.max(...ys) - Math.min(...ys));
+      // The same person half as tall in the picture (twice as far), and moved aside.
+      const far = standing.map((p) => [0.3 + p[0] / 2, 0.4 + p[1] / 2, p[2] / 2, p[3]]);
+      const [near, farther] = valuesOf(yaml, [
+        { seq: 0, t: 0, keypoints: standing },
+        { seq: 1, t: 100, keypoints: far },
+      ]);
+      expect(near).to.be.closeTo(expected, 1e-6);
+      expect(expected).to.be.within(0.8, 1);
+      expect(farther).to.be.closeTo(expected, 1e-6);
+    });
+
     it("uses the aspect ratio of the image for angles", () => {
       // The same normalised keypoints read as a square image give a different angle.
       const yaml = SIGNAL("angle2d(left_shoulder, left_elbow, left_wrist)");
@@ -462,6 +502,8 @@ describe("movespec engine", () => {
         [{ seq: 6.5, t: 1.1, keypoints: [] }, "FRAME_MALFORMED"],
         [{ seq: 6, t: "1.1", keypoints: [] }, "FRAME_MALFORMED"],
         [{ seq: 6, t: 1.1 }, "FRAME_MALFORMED"],
+        [{ seq: 6, t: 1.1, keypoints: "none" }, "FRAME_MALFORMED"],
+        [{ seq: 6, t: 1.1, keypoints: {} }, "FRAME_MALFORMED"],
         [{ seq: 6, t: 1.1, keypoints: Array.from({ length: 33 }, () => [0.5]) }, "FRAME_MALFORMED"],
         [{ seq: 6, t: Number.NaN, keypoints: arms(170, 170) }, "FRAME_MALFORMED"],
         [{ seq: -1, t: 1.1, keypoints: arms(170, 170) }, "FRAME_MALFORMED"],
@@ -506,6 +548,39 @@ describe("movespec engine", () => {
       ]);
       expect(JSON.stringify(r.events)).to.equal(JSON.stringify(events1));
       expect(JSON.stringify(many.finish())).to.equal(JSON.stringify(one.finish()));
+    });
+
+    it("accepts keypoints: null as a frame with no person: tracking is lost, nothing counts", () => {
+      const noPerson = (from: number, n: number) =>
+        Array.from({ length: n }, (_, i) => ({
+          seq: from + i,
+          t: (from + i) / 10,
+          keypoints: null,
+        }));
+      // A repetition, 2 s with nobody in the picture, then another repetition.
+      const first = both(oneRep());
+      const frames = [
+        ...first,
+        ...noPerson(first.length, 20),
+        ...both(oneRep(), 10, first.length + 20),
+      ];
+      const { all } = run(ELBOW_SPEC(), frames);
+      const types = all.map((e) => e.type).filter((t) => t !== "phase.entered");
+      expect(types).to.deep.equal([
+        "rep.completed",
+        "tracking.lost",
+        "tracking.regained",
+        "rep.completed",
+        "session.summary",
+      ]);
+      const lost = all.find((e) => e.type === "tracking.lost");
+      expect(lost?.type === "tracking.lost" && lost.missing).to.include.members([
+        "left_shoulder",
+        "left_elbow",
+        "left_wrist",
+      ]);
+      const summary = all[all.length - 1];
+      expect(summary.type === "session.summary" && summary.frames).to.equal(frames.length);
     });
 
     it("refuses frames after finish", () => {

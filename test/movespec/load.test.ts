@@ -573,4 +573,216 @@ describe("movespec load", () => {
       expect(errorsOf(yaml)).to.deep.equal([]);
     });
   });
+
+  describe("adaptive signals", () => {
+    /** Lines: 6 depth, 7 adaptive, 8 rest, 9 min_range, 11 up, 12 down. */
+    const ADAPTIVE = `movespec: 1
+name: Adaptive squat
+sides: left
+signals:
+  knee: angle(hip, knee, ankle)
+  depth:
+    adaptive: knee
+    rest: high
+    min_range: 20
+phases:
+  up: { enter: depth < 0.3, exit: depth > 0.4 }
+  down: { enter: depth > 0.6, exit: depth < 0.5 }
+repetition:
+  cycle: [up, down, up]
+form:
+  - { id: too_deep, when: knee < 60, during: [down], message: Not quite so deep. }
+`;
+
+    it("load with their defaults, side-relative like their source, valued 0..1", () => {
+      const r = load(ADAPTIVE);
+      expect(r.errors).to.deep.equal([]);
+      expect(r.warnings).to.deep.equal([]);
+      const depth = r.spec!.signals.find((s) => s.name === "depth")!;
+      expect(depth.adaptive).to.deep.equal({
+        rest: "high",
+        window: 5,
+        percentiles: [10, 90],
+        minRange: 20,
+      });
+      expect(depth.sided).to.equal(true);
+      expect(depth.range).to.deep.equal([0, 1]);
+      expect(depth.smoothing).to.deep.equal({ kind: "none" });
+      // The gate is the source's landmarks; the form rule reads the source in degrees.
+      expect(r.spec!.tracking.landmarks).to.have.members(["hip", "knee", "ankle"]);
+      expect(r.spec!.metrics).to.deep.equal(["depth"]);
+    });
+
+    it("read every setting, and a source on a named side (then not side-relative)", () => {
+      const yaml = ADAPTIVE.replace("sides: left\n", "")
+        .replace(
+          "form:\n  - { id: too_deep, when: knee < 60, during: [down], message: Not quite so deep. }\n",
+          "",
+        )
+        .replace(
+          "adaptive: knee",
+          "adaptive: right.knee\n    window: 8s\n    percentiles: [5, 95]",
+        );
+      const r = load(yaml);
+      expect(r.errors).to.deep.equal([]);
+      const depth = r.spec!.signals.find((s) => s.name === "depth")!;
+      expect(depth.sided).to.equal(false);
+      expect(depth.adaptive).to.deep.include({ window: 8, percentiles: [5, 95] });
+      // With sides: none only the named side's landmarks exist for the gate.
+      expect(r.spec!.tracking.landmarks).to.include.members([
+        "right_hip",
+        "right_knee",
+        "right_ankle",
+      ]);
+    });
+
+    const errors: [string, string, string, Partial<Issue>][] = [
+      [
+        "an expression instead of a signal name",
+        ADAPTIVE.replace("adaptive: knee", "adaptive: knee * 2"),
+        "ADAPTIVE_SOURCE_INVALID",
+        { line: 7, column: 15, path: "signals.depth.adaptive" },
+      ],
+      [
+        "an adaptive source",
+        ADAPTIVE.replace(
+          "phases:",
+          "  again: { adaptive: depth, rest: low, min_range: 0.2 }\nphases:",
+        ).replace("depth > 0.6", "depth > 0.6 and again > 0.5"),
+        "ADAPTIVE_SOURCE_INVALID",
+        { line: 10, path: "signals.again.adaptive" },
+      ],
+      [
+        "an unknown source",
+        ADAPTIVE.replace("adaptive: knee", "adaptive: kne"),
+        "UNKNOWN_SIGNAL",
+        { line: 7, column: 15 },
+      ],
+      [
+        "itself as the source",
+        ADAPTIVE.replace("adaptive: knee", "adaptive: depth"),
+        "SIGNAL_CYCLE",
+        { path: "signals.depth" },
+      ],
+      [
+        "a min_range the source can never span",
+        ADAPTIVE.replace("min_range: 20", "min_range: 200"),
+        "ADAPTIVE_MIN_RANGE_UNREACHABLE",
+        { line: 9, column: 16, path: "signals.depth.min_range" },
+      ],
+      ["no rest", ADAPTIVE.replace("    rest: high\n", ""), "FIELD_REQUIRED", { line: 7 }],
+      ["no min_range", ADAPTIVE.replace("    min_range: 20\n", ""), "FIELD_REQUIRED", { line: 7 }],
+      [
+        "a rest that is neither low nor high",
+        ADAPTIVE.replace("rest: high", "rest: up"),
+        "VALUE_INVALID",
+        { line: 8, path: "signals.depth.rest" },
+      ],
+      [
+        "a min_range of 0",
+        ADAPTIVE.replace("min_range: 20", "min_range: 0"),
+        "VALUE_INVALID",
+        { line: 9, path: "signals.depth.min_range" },
+      ],
+      [
+        "a window under a second",
+        ADAPTIVE.replace("rest: high", "rest: high\n    window: 500ms"),
+        "VALUE_INVALID",
+        { line: 9, path: "signals.depth.window" },
+      ],
+      [
+        "a window over a minute",
+        ADAPTIVE.replace("rest: high", "rest: high\n    window: 2 min"),
+        "VALUE_INVALID",
+        { line: 9, path: "signals.depth.window" },
+      ],
+      [
+        "percentiles out of order",
+        ADAPTIVE.replace("rest: high", "rest: high\n    percentiles: [90, 10]"),
+        "VALUE_INVALID",
+        { line: 9, path: "signals.depth.percentiles" },
+      ],
+      [
+        "a percentile above 100",
+        ADAPTIVE.replace("rest: high", "rest: high\n    percentiles: [10, 190]"),
+        "VALUE_INVALID",
+        { line: 9 },
+      ],
+      [
+        "an expr beside adaptive",
+        ADAPTIVE.replace("rest: high", "rest: high\n    expr: knee"),
+        "VALUE_INVALID",
+        { line: 9, path: "signals.depth.expr" },
+      ],
+      [
+        "smoothing on the adaptive signal",
+        ADAPTIVE.replace("rest: high", "rest: high\n    smoothing: none"),
+        "VALUE_INVALID",
+        { line: 9, path: "signals.depth.smoothing" },
+      ],
+      [
+        "an unknown setting",
+        ADAPTIVE.replace("rest: high", "rest: high\n    windw: 3s"),
+        "UNKNOWN_KEY",
+        { line: 9, path: "signals.depth.windw" },
+      ],
+      [
+        "a threshold above 1 (the far end)",
+        ADAPTIVE.replace("enter: depth > 0.6", "enter: depth > 1"),
+        "PHASE_UNREACHABLE",
+        { line: 12, path: "phases.down.enter" },
+      ],
+    ];
+    for (const [what, yaml, code, where] of errors) {
+      it(`${code}: ${what}`, () => {
+        const r = load(yaml);
+        expect(r.spec).to.equal(undefined);
+        const found = issue(yaml, code);
+        expect(found.severity).to.equal("error");
+        for (const [k, v] of Object.entries(where))
+          expect(found[k as keyof Issue], `${k} of ${JSON.stringify(found)}`).to.equal(v);
+      });
+    }
+
+    it("warn about a threshold outside 0..1 and a min_range that lets noise count", () => {
+      const outside = issue(
+        ADAPTIVE.replace("enter: depth > 0.6", "enter: depth > 0.6 and depth < 1.5"),
+        "THRESHOLD_OUT_OF_RANGE",
+      );
+      expect(outside).to.include({ severity: "warning", line: 12, path: "phases.down.enter" });
+      expect(outside.message).to.include("adaptive");
+      const small = issue(
+        ADAPTIVE.replace("min_range: 20", "min_range: 1"),
+        "ADAPTIVE_MIN_RANGE_SMALL",
+      );
+      expect(small).to.include({ severity: "warning", line: 9, path: "signals.depth.min_range" });
+      expect(load(ADAPTIVE.replace("min_range: 20", "min_range: 1")).spec).to.not.equal(undefined);
+    });
+  });
+
+  it("mean_visible takes signal names, and needs the landmarks on either side only", () => {
+    const yaml = BASE.replace("sides: left\n", "").replace(
+      "  knee: angle(hip, knee, ankle)",
+      "  one: angle(hip, knee, ankle)\n  knee: mean_visible(left.one, right.one)",
+    );
+    const r = load(yaml);
+    expect(r.errors).to.deep.equal([]);
+    expect(r.warnings).to.deep.equal([]);
+    expect(r.spec!.tracking.landmarks).to.have.members(["hip", "knee", "ankle"]);
+    const bad = load(
+      yaml.replace("mean_visible(left.one, right.one)", "mean_visible(left.one * 2, right.one)"),
+    );
+    expect(bad.errors.map((e) => [e.code, e.line, e.column])).to.deep.equal([
+      ["ARGUMENT_INVALID", 5, 22],
+    ]);
+  });
+
+  it("accepts scale: height, and refuses an unknown scale", () => {
+    expect(load(BASE.replace("sides: left", "sides: left\nscale: height")).spec?.scale).to.equal(
+      "height",
+    );
+    expect(
+      issue(BASE.replace("sides: left", "sides: left\nscale: width"), "VALUE_INVALID"),
+    ).to.include({ path: "scale" });
+  });
 });

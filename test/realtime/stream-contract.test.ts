@@ -210,6 +210,32 @@ describe("realtime stream: contract 1 against hostile clients", function () {
       stream.close();
     });
 
+    it("accepts frames with keypoints: null (no person): counted, no warning, tracking lost", async () => {
+      const session = await newSession();
+      const stream = await attach(session.stream_url, session.runtime_token);
+      const frames = FRAMES.slice(0, 5);
+      for (const frame of frames) stream.send(frameMessage(frame));
+      // 0.5 s with nobody in the picture, in one message and in a batch.
+      stream.send({ type: "frame", seq: 5, t: frames[4].t + 0.1, keypoints: null });
+      stream.send({
+        type: "frames",
+        frames: [6, 7, 8, 9].map((seq) => ({
+          seq,
+          t: frames[4].t + 0.1 * (seq - 4),
+          keypoints: null,
+        })),
+      });
+      await stream.next("ack", (ack) => ack.last_seq === 9);
+      expect(stream.ofType("warning")).to.deep.equal([]);
+      const lost = stream
+        .ofType("event")
+        .map((m) => m.event)
+        .filter((e) => e.type === "tracking.lost");
+      expect(lost).to.have.length(1);
+      expect((await getSession(tenant, session.session_id)).accepted_frames_total).to.equal(10);
+      stream.close();
+    });
+
     it("ignores frames whose seq is not above the last accepted one, silently", async () => {
       const session = await newSession();
       const stream = await attach(session.stream_url, session.runtime_token);

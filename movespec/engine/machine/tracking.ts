@@ -73,6 +73,13 @@ function gateOk(m: Machine, f: FrameFacts): boolean {
 function missing(m: Machine, f: FrameFacts): string[] {
   const sides = m.combine === "auto" ? [m.sides[m.state.autoSide]] : m.sides;
   const out: string[] = [];
+  const visible = (p: number) =>
+    m.program.memory.points[p * 4 + 3] >= m.spec.tracking.minVisibility;
+  if (sides.includes("none") && !f.gate.none) {
+    m.program.gateEither.forEach(([a, b], i) => {
+      if (!visible(a) && !visible(b)) out.push(m.program.gateEitherNames[i]);
+    });
+  }
   for (const side of sides) {
     if (f.gate[side]) continue;
     const points = m.program.gatePoints[side];

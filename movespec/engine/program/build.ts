@@ -5,6 +5,7 @@ import { FUNCTIONS } from "../../expression/functions.js";
 import { sidesPlan } from "../../sides.js";
 import { scalePairs, TOPOLOGIES, type TopologyName } from "../../topology.js";
 import { FILTER_STATE_SIZE, makeFilter, resetFilter } from "../filters.js";
+import { compileAdaptive } from "./compile-adaptive.js";
 import { compileCondition } from "./compile-condition.js";
 import type { CompileContext, Reads } from "./compile-context.js";
 import { compileValue } from "./compile-value.js";
@@ -19,6 +20,7 @@ export function buildProgram(spec: CompiledSpec, topologyName: TopologyName): Pr
   const topology = TOPOLOGIES[topologyName];
   const points = new PointTable(topology);
   const scalePoints = scalePointSlots(spec, points);
+  const scaleByHeight = spec.scale === "height" && spec.signals.some((s) => usesScale(s.expr));
   const { evaluated } = sidesPlan(spec.sides);
   const defs = new Map(spec.signals.map((s) => [s.name, s]));
   const planned = planSlots(spec, defs, evaluated);
@@ -27,7 +29,11 @@ export function buildProgram(spec: CompiledSpec, topologyName: TopologyName): Pr
   const building = emptyMemory();
   const ctx: CompileContext = { defs, slotIndex, points, state, memory: building };
   const slots = planned.map((p) => compileSlot(ctx, p));
-  const { gatePoints, gateNames } = gateLandmarks(spec, evaluated, points);
+  const { gatePoints, gateNames, gateEither, gateEitherNames } = gateLandmarks(
+    spec,
+    evaluated,
+    points,
+  );
   const memory = allocateMemory(building, {
     keypoints: topology.keypointCount,
     points: points.sources.length,
@@ -44,8 +50,11 @@ export function buildProgram(spec: CompiledSpec, topologyName: TopologyName): Pr
     slots,
     slotIndex,
     scalePoints,
+    scaleByHeight,
     gatePoints,
     gateNames,
+    gateEither,
+    gateEitherNames,
     compileCondition: (e, side) => compileCondition(ctx, e, side),
     slotsOf: (e, side) => slotsOf(defs, slotIndex, e, side),
     resetFilters,
@@ -79,16 +88,18 @@ function usesScale(e: Expr): boolean {
 
 function compileSlot(ctx: CompileContext, p: PlannedSlot): SignalSlot {
   const reads: Reads = { points: new Set(), deps: new Set() };
-  const compute = compileValue(ctx, p.def.expr, p.side, reads);
+  const value = compileValue(ctx, p.def.expr, p.side, reads);
+  const adaptive = p.def.adaptive ? compileAdaptive(ctx, p.def.adaptive, value) : undefined;
   return {
     name: p.name,
     side: p.side,
     def: p.def,
     points: [...reads.points],
     deps: [...reads.deps],
-    compute,
+    compute: adaptive?.compute ?? value,
     filter: makeFilter(p.def.smoothing),
     filterAt: ctx.state.alloc(FILTER_STATE_SIZE),
+    adaptiveAt: adaptive?.at ?? -1,
   };
 }
 

@@ -65,7 +65,34 @@ function compileCall(
     });
     return compileGeometry(e.fn, offsets, ctx.memory);
   }
+  if (FUNCTIONS[e.fn]?.visibleSignals) return compileVisibleMean(ctx, e, side);
   const args = e.args.map((a) => compileValue(ctx, a, side, reads));
   if (FUNCTIONS[e.fn]?.stateful) return compileTemporal(e, args[0], ctx);
   return compileArithmetic(e.fn, args);
+}
+
+/**
+ * mean_visible: the mean of the argument signals computed on this frame (NaN when none is). The
+ * arguments are not dependencies of the slot: it is computed whichever of them are.
+ */
+function compileVisibleMean(
+  ctx: CompileContext,
+  e: Expr & { kind: "call" },
+  side: SideKey,
+): () => number {
+  const slots = e.args.map(
+    (a) => slotOfRef(ctx.defs, ctx.slotIndex, a as Expr & { kind: "ref" }, side)!,
+  );
+  const memory = ctx.memory;
+  return () => {
+    let sum = 0;
+    let n = 0;
+    for (let i = 0; i < slots.length; i++) {
+      if (memory.fresh[slots[i]] === 1) {
+        sum += memory.values[slots[i]];
+        n++;
+      }
+    }
+    return n > 0 ? sum / n : Number.NaN;
+  };
 }

@@ -20,6 +20,8 @@ export interface SignalSlot {
   readonly compute: () => number;
   readonly filter: (state: Float64Array, at: number, x: number, t: number) => number;
   readonly filterAt: number;
+  /** Where an adaptive signal keeps its window in the state array (-1: not adaptive). */
+  readonly adaptiveAt: number;
 }
 
 export interface Program {
@@ -31,9 +33,14 @@ export interface Program {
   readonly slotIndex: ReadonlyMap<string, number>;
   /** Pairs of point slots whose mean distance is the body scale (empty when no signal needs it). */
   readonly scalePoints: readonly (readonly [number, number])[];
+  /** The body scale is the vertical extent of the frame's visible keypoints (`scale: height`). */
+  readonly scaleByHeight: boolean;
   /** Point slots of the tracking gate, per side. */
   readonly gatePoints: Readonly<Record<SideKey, readonly number[]>>;
   readonly gateNames: Readonly<Record<SideKey, readonly string[]>>;
+  /** Without a side: pairs of point slots of which at least one must be visible. */
+  readonly gateEither: readonly (readonly [number, number])[];
+  readonly gateEitherNames: readonly string[];
   compileCondition(e: Expr, side: SideKey): () => boolean;
   /** Slots a condition reads on a side, for reporting values. */
   slotsOf(e: Expr, side: SideKey): number[];

@@ -121,3 +121,49 @@ export function compile(yaml: string): CompiledSpec {
   if (!r.spec) throw new Error(`spec did not load: ${JSON.stringify(r.errors, null, 1)}`);
   return r.spec;
 }
+
+/** A deterministic pseudo-random generator (LCG) returning 0..1, for noise and jitter. */
+function seeded(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+/**
+ * Frames whose left elbow angle follows `angle(t)` (degrees) for `seconds`: at `fps`, with each
+ * frame dropped with probability `drop` and its time moved by up to `jitter` seconds (times stay
+ * increasing), from `seq`/`t` `start` on. The right arm mirrors the left.
+ */
+export function angleFrames(
+  angle: (t: number) => number,
+  seconds: number,
+  options: { fps?: number; drop?: number; jitter?: number; seed?: number; start?: number } = {},
+): Frame[] {
+  const fps = options.fps ?? 30;
+  const rand = seeded(options.seed ?? 7);
+  const start = options.start ?? 0;
+  const frames: Frame[] = [];
+  const n = Math.round(seconds * fps);
+  for (let i = 0; i < n; i++) {
+    const jitter = options.jitter ? (rand() * 2 - 1) * options.jitter : 0;
+    const keep = options.drop ? rand() >= options.drop : true;
+    const t = Math.round((start + i / fps + Math.max(0, jitter)) * 1e6) / 1e6;
+    if (!keep || (frames.length > 0 && t <= frames[frames.length - 1].t)) continue;
+    const deg = Math.min(179.5, Math.max(0.5, angle(t - start)));
+    frames.push({ seq: Math.round(start * 1000) + i, t, keypoints: arms(deg, deg) });
+  }
+  return frames;
+}
+
+/** Gaussian noise (Box-Muller) of standard deviation `sigma` from a seeded generator. */
+export function gaussian(sigma: number, seed = 3): () => number {
+  const rand = seeded(seed);
+  return () => sigma * Math.sqrt(-2 * Math.log(rand() + 1e-12)) * Math.cos(2 * Math.PI * rand());
+}
+
+/** Repetitions as a smooth dip of `depth` degrees below `rest`, `period` seconds each. */
+export function dips(t: number, rest: number, depth: number, period: number): number {
+  return rest - (depth * (1 - Math.cos((2 * Math.PI * t) / period))) / 2;
+}

@@ -174,7 +174,7 @@ const STAND_IN: Record<string, string> = {
  * Renders a pose seen by a camera turned `view` degrees from the front (90 = the person's left
  * side faces the camera). Keypoints are [x, y, z, visibility].
  */
-function render(pose: Pose, view = 0): number[][] {
+export function render(pose: Pose, view = 0): number[][] {
   const j = body(pose);
   const a = view * RAD;
   const cx = 0.5 * ASPECT;
