@@ -1,4 +1,5 @@
 import { isScope, SCOPES, type Scope } from "../../services/shared/tokens/scopes.js";
+import { DOCS_PATHS } from "../api-docs/docs-paths.js";
 
 /** The scopes of the public API (spec, "Authentication"); one list shared with the auth service. */
 export { isScope, SCOPES, type Scope };
@@ -54,6 +55,10 @@ export const ROUTE_POLICIES: readonly PolicyRule[] = [
   rule("GET", "/api/detection/sessions/{id}", scope("sessions:read")),
   rule("POST", "/api/detection/sessions/{id}/finalize", scope("sessions:write")),
   rule("GET", "/api/detection/sessions/{id}/stream", { kind: "public" }),
+  // The API's documentation (gateway/api-docs).
+  rule("GET", "/openapi.json", { kind: "public" }),
+  rule("GET", "/asyncapi.json", { kind: "public" }),
+  rule("GET", "/docs(?:/.*)?", { kind: "public" }),
 ];
 
 /**
@@ -74,6 +79,7 @@ export function ignoresAuthorization(method: string, path: string): boolean {
   const lookup = method === "HEAD" ? "GET" : method;
   return (
     (lookup === "GET" && (path === "/api/health" || path === "/healthz")) ||
+    (lookup === "GET" && DOCS_PATHS.test(path)) ||
     (lookup === "POST" && /^\/api\/auth\/access-tokens\/?$/.test(path)) ||
     // The realtime stream authenticates with its runtime token, never an access token.
     /^\/api\/detection\/sessions\/[^/]+\/stream\/?$/.test(path)

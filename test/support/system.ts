@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LogLine } from "../../deploy/local/child-process.js";
 import { type ServiceName, type Stack, startStack } from "../../deploy/local/stack.js";
+import { checkResponsesOf } from "./contract.js";
 
 export interface TestSystem extends Stack {
   /** Every log line every process wrote, in order, tagged with the process name. */
@@ -47,6 +48,8 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
         );
     },
   });
+  // Every response of this gateway is checked against the OpenAPI document (./contract.ts).
+  checkResponsesOf(stack.gatewayUrl);
   return {
     ...stack,
     logs,

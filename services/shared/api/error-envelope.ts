@@ -2,6 +2,7 @@
  * The error envelope every non-2xx response carries (contract "Errors"), and the entries of
  * `details.errors` that list every invalid field of a request.
  */
+import { ValidationIssue } from "./resources.js";
 import { type Static, StringEnum, Type } from "./schema-kit.js";
 
 export const API_ERROR_CODE_NAMES = [
@@ -55,7 +56,7 @@ export const ErrorEnvelope = Type.Object(
             request_id: Type.String({ description: "the response's X-Request-Id" }),
             field: Type.Optional(Type.String({ description: "the (first) invalid field" })),
             errors: Type.Optional(
-              Type.Array(Type.Unknown(), {
+              Type.Array(Type.Union([FieldError, ValidationIssue]), {
                 description:
                   "every invalid field of the request (FieldError), or the YAML's validation issues with DRAFT_INVALID",
               }),
@@ -67,7 +68,7 @@ export const ErrorEnvelope = Type.Object(
       { additionalProperties: false },
     ),
   },
-  { title: "Error", additionalProperties: false },
+  { title: "ErrorEnvelope", additionalProperties: false },
 );
 
 export type FieldErrorJson = Static<typeof FieldError>;

@@ -3,6 +3,7 @@
  * timestamps in ISO 8601 UTC with milliseconds, optional fields omitted (never null), internal
  * fields (creators, organization of a MoveSpec, revisions) never shown.
  */
+import type { Scope } from "../tokens/scopes.js";
 import { Resource, type Static, StringEnum, Timestamp, Type, Uuid } from "./schema-kit.js";
 
 export const VISIBILITIES = ["private", "public", "delisted"] as const;
@@ -237,3 +238,13 @@ export type SessionJson = Static<typeof Session>;
 export type SessionCreatedJson = Static<typeof SessionCreated>;
 export type MoveSpecPageJson = Static<typeof MoveSpecPage>;
 export type VersionPageJson = Static<typeof VersionPage>;
+
+/** What each scope grants (spec "Authentication"). */
+export const SCOPE_DESCRIPTIONS: Readonly<Record<Scope, string>> = {
+  "movespecs:read": "read MoveSpecs, drafts, versions, validation results",
+  "movespecs:write": "create, update, validate, version and release MoveSpecs",
+  "sessions:read": "read detection sessions",
+  "sessions:write": "create and finalize detection sessions, and stream",
+  "tokens:read": "list and inspect access tokens",
+  "tokens:write": "create and revoke access tokens",
+};
