@@ -7,8 +7,8 @@ import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { expect } from "chai";
 import { playFrames } from "../../examples/stream-client/recording.js";
-import { type DetectionEvent, StreamClient } from "../../examples/stream-client/stream-client.js";
 import { DetectionService } from "../../proto/gen/detection/v1/detection_pb.js";
+import { type DetectionEvent, StreamClient } from "../../sdk/src/index.js";
 import { attach, openRaw, type RawStream } from "../detection/support/raw-stream.js";
 import {
   type CreatedSession,
