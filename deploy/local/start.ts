@@ -48,6 +48,7 @@ try {
       `  Gateway ready: ${stack.gatewayUrl}`,
       `  Try:           curl ${stack.gatewayUrl}/api/health`,
       `  Store:         ${stack.mongodbUri}`,
+      `  Admin tool:    ${adminEnvironment(stack)} npm run admin -- --help`,
       "  Stop:          Ctrl-C",
       "",
       ...(devCredentials ? developmentKeyBanner(stack.gatewayUrl, devCredentials) : []),
@@ -58,6 +59,12 @@ try {
   process.stderr.write(`start failed: ${error instanceof Error ? error.message : String(error)}\n`);
   await stack?.stop();
   process.exit(1);
+}
+
+/** The variables the admin tool needs to find these services (ports differ when ephemeral). */
+function adminEnvironment(stack: Stack): string {
+  const { auth, authoring, catalogue } = stack.services;
+  return `AUTH_SERVICE_URL=${auth.grpcUrl} AUTHORING_SERVICE_URL=${authoring.grpcUrl} CATALOGUE_SERVICE_URL=${catalogue.grpcUrl}`;
 }
 
 /** Shown once, on the first start with an empty data directory: the key is not stored anywhere. */

@@ -4,8 +4,10 @@
  * is created twice), typed calls of the authoring flow, and the stream client with its async
  * iterator of events on a real recording.
  */
+import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { expect } from "chai";
 import { playFrames, readRecording } from "../../examples/stream-client/recording.js";
 import { type DetectionEvent, MdsApiError, MdsClient } from "../../sdk/src/index.js";
@@ -209,5 +211,35 @@ describe("SDK against the real stack (sdk/)", function () {
     const stored = await client.getSession({ session_id: session.session_id });
     expect(stored).to.include({ status: "completed", accepted_frames_total: 690 });
     expect(JSON.parse(stored.terminal_outcome ?? "{}").count).to.equal(10);
+  });
+
+  it("the example client (examples/stream-client, on the SDK) runs the README's command", async () => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "examples/stream-client/main.ts",
+        "--spec",
+        "examples/movespecs/squat.yaml",
+        "--recording",
+        "test/fixtures/posedata/uiprmd/m01_s01.jsonl.gz",
+        "--mode",
+        "replay",
+        "--batch",
+        "30",
+      ],
+      {
+        cwd: ROOT,
+        env: {
+          PATH: process.env.PATH ?? "",
+          MDS_API_KEY: project.apiKey,
+          MDS_GATEWAY_URL: system.gatewayUrl,
+        },
+      },
+    );
+    expect(stdout).to.contain("rep 10 at t=");
+    expect(stdout).to.contain("completed: 690 frames, 10 repetitions");
+    expect(stdout).to.match(/: completed, accepted_frames_total 690/);
   });
 });
