@@ -3,9 +3,9 @@
  * it; `createEngine()` turns it into closures for one topology.
  */
 import type { Expr } from "./expression/ast.js";
+import type { SidesMode } from "./sides.js";
 import type { TopologyName } from "./topology.js";
 
-export type SidesMode = "none" | "left" | "right" | "auto" | "both" | "together" | "either";
 export type CameraView = "front" | "side" | "any";
 export type FormSeverity = "info" | "warning" | "error";
 

@@ -6,7 +6,6 @@ export type {
   HoldDef,
   PhaseDef,
   RepetitionDef,
-  SidesMode,
   SignalDef,
   Smoothing,
 } from "./compiled-spec.js";
@@ -29,10 +28,13 @@ export type {
   SignalStats,
 } from "./engine/events.js";
 export type { RejectReason } from "./engine/frame-input.js";
+export type { ErrorCode, IssueCode, WarningCode } from "./issue-codes.js";
+export { ISSUE_CODES, isIssueCode } from "./issue-codes.js";
 export type { Issue, Severity } from "./issues.js";
 export { LOAD_LIMITS } from "./load/limits.js";
 export type { LoadResult } from "./load/load.js";
 export { load } from "./load/load.js";
+export type { SidesMode } from "./sides.js";
 export { MOVESPEC_TEMPLATE } from "./template.js";
 export type { TopologyName } from "./topology.js";
 export { TOPOLOGY_NAMES } from "./topology.js";

@@ -1,9 +1,10 @@
 /** Validation issues, as returned by `load()` and shown to MoveSpec authors. */
+import type { ErrorCode, IssueCode, WarningCode } from "./issue-codes.js";
 
 export type Severity = "error" | "warning";
 
 export interface Issue {
-  code: string;
+  code: IssueCode;
   message: string;
   severity: Severity;
   /** 1-based line in the YAML source. */
@@ -24,11 +25,11 @@ export class IssueList {
   readonly errors: Issue[] = [];
   readonly warnings: Issue[] = [];
 
-  error(code: string, message: string, at?: { pos?: Position; path?: string }): void {
+  error(code: ErrorCode, message: string, at?: { pos?: Position; path?: string }): void {
     this.errors.push(makeIssue(code, message, "error", at));
   }
 
-  warn(code: string, message: string, at?: { pos?: Position; path?: string }): void {
+  warn(code: WarningCode, message: string, at?: { pos?: Position; path?: string }): void {
     this.warnings.push(makeIssue(code, message, "warning", at));
   }
 
@@ -38,7 +39,7 @@ export class IssueList {
 }
 
 function makeIssue(
-  code: string,
+  code: IssueCode,
   message: string,
   severity: Severity,
   at?: { pos?: Position; path?: string },

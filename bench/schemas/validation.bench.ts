@@ -25,7 +25,7 @@ import Type from "typebox";
 import { Compile } from "typebox/compile";
 import * as v from "valibot";
 import { z } from "zod";
-import { median } from "../support/http-load.js";
+import { median } from "../../test/support/statistics.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const UUID = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$";

@@ -3,22 +3,29 @@
  * state is in typed arrays and plain objects, so it snapshots to JSON and restores exactly.
  */
 import type { CompiledSpec } from "../compiled-spec.js";
+import { type SideKey, sidesPlan } from "../sides.js";
 import { TOPOLOGIES, type TopologyName } from "../topology.js";
+import { evaluateFrame } from "./evaluate-frame.js";
 import { type DetectionEvent, r3, type SessionSummary } from "./events.js";
-import { readFrame } from "./frame-input.js";
-import { type FrameFacts, Machine, type MachineState } from "./machine.js";
-import { buildProgram, type Program, SCALE_TIME_CONSTANT, type SideKey } from "./program.js";
+import { type RejectReason, readFrame } from "./frame-input.js";
+import {
+  createMachine,
+  type FrameFacts,
+  type Machine,
+  type MachineState,
+  openHold,
+  stepMachine,
+} from "./machine/index.js";
+import { buildProgram, type Program } from "./program/index.js";
 import { decodeNumbers, type EncodedNumbers, encodeNumbers } from "./snapshot-codec.js";
-
-const SIDE_KEYS: readonly SideKey[] = ["none", "left", "right"];
 
 export type PushResult =
   | { ok: true; events: DetectionEvent[] }
-  | { ok: false; reason: string; message: string };
+  | { ok: false; reason: RejectReason; message: string };
 
 export interface PushManyResult {
   events: DetectionEvent[];
-  rejected: { index: number; seq?: number; reason: string; message: string }[];
+  rejected: { index: number; seq?: number; reason: RejectReason; message: string }[];
 }
 
 export interface EngineOptions {
@@ -95,15 +102,9 @@ class EngineImpl implements Engine {
       throw new Error("aspectRatio must be a positive number");
     this.program = buildProgram(spec, topology);
     const emit = (e: Record<string, unknown> & { type: DetectionEvent["type"] }) => this.emit(e);
-    this.machines =
-      spec.sides === "both"
-        ? [
-            new Machine(spec, this.program, "left", emit),
-            new Machine(spec, this.program, "right", emit),
-          ]
-        : spec.sides === "none" || spec.sides === "left" || spec.sides === "right"
-          ? [new Machine(spec, this.program, spec.sides, emit)]
-          : [new Machine(spec, this.program, undefined, emit)];
+    this.machines = sidesPlan(spec.sides).machines.map((sides) =>
+      createMachine(spec, this.program, sides, emit),
+    );
   }
 
   get acceptedFrames(): number {
@@ -176,104 +177,8 @@ class EngineImpl implements Engine {
   }
 
   private evaluate(seq: number, t: number): void {
-    const p = this.program;
-    const mem = p.memory;
-    const frame = mem.frame;
-    const points = mem.points;
-    mem.t = t;
-    // Point slots: landmarks and midpoints.
-    const sources = p.pointSources;
-    for (let i = 0; i < sources.length; i++) {
-      const a = sources[i][0] * 4;
-      const b = sources[i][1];
-      const o = i * 4;
-      if (b < 0) {
-        points[o] = frame[a];
-        points[o + 1] = frame[a + 1];
-        points[o + 2] = frame[a + 2];
-        points[o + 3] = frame[a + 3];
-      } else {
-        const c = b * 4;
-        points[o] = (frame[a] + frame[c]) / 2;
-        points[o + 1] = (frame[a + 1] + frame[c + 1]) / 2;
-        points[o + 2] = (frame[a + 2] + frame[c + 2]) / 2;
-        points[o + 3] = Math.min(frame[a + 3], frame[c + 3]);
-      }
-    }
-    const minVis = this.spec.tracking.minVisibility;
-    // Body scale: a follower of the torso (or shoulder/hip) length that rises at once and decays
-    // slowly, so leaning towards the camera does not inflate normalised distances.
-    if (p.scalePoints.length > 0) {
-      let sum = 0;
-      let n = 0;
-      for (let k = 0; k < p.scalePoints.length; k++) {
-        const a = p.scalePoints[k][0] * 4;
-        const b = p.scalePoints[k][1] * 4;
-        if (points[a + 3] >= minVis && points[b + 3] >= minVis) {
-          const dx = points[a] - points[b];
-          const dy = points[a + 1] - points[b + 1];
-          sum += Math.sqrt(dx * dx + dy * dy);
-          n++;
-        }
-      }
-      const len = n > 0 ? sum / n : 0;
-      if (len > 0) {
-        const s = mem.state;
-        const prev = s[0];
-        if (Number.isNaN(prev) || len >= prev) s[0] = len;
-        else s[0] = prev + (1 - Math.exp(-(t - s[1]) / SCALE_TIME_CONSTANT)) * (len - prev);
-        s[1] = t;
-      }
-    }
-    // Signal slots, in dependency order; a slot whose landmarks are hidden keeps its last value.
-    const slots = p.slots;
-    const values = mem.values;
-    const fresh = mem.fresh;
-    for (let i = 0; i < slots.length; i++) {
-      const slot = slots[i];
-      let ok = true;
-      const pts = slot.points;
-      for (let j = 0; j < pts.length; j++) {
-        if (!(points[pts[j] * 4 + 3] >= minVis)) {
-          ok = false;
-          break;
-        }
-      }
-      const deps = slot.deps;
-      for (let j = 0; ok && j < deps.length; j++) if (fresh[deps[j]] === 0) ok = false;
-      if (!ok) {
-        fresh[i] = 0;
-        continue;
-      }
-      const raw = slot.compute();
-      if (
-        Number.isNaN(raw) ||
-        raw === Number.POSITIVE_INFINITY ||
-        raw === Number.NEGATIVE_INFINITY
-      ) {
-        fresh[i] = 0;
-        continue;
-      }
-      values[i] = slot.filter(mem.state, slot.filterAt, raw, t);
-      fresh[i] = 1;
-    }
-    // Tracking gate per side.
-    const facts = this.facts;
-    facts.seq = seq;
-    facts.t = t;
-    for (const side of SIDE_KEYS) {
-      const gp = p.gatePoints[side];
-      let ok = true;
-      let sum = 0;
-      for (let j = 0; j < gp.length; j++) {
-        const v = points[gp[j] * 4 + 3];
-        sum += v;
-        if (!(v >= minVis)) ok = false;
-      }
-      facts.gate[side] = ok;
-      facts.visibility[side] = gp.length > 0 ? sum / gp.length : 1;
-    }
-    for (const m of this.machines) m.step(facts);
+    evaluateFrame(this.program, this.spec.tracking.minVisibility, seq, t, this.facts);
+    for (const m of this.machines) stepMachine(m, this.facts);
   }
 
   finish(): { events: DetectionEvent[]; summary: SessionSummary } {
@@ -296,7 +201,7 @@ class EngineImpl implements Engine {
       .flatMap((m) => m.state.reps)
       .sort((a, b) => a.end_t - b.end_t || a.start_t - b.start_t);
     const holds = this.machines.flatMap((m) => {
-      const open = m.openHold(this.lastT);
+      const open = openHold(m, this.lastT);
       return open ? [...m.state.holds, open] : m.state.holds;
     });
     const count = this.machines.reduce((n, m) => n + m.state.count, 0);
@@ -310,13 +215,12 @@ class EngineImpl implements Engine {
       frames: this.accepted,
       duration: this.firstT === null ? 0 : r3(this.lastT - this.firstT),
     };
-    if (this.spec.sides === "both") {
+    if (this.machines.length > 1) {
+      // One machine per side (`sides: both`): each counts its own side.
       const { count: total, ...rest } = summary;
-      return {
-        count: total,
-        counts: { left: this.machines[0].state.count, right: this.machines[1].state.count },
-        ...rest,
-      };
+      const countOn = (side: SideKey) =>
+        this.machines.find((m) => m.sides[0] === side)?.state.count ?? 0;
+      return { count: total, counts: { left: countOn("left"), right: countOn("right") }, ...rest };
     }
     return summary;
   }

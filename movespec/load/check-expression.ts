@@ -6,6 +6,7 @@
 import { type Expr, isBooleanExpr, type Span } from "../expression/ast.js";
 import { FUNCTIONS } from "../expression/functions.js";
 import { ExpressionSyntaxError, parseExpression } from "../expression/parser.js";
+import type { ErrorCode } from "../issue-codes.js";
 import type { IssueList, Position } from "../issues.js";
 import { parseLandmarkName } from "../topology.js";
 import { suggestion } from "./reader.js";
@@ -80,7 +81,7 @@ export function checkExpression(
     boolean: false,
   };
   const before = ctx.issues.errors.length;
-  const fail = (code: string, message: string, span: Span) =>
+  const fail = (code: ErrorCode, message: string, span: Span) =>
     ctx.issues.error(code, message, { pos: spanPosition(src, span), path: src.path });
 
   const value = (n: Expr): void => {

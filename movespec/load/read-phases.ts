@@ -14,7 +14,7 @@ import {
   relax,
 } from "./intervals.js";
 import { at, IDENTIFIER, type Reader } from "./reader.js";
-import type { YNode } from "./yaml-tree.js";
+import type { YEntry, YNode } from "./yaml-tree.js";
 
 export const DEFAULT_MIN_DWELL = 0.1;
 
@@ -55,6 +55,15 @@ function baseName(ref: string): string {
   return ref.includes(".") ? ref.split(".")[1] : ref;
 }
 
+type Condition = NonNullable<ReturnType<typeof readCondition>>;
+type Ranges = ReadonlyMap<string, readonly [number, number]>;
+
+/** A phase read without errors, with its enter condition as intervals for the overlap check. */
+interface ReadPhase {
+  readonly source: PhaseSource;
+  readonly enter: Map<string, Interval> | undefined;
+}
+
 export function readPhases(
   r: Reader,
   node: YNode | undefined,
@@ -62,148 +71,167 @@ export function readPhases(
   position: (offset: number) => Position,
   declared: ReadonlySet<string> = new Set(signals.map((s) => s.name)),
 ): PhaseSource[] {
-  const out: PhaseSource[] = [];
   const map = r.map(node, "phases");
-  if (!map) return out;
+  if (!map) return [];
   if (map.entries.length === 0) {
     r.issues.error("FIELD_REQUIRED", "phases needs at least one phase", at(map));
-    return out;
+    return [];
   }
-  const signalNames = declared;
-  const ranges = new Map(signals.map((s) => [s.name, s.range]));
-  const analysed: { name: string; enter?: Map<string, Interval>; pos: Position; path: string }[] =
-    [];
-
+  const ranges: Ranges = new Map(signals.map((s) => [s.name, s.range]));
+  const read: ReadPhase[] = [];
   for (const entry of map.entries) {
-    const path = `phases.${entry.key}`;
-    if (!IDENTIFIER.test(entry.key)) {
-      r.issues.error(
-        "NAME_INVALID",
-        `phase name '${entry.key}' must be lower case letters, digits and _ (starting with a letter)`,
-        {
-          pos: entry.keyPos,
-          path,
-        },
-      );
-      continue;
-    }
-    const m = r.map(entry.value, `phase '${entry.key}'`);
-    if (!m) continue;
-    const k = r.keys(m, ["enter", "exit", "hysteresis", "min_dwell"], `phase '${entry.key}'`);
-    const enterNode = r.required(k, "enter", m, `phase '${entry.key}'`);
-    const enter = readCondition(r, enterNode, `${path}.enter`, signalNames, position);
-    const exit = k.has("exit")
-      ? readCondition(r, k.get("exit")!.value, `${path}.exit`, signalNames, position)
-      : undefined;
-    const hysteresis = k.has("hysteresis")
-      ? r.number(k.get("hysteresis")!.value, "hysteresis", { min: 0 })
-      : undefined;
-    const minDwell = k.has("min_dwell")
-      ? r.duration(k.get("min_dwell")!.value, "min_dwell", 60)
-      : DEFAULT_MIN_DWELL;
-    if (!enter || minDwell === undefined) continue;
-    if (k.has("exit") && k.has("hysteresis")) {
-      r.issues.error("VALUE_INVALID", `phase '${entry.key}' takes exit or hysteresis, not both`, {
-        pos: k.get("hysteresis")!.keyPos,
-        path: `${path}.hysteresis`,
-      });
-      continue;
-    }
-    if (k.has("exit") && !exit) continue;
-    if (k.has("hysteresis") && hysteresis === undefined) continue;
-    const enterIntervals = conjunctionIntervals(enter.expr);
+    const phase = readPhase(r, entry, declared, ranges, position);
+    if (phase) read.push(phase);
+  }
+  checkOverlaps(r, read);
+  return read.map((p) => p.source);
+}
 
-    // Reachability: an enter condition no value of its signals can satisfy.
-    if (enterIntervals) {
-      for (const [key, interval] of enterIntervals) {
-        const range = ranges.get(baseName(key)) ?? [
-          Number.NEGATIVE_INFINITY,
-          Number.POSITIVE_INFINITY,
-        ];
-        const within = intersect(interval, {
-          lo: range[0],
-          loOpen: false,
-          hi: range[1],
-          hiOpen: false,
-        });
-        if (isEmpty(interval) || isEmpty(within)) {
-          r.issues.error(
-            "PHASE_UNREACHABLE",
-            isEmpty(interval)
-              ? `phase '${entry.key}' can never be entered: its conditions on '${key}' contradict each other`
-              : `phase '${entry.key}' can never be entered: '${key}' is always within [${range[0]}, ${range[1]}]`,
-            { pos: spanPosition(enter.src, enter.expr.span), path: `${path}.enter` },
-          );
-        } else if (
-          interval.lo !== Number.NEGATIVE_INFINITY &&
-          (interval.lo < range[0] || interval.lo > range[1])
-        ) {
-          r.issues.warn(
-            "THRESHOLD_OUT_OF_RANGE",
-            `${interval.lo} is outside the possible values of '${key}' [${range[0]}, ${range[1]}]`,
-            {
-              pos: spanPosition(enter.src, enter.expr.span),
-              path: `${path}.enter`,
-            },
-          );
-        } else if (
-          interval.hi !== Number.POSITIVE_INFINITY &&
-          (interval.hi < range[0] || interval.hi > range[1])
-        ) {
-          r.issues.warn(
-            "THRESHOLD_OUT_OF_RANGE",
-            `${interval.hi} is outside the possible values of '${key}' [${range[0]}, ${range[1]}]`,
-            {
-              pos: spanPosition(enter.src, enter.expr.span),
-              path: `${path}.enter`,
-            },
-          );
-        }
-      }
-    }
-
-    let stay: Expr;
-    if (exit) {
-      stay = not(exit.expr);
-      const exitIntervals = conjunctionIntervals(exit.expr);
-      if (enterIntervals && exitIntervals && canBothHold(enterIntervals, exitIntervals)) {
-        r.issues.error(
-          "PHASE_EXIT_OVERLAPS_ENTER",
-          `phase '${entry.key}': the exit condition can hold while the enter condition holds, so the phase would flicker`,
-          { pos: spanPosition(exit.src, exit.expr.span), path: `${path}.exit` },
-        );
-      } else if (enterIntervals && exitIntervals && touches(enterIntervals, exitIntervals)) {
-        r.issues.error(
-          "PHASE_NO_HYSTERESIS",
-          `phase '${entry.key}': exit starts exactly where enter ends, so a signal hovering at the threshold would enter and leave again and again; leave a gap (hysteresis)`,
-          { pos: spanPosition(exit.src, exit.expr.span), path: `${path}.exit` },
-        );
-      }
-    } else if (hysteresis !== undefined && hysteresis > 0) {
-      stay = relax(enter.expr, hysteresis);
-    } else {
-      r.issues.error(
-        "PHASE_NO_HYSTERESIS",
-        `phase '${entry.key}' needs an exit condition or a hysteresis > 0, so that a signal hovering at the threshold does not enter and leave again and again`,
-        { pos: entry.keyPos, path },
-      );
-      continue;
-    }
-    const used = new Set<string>(enter.signals);
-    if (exit) for (const s of exit.signals) used.add(s);
-    out.push({
+function readPhase(
+  r: Reader,
+  entry: YEntry,
+  signalNames: ReadonlySet<string>,
+  ranges: Ranges,
+  position: (offset: number) => Position,
+): ReadPhase | undefined {
+  const path = `phases.${entry.key}`;
+  if (!IDENTIFIER.test(entry.key)) {
+    r.issues.error(
+      "NAME_INVALID",
+      `phase name '${entry.key}' must be lower case letters, digits and _ (starting with a letter)`,
+      {
+        pos: entry.keyPos,
+        path,
+      },
+    );
+    return undefined;
+  }
+  const m = r.map(entry.value, `phase '${entry.key}'`);
+  if (!m) return undefined;
+  const k = r.keys(m, ["enter", "exit", "hysteresis", "min_dwell"], `phase '${entry.key}'`);
+  const enterNode = r.required(k, "enter", m, `phase '${entry.key}'`);
+  const enter = readCondition(r, enterNode, `${path}.enter`, signalNames, position);
+  const exit = k.has("exit")
+    ? readCondition(r, k.get("exit")!.value, `${path}.exit`, signalNames, position)
+    : undefined;
+  const hysteresis = k.has("hysteresis")
+    ? r.number(k.get("hysteresis")!.value, "hysteresis", { min: 0 })
+    : undefined;
+  const minDwell = k.has("min_dwell")
+    ? r.duration(k.get("min_dwell")!.value, "min_dwell", 60)
+    : DEFAULT_MIN_DWELL;
+  if (!enter || minDwell === undefined) return undefined;
+  if (k.has("exit") && k.has("hysteresis")) {
+    r.issues.error("VALUE_INVALID", `phase '${entry.key}' takes exit or hysteresis, not both`, {
+      pos: k.get("hysteresis")!.keyPos,
+      path: `${path}.hysteresis`,
+    });
+    return undefined;
+  }
+  if (k.has("exit") && !exit) return undefined;
+  if (k.has("hysteresis") && hysteresis === undefined) return undefined;
+  const enterIntervals = conjunctionIntervals(enter.expr);
+  if (enterIntervals) checkReachable(r, entry.key, path, enter, enterIntervals, ranges);
+  const stay = stayCondition(r, entry, path, enter, enterIntervals, exit, hysteresis);
+  if (!stay) return undefined;
+  const used = new Set<string>(enter.signals);
+  if (exit) for (const s of exit.signals) used.add(s);
+  return {
+    source: {
       def: { name: entry.key, enter: enter.expr, stay, minDwell, signals: [...used] },
       pos: entry.keyPos,
       path,
-    });
-    analysed.push({ name: entry.key, enter: enterIntervals, pos: entry.keyPos, path });
-  }
+    },
+    enter: enterIntervals,
+  };
+}
 
-  // Overlap: two phases whose enter conditions can hold at the same time.
-  for (let i = 0; i < analysed.length; i++) {
-    for (let j = i + 1; j < analysed.length; j++) {
-      const a = analysed[i];
-      const b = analysed[j];
+/** An enter condition no value of its signals can satisfy is an error; a threshold outside them, a warning. */
+function checkReachable(
+  r: Reader,
+  name: string,
+  path: string,
+  enter: Condition,
+  enterIntervals: Map<string, Interval>,
+  ranges: Ranges,
+): void {
+  for (const [key, interval] of enterIntervals) {
+    const range = ranges.get(baseName(key)) ?? [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY];
+    const within = intersect(interval, {
+      lo: range[0],
+      loOpen: false,
+      hi: range[1],
+      hiOpen: false,
+    });
+    const where = { pos: spanPosition(enter.src, enter.expr.span), path: `${path}.enter` };
+    if (isEmpty(interval) || isEmpty(within)) {
+      r.issues.error(
+        "PHASE_UNREACHABLE",
+        isEmpty(interval)
+          ? `phase '${name}' can never be entered: its conditions on '${key}' contradict each other`
+          : `phase '${name}' can never be entered: '${key}' is always within [${range[0]}, ${range[1]}]`,
+        where,
+      );
+      continue;
+    }
+    // A reachable condition may still name a threshold the signal never takes (the lower first).
+    const outside = [interval.lo, interval.hi].find(
+      (v) => Number.isFinite(v) && (v < range[0] || v > range[1]),
+    );
+    if (outside !== undefined)
+      r.issues.warn(
+        "THRESHOLD_OUT_OF_RANGE",
+        `${outside} is outside the possible values of '${key}' [${range[0]}, ${range[1]}]`,
+        where,
+      );
+  }
+}
+
+/**
+ * The condition that keeps the phase: not `exit` (which must leave a gap after `enter`), or
+ * `enter` loosened by the hysteresis. Undefined (with an error) when there is neither.
+ */
+function stayCondition(
+  r: Reader,
+  entry: YEntry,
+  path: string,
+  enter: Condition,
+  enterIntervals: Map<string, Interval> | undefined,
+  exit: Condition | undefined,
+  hysteresis: number | undefined,
+): Expr | undefined {
+  if (exit) {
+    const exitIntervals = conjunctionIntervals(exit.expr);
+    if (enterIntervals && exitIntervals && canBothHold(enterIntervals, exitIntervals)) {
+      r.issues.error(
+        "PHASE_EXIT_OVERLAPS_ENTER",
+        `phase '${entry.key}': the exit condition can hold while the enter condition holds, so the phase would flicker`,
+        { pos: spanPosition(exit.src, exit.expr.span), path: `${path}.exit` },
+      );
+    } else if (enterIntervals && exitIntervals && touches(enterIntervals, exitIntervals)) {
+      r.issues.error(
+        "PHASE_NO_HYSTERESIS",
+        `phase '${entry.key}': exit starts exactly where enter ends, so a signal hovering at the threshold would enter and leave again and again; leave a gap (hysteresis)`,
+        { pos: spanPosition(exit.src, exit.expr.span), path: `${path}.exit` },
+      );
+    }
+    return not(exit.expr);
+  }
+  if (hysteresis !== undefined && hysteresis > 0) return relax(enter.expr, hysteresis);
+  r.issues.error(
+    "PHASE_NO_HYSTERESIS",
+    `phase '${entry.key}' needs an exit condition or a hysteresis > 0, so that a signal hovering at the threshold does not enter and leave again and again`,
+    { pos: entry.keyPos, path },
+  );
+  return undefined;
+}
+
+/** Two phases whose enter conditions can hold at the same time. */
+function checkOverlaps(r: Reader, phases: readonly ReadPhase[]): void {
+  for (let i = 0; i < phases.length; i++) {
+    for (let j = i + 1; j < phases.length; j++) {
+      const a = phases[i];
+      const b = phases[j];
       if (!a.enter || !b.enter) continue;
       const shared = [...a.enter.keys()].filter((key) => b.enter!.has(key));
       if (shared.length === 0) continue;
@@ -211,13 +239,12 @@ export function readPhases(
         const key = shared[0];
         r.issues.error(
           "PHASES_OVERLAP",
-          `phases '${a.name}' and '${b.name}' can both be entered at once ('${key}' ${intervalText(a.enter.get(key)!)} and ${intervalText(b.enter.get(key)!)} overlap)`,
-          { pos: b.pos, path: `${b.path}.enter` },
+          `phases '${a.source.def.name}' and '${b.source.def.name}' can both be entered at once ('${key}' ${intervalText(a.enter.get(key)!)} and ${intervalText(b.enter.get(key)!)} overlap)`,
+          { pos: b.source.pos, path: `${b.source.path}.enter` },
         );
       }
     }
   }
-  return out;
 }
 
 /** True when, for some signal, the enter and exit intervals share a boundary with no gap. */

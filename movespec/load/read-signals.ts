@@ -13,7 +13,7 @@ import {
   rangeOf,
 } from "./check-expression.js";
 import { at, IDENTIFIER, type Reader } from "./reader.js";
-import type { YNode } from "./yaml-tree.js";
+import type { YEntry, YNode } from "./yaml-tree.js";
 
 /** Lag of a smoothing filter at rest, in seconds (One Euro at min_cutoff, EMA's time constant). */
 export function smoothingLag(s: Smoothing): number {
@@ -134,7 +134,6 @@ export function readSignals(
   globalSmoothing: Smoothing,
   position: (offset: number) => Position,
 ): SignalsResult {
-  const issues: IssueList = r.issues;
   const result: SignalsResult = {
     signals: [],
     declared: new Set(),
@@ -144,79 +143,105 @@ export function readSignals(
   const map = r.map(node, "signals");
   if (!map) return result;
   if (map.entries.length === 0) {
-    issues.error("FIELD_REQUIRED", "signals needs at least one signal", at(map));
+    r.issues.error("FIELD_REQUIRED", "signals needs at least one signal", at(map));
     return result;
   }
   const names = new Set(map.entries.map((e) => e.key));
   result.declared = names;
   const pending = new Map<string, PendingSignal>();
   for (const entry of map.entries) {
-    const path = `signals.${entry.key}`;
-    if (!IDENTIFIER.test(entry.key)) {
-      issues.error(
-        "NAME_INVALID",
-        `signal name '${entry.key}' must be lower case letters, digits and _ (starting with a letter)`,
-        {
-          pos: entry.keyPos,
-          path,
-        },
-      );
-      continue;
-    }
-    if (
-      entry.key === "left" ||
-      entry.key === "right" ||
-      entry.key === "and" ||
-      entry.key === "or" ||
-      entry.key === "not"
-    ) {
-      issues.error("NAME_INVALID", `'${entry.key}' is a reserved word and cannot name a signal`, {
+    const p = readSignal(r, entry, names, position);
+    if (p) pending.set(entry.key, p);
+  }
+  const defs = new Map<string, SignalDef>();
+  for (const p of dependencyOrder(pending, r.issues)) {
+    const def = defineSignal(p, defs, globalSmoothing, r, result);
+    defs.set(def.name, def);
+    result.signals.push(def);
+  }
+  return result;
+}
+
+/** One entry of `signals`: its name, expression (short or long form) and own smoothing. */
+function readSignal(
+  r: Reader,
+  entry: YEntry,
+  names: ReadonlySet<string>,
+  position: (offset: number) => Position,
+): PendingSignal | undefined {
+  const issues = r.issues;
+  const path = `signals.${entry.key}`;
+  if (!IDENTIFIER.test(entry.key)) {
+    issues.error(
+      "NAME_INVALID",
+      `signal name '${entry.key}' must be lower case letters, digits and _ (starting with a letter)`,
+      {
         pos: entry.keyPos,
         path,
-      });
-      continue;
-    }
-    let exprNode: YNode | undefined = entry.value;
-    let smoothing: Smoothing | undefined;
-    if (entry.value.kind === "map") {
-      const k = r.keys(entry.value, ["expr", "smoothing"], `signal '${entry.key}'`);
-      exprNode = r.required(k, "expr", entry.value, `signal '${entry.key}'`);
-      if (k.has("smoothing"))
-        smoothing = readSmoothing(r, k.get("smoothing")!.value, `${path}.smoothing`);
-    }
-    const scalar = r.text(exprNode, `signal '${entry.key}'`);
-    if (!scalar) continue;
-    const text = String(scalar.value);
-    const src: ExprSource = { node: scalar, text, path: scalar.path, position };
-    const expr = parseAt(src, issues);
-    if (!expr) continue;
-    const info = checkExpression(
-      expr,
-      src,
-      { issues, signalNames: names, allowGeometry: true },
-      "value",
+      },
     );
-    if (!info) continue;
-    pending.set(entry.key, {
-      name: entry.key,
-      node: entry.value,
-      nameNode: entry.keyPos,
-      path,
-      expr,
-      text,
-      info,
-      smoothing,
-      src,
-    });
+    return undefined;
   }
+  if (
+    entry.key === "left" ||
+    entry.key === "right" ||
+    entry.key === "and" ||
+    entry.key === "or" ||
+    entry.key === "not"
+  ) {
+    issues.error("NAME_INVALID", `'${entry.key}' is a reserved word and cannot name a signal`, {
+      pos: entry.keyPos,
+      path,
+    });
+    return undefined;
+  }
+  let exprNode: YNode | undefined = entry.value;
+  let smoothing: Smoothing | undefined;
+  if (entry.value.kind === "map") {
+    const k = r.keys(entry.value, ["expr", "smoothing"], `signal '${entry.key}'`);
+    exprNode = r.required(k, "expr", entry.value, `signal '${entry.key}'`);
+    if (k.has("smoothing"))
+      smoothing = readSmoothing(r, k.get("smoothing")!.value, `${path}.smoothing`);
+  }
+  const scalar = r.text(exprNode, `signal '${entry.key}'`);
+  if (!scalar) return undefined;
+  const text = String(scalar.value);
+  const src: ExprSource = { node: scalar, text, path: scalar.path, position };
+  const expr = parseAt(src, issues);
+  if (!expr) return undefined;
+  const info = checkExpression(
+    expr,
+    src,
+    { issues, signalNames: names, allowGeometry: true },
+    "value",
+  );
+  if (!info) return undefined;
+  return {
+    name: entry.key,
+    node: entry.value,
+    nameNode: entry.keyPos,
+    path,
+    expr,
+    text,
+    info,
+    smoothing,
+    src,
+  };
+}
 
-  // Order by dependencies and find cycles (depth-first, iterative over a small graph).
-  const state = new Map<string, "visiting" | "done">();
+/**
+ * The signals in dependency order (depth-first over a small graph), reporting cycles. A signal
+ * that uses one that failed (or is missing) fails too, silently: its cause is already reported.
+ */
+function dependencyOrder(pending: Map<string, PendingSignal>, issues: IssueList): PendingSignal[] {
+  const state = new Map<string, "visiting" | "done" | "failed">();
   const order: PendingSignal[] = [];
   const reportedCycles = new Set<string>();
   const visit = (name: string, trail: string[]): boolean => {
     const s = state.get(name);
     if (s === "done") return true;
+    // A signal that failed (or uses one that did) fails whatever reads it, however often read.
+    if (s === "failed") return false;
     const p = pending.get(name);
     if (!p) return false;
     if (s === "visiting") {
@@ -238,43 +263,50 @@ export function readSignals(
       const dep = ref.includes(".") ? ref.split(".")[1] : ref;
       if (!visit(dep, [...trail, name])) ok = false;
     }
-    state.set(name, "done");
+    state.set(name, ok ? "done" : "failed");
     if (ok) order.push(p);
     else pending.delete(name);
     return ok;
   };
   for (const name of [...pending.keys()]) visit(name, []);
+  return order;
+}
 
-  const defs = new Map<string, SignalDef>();
-  for (const p of order) {
-    // A signal is sided when it uses `knee` (not `left_knee`) or an unqualified sided signal.
-    let sided = p.info.sidedLandmarks;
-    const lms = new Set(p.info.landmarks);
-    for (const ref of p.info.signals) {
-      const [side, dep] = ref.includes(".") ? ref.split(".") : [undefined, ref];
-      const d = defs.get(dep)!;
-      if (!side && d.sided) sided = true;
-      for (const l of result.landmarks.get(dep) ?? []) lms.add(side ? fixSide(l, side) : l);
-    }
-    result.landmarks.set(p.name, lms);
-    if (p.info.usesScale) result.usesScale = true;
-    const geometric = p.info.landmarks.size > 0;
-    const smoothing = p.smoothing ?? (geometric ? globalSmoothing : { kind: "none" as const });
-    const lag = smoothingLag(smoothing);
-    if (lag > LAG_WARNING_SECONDS) {
-      issues.warn(
-        "SMOOTHING_LAG",
-        `the smoothing of '${p.name}' lags about ${Math.round(lag * 1000)} ms at 30 fps (more than ${LAG_WARNING_SECONDS * 1000} ms): raise min_cutoff or shorten the time constant`,
-        { pos: p.nameNode, path: p.path },
-      );
-    }
-    const range = rangeOf(
-      p.expr,
-      (name) => defs.get(name)?.range ?? [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY],
-    ) as Range;
-    const def: SignalDef = { name: p.name, expr: p.expr, text: p.text, smoothing, sided, range };
-    defs.set(p.name, def);
-    result.signals.push(def);
+/**
+ * Defines a signal whose dependencies (in `defs`) are defined: sidedness, smoothing, range; its
+ * landmarks (transitively) and use of the body scale go into `result`.
+ */
+function defineSignal(
+  p: PendingSignal,
+  defs: ReadonlyMap<string, SignalDef>,
+  globalSmoothing: Smoothing,
+  r: Reader,
+  result: SignalsResult,
+): SignalDef {
+  // A signal is sided when it uses `knee` (not `left_knee`) or an unqualified sided signal.
+  let sided = p.info.sidedLandmarks;
+  const lms = new Set(p.info.landmarks);
+  for (const ref of p.info.signals) {
+    const [side, dep] = ref.includes(".") ? ref.split(".") : [undefined, ref];
+    const d = defs.get(dep)!;
+    if (!side && d.sided) sided = true;
+    for (const l of result.landmarks.get(dep) ?? []) lms.add(side ? fixSide(l, side) : l);
   }
-  return result;
+  result.landmarks.set(p.name, lms);
+  if (p.info.usesScale) result.usesScale = true;
+  const geometric = p.info.landmarks.size > 0;
+  const smoothing = p.smoothing ?? (geometric ? globalSmoothing : { kind: "none" as const });
+  const lag = smoothingLag(smoothing);
+  if (lag > LAG_WARNING_SECONDS) {
+    r.issues.warn(
+      "SMOOTHING_LAG",
+      `the smoothing of '${p.name}' lags about ${Math.round(lag * 1000)} ms at 30 fps (more than ${LAG_WARNING_SECONDS * 1000} ms): raise min_cutoff or shorten the time constant`,
+      { pos: p.nameNode, path: p.path },
+    );
+  }
+  const range = rangeOf(
+    p.expr,
+    (name) => defs.get(name)?.range ?? [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY],
+  ) as Range;
+  return { name: p.name, expr: p.expr, text: p.text, smoothing, sided, range };
 }

@@ -46,14 +46,6 @@ export const ErrorCode = {
 
 export type ErrorCodeName = keyof typeof ErrorCode;
 
-const codeNames = new Map<number, string>(
-  Object.entries(ErrorCode).map(([name, code]) => [code, name]),
-);
-
-export function codeNameOf(code: number): string {
-  return codeNames.get(code) ?? "UnknownError";
-}
-
 export class MongoCommandError extends Error {
   readonly code: number;
   readonly codeName: string;

@@ -541,6 +541,30 @@ describe("movespec load", () => {
       expect(lines).to.deep.equal([...lines].sort((a, b) => a - b));
     });
 
+    it("reports the broken signal, not a load failure, when signals built on it are used twice", () => {
+      // `slow` and `fast` both fail because `knee` does; `both_ways` reads them after they failed.
+      const yaml = BASE.replace(
+        "  knee: angle(hip, knee, ankle)",
+        "  knee: nofn(hip, knee, ankle)\n  slow: knee * 2\n  fast: velocity(knee)\n  both_ways: slow + fast",
+      ).replace("enter: knee > 160", "enter: knee > 160 and both_ways > 0");
+      const { errors } = load(yaml);
+      expect(errors.map((e) => e.code)).to.deep.equal(["UNKNOWN_FUNCTION"]);
+      expect(errors[0]).to.include({ line: 4, path: "signals.knee" });
+    });
+
+    it("does not report a signal that failed as unknown where rules, start or metrics read it", () => {
+      const yaml = BASE.replace(
+        "  knee: angle(hip, knee, ankle)",
+        "  knee: angle(hip, knee, ankle)\n  lean: nofn(mid_shoulder, mid_hip)",
+      ).replace(
+        "cycle: [up, down, up]",
+        "cycle: [up, down, up]\n  start: { phase: up, when: lean < 20 }\nform:\n  - { id: chest_up, when: lean > 60, message: Chest up. }\nmetrics: [knee, lean]\nscoring:\n  depth: { signal: lean, from: 0, to: 40 }",
+      );
+      const { errors } = load(yaml);
+      expect(errors.map((e) => e.code)).to.deep.equal(["UNKNOWN_FUNCTION"]);
+      expect(errors[0]).to.include({ line: 5, path: "signals.lean" });
+    });
+
     it("chained comparisons and a not", () => {
       const yaml = BASE.replace("enter: knee < 100", "enter: 20 < knee < 100").replace(
         "exit: knee > 110",

@@ -19,7 +19,6 @@ import * as grpc from "@grpc/grpc-js";
 import { expect } from "chai";
 import * as v1 from "../../proto/gen/grpc/reflection/v1/reflection_pb.js";
 import * as v1alpha from "../../proto/gen/grpc/reflection/v1alpha/reflection_pb.js";
-import { grpcAddress } from "../support/grpc-health.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
 
 const run = promisify(execFile);
@@ -34,6 +33,9 @@ const SERVICES = {
 } as const;
 
 type Api = typeof v1 | typeof v1alpha;
+
+/** `host:port` of a service URL such as http://127.0.0.1:50051. */
+const grpcAddress = (url: string): string => new URL(url).host;
 type Response = v1.ServerReflectionResponse;
 
 /** One reflection stream with grpc-js: sends the requests in order, collects the answers. */

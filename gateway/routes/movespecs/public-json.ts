@@ -17,12 +17,11 @@ import type {
   VersionJson,
 } from "../../../services/shared/api/index.js";
 
-/**
- * Internal messages -> the spec's JSON resources: snake_case, ISO 8601 UTC timestamps with
- * milliseconds, optional fields omitted (never null), internal fields (organization, creators,
- * revisions) left out.
+/*
+ * Internal messages -> the spec's JSON resources (typed by the API's schemas): snake_case, ISO
+ * 8601 UTC timestamps with milliseconds, optional fields omitted (never null), internal fields
+ * (organization, creators, revisions) left out.
  */
-export type Json = Record<string, unknown>;
 
 const VISIBILITY_NAMES: Readonly<Record<number, MoveSpecJson["visibility"]>> = {
   [Visibility.PRIVATE]: "private",
@@ -30,7 +29,7 @@ const VISIBILITY_NAMES: Readonly<Record<number, MoveSpecJson["visibility"]>> = {
   [Visibility.DELISTED]: "delisted",
 };
 
-export function iso(timestamp: Timestamp | undefined): string | undefined {
+function iso(timestamp: Timestamp | undefined): string | undefined {
   return timestamp ? timestampDate(timestamp).toISOString() : undefined;
 }
 
@@ -83,7 +82,7 @@ export function versionJson(version: Version): VersionJson {
   };
 }
 
-export function issueJson(issue: Issue): ValidationIssueJson {
+function issueJson(issue: Issue): ValidationIssueJson {
   return compact({
     code: issue.code,
     message: issue.message,

@@ -1,0 +1,71 @@
+/** Compiles a value expression (a signal definition, one side of a comparison) into a closure. */
+import type { Expr } from "../../expression/ast.js";
+import { FUNCTIONS } from "../../expression/functions.js";
+import type { SideKey } from "../../sides.js";
+import { compileArithmetic } from "./compile-arithmetic.js";
+import type { CompileContext, Reads } from "./compile-context.js";
+import { compileGeometry } from "./compile-geometry.js";
+import { compileTemporal } from "./compile-temporal.js";
+import { slotOfRef } from "./slots.js";
+
+export function compileValue(
+  ctx: CompileContext,
+  e: Expr,
+  side: SideKey,
+  reads: Reads,
+): () => number {
+  switch (e.kind) {
+    case "num": {
+      const v = e.value;
+      return () => v;
+    }
+    case "ref": {
+      const idx = slotOfRef(ctx.defs, ctx.slotIndex, e, side)!;
+      reads.deps.add(idx);
+      const memory = ctx.memory;
+      return () => memory.values[idx];
+    }
+    case "neg": {
+      const f = compileValue(ctx, e.operand, side, reads);
+      return () => -f();
+    }
+    case "arith": {
+      const a = compileValue(ctx, e.left, side, reads);
+      const b = compileValue(ctx, e.right, side, reads);
+      switch (e.op) {
+        case "+":
+          return () => a() + b();
+        case "-":
+          return () => a() - b();
+        case "*":
+          return () => a() * b();
+        case "/":
+          return () => a() / b();
+      }
+      break;
+    }
+    case "call":
+      return compileCall(ctx, e, side, reads);
+  }
+  throw new Error(`not a value: ${e.kind}`);
+}
+
+function compileCall(
+  ctx: CompileContext,
+  e: Expr & { kind: "call" },
+  side: SideKey,
+  reads: Reads,
+): () => number {
+  if (FUNCTIONS[e.fn]?.geometry) {
+    // Landmark arguments: point slots, as offsets into the points array.
+    const offsets = e.args.map((a) => {
+      const p = ctx.points.landmark((a as Expr & { kind: "ref" }).name, side);
+      reads.points.add(p);
+      return p * 4;
+    });
+    return compileGeometry(e.fn, offsets, ctx.memory);
+  }
+  const args = e.args.map((a) => compileValue(ctx, a, side, reads));
+  if (FUNCTIONS[e.fn]?.stateful) return compileTemporal(e, args[0], ctx);
+  return compileArithmetic(e.fn, args);
+}

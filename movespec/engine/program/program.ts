@@ -1,0 +1,48 @@
+/**
+ * A program is a CompiledSpec turned into closures over typed arrays for one topology: point
+ * slots (landmarks and midpoints), signal slots (a signal on a side), and conditions per side.
+ * Built once per engine (`buildProgram`); per frame nothing is allocated.
+ */
+import type { SignalDef } from "../../compiled-spec.js";
+import type { Expr } from "../../expression/ast.js";
+import type { SideKey } from "../../sides.js";
+import type { TopologyName } from "../../topology.js";
+import type { Memory } from "./memory.js";
+
+export interface SignalSlot {
+  readonly name: string;
+  readonly side: SideKey;
+  readonly def: SignalDef;
+  /** Point slots that must be visible for the slot to be computed. */
+  readonly points: readonly number[];
+  /** Slots it reads (must be fresh). */
+  readonly deps: readonly number[];
+  readonly compute: () => number;
+  readonly filter: (state: Float64Array, at: number, x: number, t: number) => number;
+  readonly filterAt: number;
+}
+
+export interface Program {
+  readonly topology: TopologyName;
+  readonly keypointCount: number;
+  readonly memory: Memory;
+  readonly pointSources: readonly (readonly [number, number])[];
+  readonly slots: readonly SignalSlot[];
+  readonly slotIndex: ReadonlyMap<string, number>;
+  /** Pairs of point slots whose mean distance is the body scale (empty when no signal needs it). */
+  readonly scalePoints: readonly (readonly [number, number])[];
+  /** Point slots of the tracking gate, per side. */
+  readonly gatePoints: Readonly<Record<SideKey, readonly number[]>>;
+  readonly gateNames: Readonly<Record<SideKey, readonly string[]>>;
+  compileCondition(e: Expr, side: SideKey): () => boolean;
+  /** Slots a condition reads on a side, for reporting values. */
+  slotsOf(e: Expr, side: SideKey): number[];
+  resetFilters(): void;
+}
+
+/** Seconds over which the body scale follower decays towards a shorter length. */
+export const SCALE_TIME_CONSTANT = 5;
+
+export function slotKey(name: string, side: SideKey): string {
+  return `${side}:${name}`;
+}
