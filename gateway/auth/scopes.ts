@@ -55,10 +55,6 @@ export const ROUTE_POLICIES: readonly PolicyRule[] = [
   rule("GET", "/api/detection/sessions/{id}", scope("sessions:read")),
   rule("POST", "/api/detection/sessions/{id}/finalize", scope("sessions:write")),
   rule("GET", "/api/detection/sessions/{id}/stream", { kind: "public" }),
-  // The API's documentation (gateway/api-docs).
-  rule("GET", "/openapi.json", { kind: "public" }),
-  rule("GET", "/asyncapi.json", { kind: "public" }),
-  rule("GET", "/docs(?:/.*)?", { kind: "public" }),
 ];
 
 /**
@@ -79,6 +75,7 @@ export function ignoresAuthorization(method: string, path: string): boolean {
   const lookup = method === "HEAD" ? "GET" : method;
   return (
     (lookup === "GET" && (path === "/api/health" || path === "/healthz")) ||
+    // The API's own documentation (gateway/api-docs): public, and not an API route.
     (lookup === "GET" && DOCS_PATHS.test(path)) ||
     (lookup === "POST" && /^\/api\/auth\/access-tokens\/?$/.test(path)) ||
     // The realtime stream authenticates with its runtime token, never an access token.

@@ -43,6 +43,12 @@ export interface StreamClientOptions {
 
 /** The socket closed without a close frame (network loss, a replica killed): worth a reconnect. */
 const CONNECTION_LOST = [1005, 1006];
+/**
+ * A live client above the frame rate: the session stays open and may be resumed at a sane rate
+ * (docs/realtime.md), so the client reconnects after a pause of at least this long.
+ */
+const RATE_LIMITED = 4429;
+const RATE_LIMITED_PAUSE_MS = 1000;
 
 export class StreamClientError extends Error {
   constructor(
@@ -68,7 +74,8 @@ export class StreamClientError extends Error {
  * - keeps every frame until an `ack` covers it, and after a reconnect resends exactly those above
  *   the `last_seq` of the server's `ready` (a resent frame the server has is ignored: never twice);
  * - reconnects with backoff on 1001, 1011, 1013 and a lost connection, resuming from the last
- *   acknowledged frame, and gives up on the final codes (44xx, 1000, 1008, 1009);
+ *   acknowledged frame, after a pause on 4429 (rate limited: the session stays open), and gives
+ *   up on the final codes (4401, 4404, 4409, 4410, 1000, 1008, 1009);
  * - hands each event over once, by `event_seq`, and says `last_event_seq` in its hello so the
  *   server does not send the ones it already has;
  * - backpressure: `send` waits while too much is unacknowledged or unsent.
@@ -287,7 +294,9 @@ export class StreamClient {
     return (
       !this.stopped &&
       !this.ended &&
-      (RECONNECT_CLOSE_CODES.includes(code) || CONNECTION_LOST.includes(code))
+      (RECONNECT_CLOSE_CODES.includes(code) ||
+        CONNECTION_LOST.includes(code) ||
+        code === RATE_LIMITED)
     );
   }
 
@@ -304,7 +313,9 @@ export class StreamClient {
     const attempts = this.options.reconnectAttempts ?? 20;
     for (let attempt = 1; attempt <= attempts; attempt += 1) {
       this.options.onReconnect?.(attempt, code);
-      await new Promise((resolve) => setTimeout(resolve, Math.min(250 * attempt, 2000)));
+      const backoff = Math.min(250 * attempt, 2000);
+      const pause = code === RATE_LIMITED ? Math.max(backoff, RATE_LIMITED_PAUSE_MS) : backoff;
+      await new Promise((resolve) => setTimeout(resolve, pause));
       if (this.stopped) break;
       try {
         const ready = await this.open();

@@ -212,6 +212,27 @@ describe("SDK retries and stream resume (scripted servers)", function () {
       });
     }
 
+    it("after 4429 (rate limited), reconnects only after a pause of a second", async () => {
+      let closedAt = 0;
+      scripts.push((socket, received) => {
+        if ((received.at(-1) as { type: string }).type === "hello") {
+          socket.send(ready());
+          closedAt = performance.now();
+          socket.close(4429, "rate limited");
+        }
+      });
+      scripts.push((socket, received) => {
+        if ((received.at(-1) as { type: string }).type === "hello") socket.send(ready());
+      });
+      const client = new StreamClient({ streamUrl: url, runtimeToken: "rt" });
+      await client.connect();
+      while (connections.length < 2 || connections[1].length === 0) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(performance.now() - closedAt).to.be.at.least(950);
+      client.close();
+    });
+
     for (const code of [4401, 4409, 4410]) {
       it(`gives up on ${code}`, async () => {
         scripts.push((socket, received) => {
