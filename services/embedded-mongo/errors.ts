@@ -39,6 +39,7 @@ export const ErrorCode = {
   BSONObjectTooLarge: 10334,
   InvalidIdField: 53,
   DuplicateKey: 11000,
+  Location17419: 17419,
   Location40323: 40323,
   Location40324: 40324,
   Location40415: 40415,
