@@ -1,6 +1,5 @@
 import type { DescService } from "@bufbuild/protobuf";
 import { type Client, createClient, type Interceptor, type Transport } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
 import { AuthService } from "../proto/gen/auth/v1/auth_pb.js";
 import { AuthoringService } from "../proto/gen/authoring/v1/authoring_pb.js";
 import { CatalogueService } from "../proto/gen/catalogue/v1/catalogue_pb.js";
@@ -9,9 +8,14 @@ import {
   currentRequestContext,
   REQUEST_ID_HEADER,
 } from "../services/shared/logging/request-context.js";
+import {
+  createInternalTransport,
+  type InternalIdentity,
+} from "../services/shared/security/internal-transport.js";
+import type { Workload } from "../services/shared/security/workloads.js";
 import type { GatewayConfig } from "./config.js";
 
-/** One typed gRPC client per internal service, over HTTP/2. */
+/** One typed gRPC client per internal service, over HTTP/2 with mutual TLS (the gateway's identity). */
 export interface ServiceClients {
   readonly auth: Client<typeof AuthService>;
   readonly catalogue: Client<typeof CatalogueService>;
@@ -27,25 +31,31 @@ const forwardRequestId: Interceptor = (next) => (request) => {
   return next(request);
 };
 
-export function grpcTransport(baseUrl: string, timeoutMs: number): Transport {
-  return createGrpcTransport({
+export function grpcTransport(
+  identity: InternalIdentity,
+  baseUrl: string,
+  expected: Workload,
+  timeoutMs: number,
+): Transport {
+  return createInternalTransport(identity, {
     baseUrl,
+    expected,
+    timeoutMs,
     interceptors: [forwardRequestId],
-    defaultTimeoutMs: timeoutMs,
-    idleConnectionTimeoutMs: 30_000,
   });
 }
 
-function client<T extends DescService>(service: T, url: string, timeoutMs: number): Client<T> {
-  return createClient(service, grpcTransport(url, timeoutMs));
-}
-
-export function createServiceClients(config: GatewayConfig): ServiceClients {
+export function createServiceClients(
+  config: GatewayConfig,
+  identity: InternalIdentity,
+): ServiceClients {
   const timeout = config.rpcTimeoutMs;
+  const client = <T extends DescService>(service: T, url: string, expected: Workload) =>
+    createClient(service, grpcTransport(identity, url, expected, timeout));
   return {
-    auth: client(AuthService, config.authServiceUrl, timeout),
-    catalogue: client(CatalogueService, config.catalogueServiceUrl, timeout),
-    authoring: client(AuthoringService, config.authoringServiceUrl, timeout),
-    detection: config.detectionServiceUrls.map((url) => client(DetectionService, url, timeout)),
+    auth: client(AuthService, config.authServiceUrl, "auth"),
+    catalogue: client(CatalogueService, config.catalogueServiceUrl, "catalogue"),
+    authoring: client(AuthoringService, config.authoringServiceUrl, "authoring"),
+    detection: config.detectionServiceUrls.map((url) => client(DetectionService, url, "detection")),
   };
 }

@@ -4,6 +4,8 @@ import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client
 import { createLogger, type Logger } from "../services/shared/logging/logger.js";
 import { createAdminServer } from "../services/shared/runtime/admin-server.js";
 import { listen } from "../services/shared/runtime/listen.js";
+import { PLAINTEXT_WARNING } from "../services/shared/security/internal-security-config.js";
+import { loadInternalIdentity } from "../services/shared/security/internal-transport.js";
 import { createGatewayApp } from "./app.js";
 import { createGatewayTokenVerifier } from "./auth/token-verifier.js";
 import { createServiceClients } from "./clients.js";
@@ -40,10 +42,14 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
       registers: [registry],
     }),
   };
-  const clients = createServiceClients(config);
+  const identity = loadInternalIdentity(config.security, (error) =>
+    logger.warn({ err: error.message }, "internal TLS files not reloaded"),
+  );
+  if (config.security.transport === "h2c") logger.warn(PLAINTEXT_WARNING);
+  const clients = createServiceClients(config, identity);
   const tokenVerifier = createGatewayTokenVerifier(clients.auth, config.tokens);
   void tokenVerifier.warmUp();
-  const deps = { config, clients, logger, tokenVerifier };
+  const deps = { config, clients, logger, tokenVerifier, identity };
   const app = createGatewayApp(deps, metrics);
 
   let accepting = true;
@@ -81,6 +87,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
         await closed;
         clearTimeout(deadline);
         await admin.close();
+        identity.tls?.close();
         logger.info("stopped");
       })();
       return stopping;

@@ -4,8 +4,8 @@
  * Ctrl-C or SIGTERM stops everything in order (gateway, services, store).
  */
 
-import { DEV_CREDENTIALS_MESSAGE } from "../../services/auth/operations/dev-bootstrap.js";
-import type { LogLine } from "./child-process.js";
+import type { DevCredentials } from "../../services/auth/operations/dev-bootstrap.js";
+import { redactUri } from "../../services/embedded-mongo/security/client-credentials.js";
 import { loadLauncherConfig } from "./config.js";
 import { createPrettyPrinter } from "./pretty-log.js";
 import { type Stack, startStack } from "./stack.js";
@@ -14,8 +14,6 @@ const config = loadLauncherConfig(process.env);
 const print = createPrettyPrinter(process.stdout.isTTY === true);
 let stack: Stack | undefined;
 let stopping = false;
-// Logged once by auth when DEV_BOOTSTRAP creates the development key on an empty database.
-let devCredentials: LogLine | undefined;
 
 const stop = async (reason: string) => {
   if (stopping) return;
@@ -32,12 +30,10 @@ try {
   stack = await startStack({
     mongodbUri: config.mongodbUri,
     dataDir: config.dataDir,
+    stateDir: config.stateDir,
     ports: config.ports,
     devBootstrap: true,
     sink: (name, line) => {
-      if (name === "auth" && typeof line === "object" && line.msg === DEV_CREDENTIALS_MESSAGE) {
-        devCredentials = line;
-      }
       if (!stopping || typeof line !== "string") process.stdout.write(`${print(name, line)}\n`);
     },
   });
@@ -47,11 +43,14 @@ try {
       "",
       `  Gateway ready: ${stack.gatewayUrl}`,
       `  Try:           curl ${stack.gatewayUrl}/api/health`,
-      `  Store:         ${stack.mongodbUri}`,
+      `  Store:         ${redactUri(stack.mongodbUri)}`,
+      ...(stack.storeCredentialsFile
+        ? [`                 (user and password: ${stack.storeCredentialsFile}, mode 0600)`]
+        : []),
       `  Admin tool:    ${adminEnvironment(stack)} npm run admin -- --help`,
       "  Stop:          Ctrl-C",
       "",
-      ...(devCredentials ? developmentKeyBanner(stack.gatewayUrl, devCredentials) : []),
+      ...(stack.devCredentials ? developmentKeyBanner(stack.gatewayUrl, stack.devCredentials) : []),
       "",
     ].join("\n"),
   );
@@ -67,13 +66,16 @@ function adminEnvironment(stack: Stack): string {
   return `AUTH_SERVICE_URL=${auth.grpcUrl} AUTHORING_SERVICE_URL=${authoring.grpcUrl} CATALOGUE_SERVICE_URL=${catalogue.grpcUrl}`;
 }
 
-/** Shown once, on the first start with an empty data directory: the key is not stored anywhere. */
-function developmentKeyBanner(gatewayUrl: string, line: LogLine): string[] {
-  const body = JSON.stringify({ api_key: line.api_key });
+/**
+ * Shown once, on the first start with an empty data directory. The key came on auth's private
+ * pipe: it is in no log and stored nowhere (only its hash).
+ */
+function developmentKeyBanner(gatewayUrl: string, credentials: DevCredentials): string[] {
+  const body = JSON.stringify({ api_key: credentials.api_key });
   return [
     "  ==================== development API key (shown once) ====================",
-    `  Project:  ${line.project_id} (organization ${line.organization_id})`,
-    `  API key:  ${line.api_key}`,
+    `  Project:  ${credentials.project_id} (organization ${credentials.organization_id})`,
+    `  API key:  ${credentials.api_key}`,
     "  Mint an access token:",
     `    curl -s -X POST ${gatewayUrl}/api/auth/access-tokens -H 'Content-Type: application/json' -d '${body}'`,
     "  Save the key now: later starts do not print it again.",

@@ -345,6 +345,7 @@ export const OPERATIONS: readonly Operation[] = [
       "CONTRACT_UNSUPPORTED",
       "VERSION_NOT_IN_MOVESPEC",
       "PROJECT_MISMATCH",
+      "PROJECT_ARCHIVED",
       "MOVESPEC_NOT_FOUND",
       "VERSION_NOT_FOUND",
       "NO_RELEASED_VERSION",

@@ -6,6 +6,7 @@ import {
   acceptRequestId,
   REQUEST_ID_HEADER,
 } from "../../services/shared/logging/request-context.js";
+import { ASSERTED_WORKLOAD_HEADER } from "../../services/shared/security/internal-transport.js";
 import type { ApiErrorCode } from "../errors/error-codes.js";
 import { rawErrorResponse } from "../errors/raw-response.js";
 import type { RouteDeps } from "../routes/route-deps.js";
@@ -18,7 +19,7 @@ const MESSAGE_TOO_BIG = 1009;
 /** How long the server gets to answer the gateway's close before both sockets are cut. */
 const CLOSE_GRACE_MS = 2000;
 /** Headers the gateway sets itself on the forwarded upgrade. */
-const REPLACED_HEADERS = new Set(["x-request-id", "x-forwarded-for"]);
+const REPLACED_HEADERS = new Set(["x-request-id", "x-forwarded-for", ASSERTED_WORKLOAD_HEADER]);
 
 /**
  * Websocket upgrades on the public port: the realtime stream of detection sessions.
@@ -37,6 +38,7 @@ export function createUpgradeHandler(
     deps.clients.detection,
     deps.config.detectionServiceUrls,
     deps.logger,
+    deps.identity,
   );
   const { logger } = deps;
 
@@ -65,7 +67,7 @@ export function createUpgradeHandler(
           return;
         }
         logger.debug({ request_id: requestId, replica: upstream.replica }, "stream proxied");
-        upstream.socket.write(upgradeRequest(request, requestId));
+        upstream.socket.write(upgradeRequest(request, requestId, upstream.headers));
         pipeStream(socket, upstream.socket, head, upstream.maxMessageBytes);
         upstream.socket.once("close", () => upstream.done());
       },
@@ -87,7 +89,11 @@ export function createUpgradeHandler(
 }
 
 /** The client's upgrade request, as the replica should see it. */
-function upgradeRequest(request: IncomingMessage, requestId: string): string {
+function upgradeRequest(
+  request: IncomingMessage,
+  requestId: string,
+  extraHeaders: readonly string[],
+): string {
   const lines = [`GET ${request.url} HTTP/1.1`];
   const raw = request.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
@@ -95,6 +101,7 @@ function upgradeRequest(request: IncomingMessage, requestId: string): string {
   }
   lines.push(`X-Request-Id: ${requestId}`);
   lines.push(`X-Forwarded-For: ${request.socket.remoteAddress ?? ""}`);
+  lines.push(...extraHeaders);
   return `${lines.join("\r\n")}\r\n\r\n`;
 }
 

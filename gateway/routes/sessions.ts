@@ -14,7 +14,7 @@ import {
 } from "../../services/shared/api/index.js";
 import { Reason, SessionReason } from "../../services/shared/errors/reasons.js";
 import { isUuid } from "../../services/shared/ids/uuid-v7.js";
-import { callerOf, requireScope } from "../auth/principal.js";
+import { asUser, requireScope } from "../auth/principal.js";
 import { ApiError } from "../errors/api-error.js";
 import { createDetectionReplicas } from "../realtime/detection-replicas.js";
 import type { GatewayContext, GatewayState } from "../state.js";
@@ -69,15 +69,17 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
       contract === undefined ? undefined : Math.abs(contract) <= INT32_MAX ? contract : -1;
     const idempotencyKey = ctx.get("idempotency-key") || undefined;
     const created = await call((client) =>
-      client.createSession({
-        caller: callerOf(principal),
-        projectId,
-        mode,
-        contractMajor,
-        movespecId: body.movespec_id,
-        movespecVersionId: body.movespec_version_id,
-        idempotencyKey,
-      }),
+      client.createSession(
+        {
+          projectId,
+          mode,
+          contractMajor,
+          movespecId: body.movespec_id,
+          movespecVersionId: body.movespec_version_id,
+          idempotencyKey,
+        },
+        asUser(principal),
+      ),
     );
     const session = created.session;
     if (!session) throw ApiError.internal(new Error("the service answered without a session"));
@@ -98,9 +100,7 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
   router.get("/api/detection/sessions/:sessionId", async (ctx) => {
     const principal = requireScope(ctx, "sessions:read");
     const sessionId = sessionIdParam(ctx);
-    const { session } = await call((client) =>
-      client.getSession({ caller: callerOf(principal), sessionId }),
-    );
+    const { session } = await call((client) => client.getSession({ sessionId }, asUser(principal)));
     ctx.body = sessionJson(session);
   });
 
@@ -108,7 +108,7 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
     const principal = requireScope(ctx, "sessions:write");
     const sessionId = sessionIdParam(ctx);
     const { session } = await call((client) =>
-      client.finalizeSession({ caller: callerOf(principal), sessionId }),
+      client.finalizeSession({ sessionId }, asUser(principal)),
     );
     ctx.body = sessionJson(session);
   });

@@ -6,6 +6,8 @@ import { type ServiceName, type Stack, startStack } from "../../deploy/local/sta
 import { checkResponsesOf } from "./contract.js";
 
 export interface TestSystem extends Stack {
+  /** The temporary directory of this system (store data in mongo/, certificates in pki/). */
+  readonly root: string;
   /** Every log line every process wrote, in order, tagged with the process name. */
   readonly logs: { name: string; line: LogLine | string }[];
   /** Log lines (JSON only) of one process. */
@@ -18,6 +20,10 @@ export interface TestSystemOptions {
   readonly detectionReplicas?: number;
   /** A store the test runs itself (to kill and restart it); default: a fresh embedded one. */
   readonly mongodbUri?: string;
+  /** As npm start: a development key on the empty database, in `devCredentials`. */
+  readonly devBootstrap?: boolean;
+  /** How long each process may take to serve (default 30 s; benchmarks on a busy machine). */
+  readonly startTimeoutMs?: number;
 }
 
 /**
@@ -29,10 +35,14 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
   const logs: { name: string; line: LogLine | string }[] = [];
   const echo = process.env.TEST_LOGS === "1";
   const externalUri = options.mongodbUri ?? (process.env.MONGODB_URI || undefined);
-  const dataDir = externalUri ? undefined : await mkdtemp(join(tmpdir(), "mds-test-"));
+  // One temporary directory per system: the store's files in mongo/, the CA and the workload
+  // certificates in pki/ (as npm start keeps them in .data).
+  const root = await mkdtemp(join(tmpdir(), "mds-test-"));
+  const dataDir = externalUri ? undefined : join(root, "mongo");
   const stack = await startStack({
     mongodbUri: externalUri,
     dataDir,
+    stateDir: root,
     ports: "ephemeral",
     env: { LOG_LEVEL: "debug", ...options.env },
     serviceEnv: {
@@ -40,6 +50,8 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
       ...(externalUri ? uniqueDatabases(options.serviceEnv) : {}),
     },
     detectionReplicas: options.detectionReplicas,
+    devBootstrap: options.devBootstrap,
+    startTimeoutMs: options.startTimeoutMs,
     sink: (name, line) => {
       logs.push({ name, line });
       if (echo)
@@ -52,6 +64,7 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
   checkResponsesOf(stack.gatewayUrl);
   return {
     ...stack,
+    root,
     logs,
     logsOf: (name) =>
       logs
@@ -59,7 +72,7 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
         .map((entry) => entry.line as LogLine),
     async stop() {
       await stack.stop();
-      if (dataDir) await rm(dataDir, { recursive: true, force: true });
+      await rm(root, { recursive: true, force: true });
     },
   };
 }

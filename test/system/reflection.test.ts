@@ -2,7 +2,8 @@
  * gRPC server reflection on every service, through clients that know nothing of this project's
  * .proto files: `buf curl` without --schema, and a grpcurl-style client on @grpc/grpc-js that asks
  * grpc.reflection.v1 and v1alpha for the services and their descriptors, builds a registry from
- * them, and makes a call with nothing else.
+ * them, and makes a call with nothing else. Both over mutual TLS with the operator credential, as
+ * an operator's tools would (reflection is an operator's method in the access table).
  */
 import { execFile } from "node:child_process";
 import { join } from "node:path";
@@ -20,6 +21,7 @@ import { expect } from "chai";
 import * as v1 from "../../proto/gen/grpc/reflection/v1/reflection_pb.js";
 import * as v1alpha from "../../proto/gen/grpc/reflection/v1alpha/reflection_pb.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
+import { grpcJsCredentials, tlsFilesOf } from "../support/workloads.js";
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, "../..");
@@ -41,10 +43,11 @@ type Response = v1.ServerReflectionResponse;
 /** One reflection stream with grpc-js: sends the requests in order, collects the answers. */
 async function reflect(
   url: string,
+  credentials: grpc.ChannelCredentials,
   api: Api,
   requests: v1.ServerReflectionRequest["messageRequest"][],
 ): Promise<Response[]> {
-  const client = new grpc.Client(grpcAddress(url), grpc.credentials.createInsecure());
+  const client = new grpc.Client(grpcAddress(url), credentials);
   const method = `/${api.ServerReflection.typeName}/ServerReflectionInfo`;
   const requestSchema = api.ServerReflectionRequestSchema as unknown as DescMessage;
   const responseSchema = api.ServerReflectionResponseSchema as unknown as DescMessage;
@@ -79,16 +82,21 @@ describe("gRPC server reflection (grpc.reflection.v1 and v1alpha) on every servi
   });
   after(async () => system?.stop());
 
+  /** buf curl's transport flags: the operator's certificate over TLS (h2c when the system is). */
+  const transport = (url: string) => {
+    if (!url.startsWith("https:")) return ["--http2-prior-knowledge"];
+    const files = tlsFilesOf(system, "operator");
+    return ["--cacert", files.caPath, "--cert", files.certPath, "--key", files.keyPath];
+  };
+  const operator = () =>
+    system.pki ? grpcJsCredentials(grpc, system, "operator") : grpc.credentials.createInsecure();
+
   for (const [name, service] of Object.entries(SERVICES) as [keyof typeof SERVICES, string][]) {
     it(`${name}: buf curl --list-methods and a call, without --schema`, async () => {
       const url = system.services[name].grpcUrl;
-      const { stdout } = await run(
-        BUF,
-        ["curl", "--http2-prior-knowledge", "--list-methods", url],
-        {
-          cwd: ROOT,
-        },
-      );
+      const { stdout } = await run(BUF, ["curl", ...transport(url), "--list-methods", url], {
+        cwd: ROOT,
+      });
       const methods = stdout.trim().split("\n");
       expect(methods).to.include("grpc.health.v1.Health/Check");
       expect(
@@ -99,7 +107,7 @@ describe("gRPC server reflection (grpc.reflection.v1 and v1alpha) on every servi
         BUF,
         [
           "curl",
-          "--http2-prior-knowledge",
+          ...transport(url),
           "--protocol",
           "grpc",
           "-d",
@@ -116,7 +124,7 @@ describe("gRPC server reflection (grpc.reflection.v1 and v1alpha) on every servi
     const version = api === v1 ? "v1" : "v1alpha";
     it(`${version}: a grpc-js client lists the services, fetches their descriptors and calls one`, async () => {
       const url = system.services.authoring.grpcUrl;
-      const [listed, file, missing] = await reflect(url, api, [
+      const [listed, file, missing] = await reflect(url, operator(), api, [
         { case: "listServices", value: "*" },
         { case: "fileContainingSymbol", value: `${SERVICES.authoring}.CreateMoveSpec` },
         { case: "fileContainingSymbol", value: "no.such.Service" },
@@ -142,7 +150,6 @@ describe("gRPC server reflection (grpc.reflection.v1 and v1alpha) on every servi
       // The file and everything it imports: enough to build a registry with nothing else.
       expect(protos.map((p) => p.name)).to.include.members([
         "authoring/v1/authoring.proto",
-        "common/v1/caller.proto",
         "google/protobuf/timestamp.proto",
       ]);
       const registry = createFileRegistry(create(FileDescriptorSetSchema, { file: protos }));
@@ -154,7 +161,7 @@ describe("gRPC server reflection (grpc.reflection.v1 and v1alpha) on every servi
       }
 
       // A call made only from reflected descriptors (what grpcurl does).
-      const [health] = await reflect(url, api, [
+      const [health] = await reflect(url, operator(), api, [
         { case: "fileContainingSymbol", value: "grpc.health.v1.Health" },
       ]);
       const healthProtos =
@@ -170,7 +177,7 @@ describe("gRPC server reflection (grpc.reflection.v1 and v1alpha) on every servi
         .getService("grpc.health.v1.Health")
         ?.methods.find((m) => m.name === "Check");
       if (!check) throw new Error("Check not described");
-      const client = new grpc.Client(grpcAddress(url), grpc.credentials.createInsecure());
+      const client = new grpc.Client(grpcAddress(url), operator());
       const status = await new Promise<unknown>((resolve, reject) =>
         client.makeUnaryRequest(
           "/grpc.health.v1.Health/Check",
@@ -184,4 +191,14 @@ describe("gRPC server reflection (grpc.reflection.v1 and v1alpha) on every servi
       expect((status as { status: number }).status).to.equal(1); // SERVING
     });
   }
+
+  it("only the operator may reflect: another workload is refused (the access table applies)", async function () {
+    if (!system.pki) this.skip();
+    const url = system.services.auth.grpcUrl;
+    const gateway = grpcJsCredentials(grpc, system, "gateway");
+    const refused = await reflect(url, gateway, v1, [{ case: "listServices", value: "*" }]).catch(
+      (error: grpc.ServiceError) => error,
+    );
+    expect((refused as grpc.ServiceError).code).to.equal(grpc.status.PERMISSION_DENIED);
+  });
 });

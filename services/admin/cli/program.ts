@@ -1,6 +1,6 @@
 import { Option, Command as Program } from "commander";
 import { ADMIN_ENVIRONMENT } from "../config.js";
-import type { ParsedArgs } from "./args.js";
+import { type ParsedArgs, UsageError } from "./args.js";
 import type { Command, CommandModule } from "./command.js";
 
 /** What the command line chose: a command and its arguments. */
@@ -45,7 +45,7 @@ export function adminProgram(
         .description(command.summary)
         .usage(`${command.usage} [--json]`.trim())
         .option("--json", "print JSON for scripts instead of text");
-      declare(leaf, command.usage);
+      const required = declare(leaf, command.usage);
       leaf.action((...received: unknown[]) => {
         const self = received.at(-1) as Program;
         const options = new Map<string, string[]>();
@@ -53,6 +53,18 @@ export function adminProgram(
           if (key === "json" || value === undefined) continue;
           const name = self.options.find((o) => o.attributeName() === key)?.long?.slice(2) ?? key;
           options.set(name, Array.isArray(value) ? value.map(String) : [String(value)]);
+        }
+        // What the usage line requires is checked before any service is called: a usage error
+        // never needs a certificate or a connection.
+        for (const name of required.options) {
+          if (!options.get(name)?.some((v) => v !== "")) {
+            throw new UsageError(`--${name} is required`);
+          }
+        }
+        for (const [index, name] of required.positional.entries()) {
+          if ((self.args[index] ?? options.get("id")?.at(-1) ?? "") === "") {
+            throw new UsageError(`<${name}> is required`);
+          }
         }
         select({
           command,
@@ -65,16 +77,18 @@ export function adminProgram(
   return program;
 }
 
-/** Declares a command's arguments and options from its usage line. */
-function declare(leaf: Program, usage: string): void {
+/** Declares a command's arguments and options from its usage line; answers what it requires. */
+function declare(leaf: Program, usage: string): { options: string[]; positional: string[] } {
+  const required = { options: [] as string[], positional: [] as string[] };
   let positional = 0;
   const tokens =
     usage.match(/\[[^\]]+\](?:\.\.\.)?|<[^>]+>|--\S+(?:\s+(?:<[^>]+>|[a-z]+(?:\|[a-z]+)+))?/g) ??
     [];
   for (const token of tokens) {
     if (token.startsWith("<")) {
-      // Positional words are checked by the command (it may also take them as an option).
+      // Optional for commander: the command may also take the word as --id.
       leaf.argument(`[${token.slice(1, -1)}]`);
+      required.positional.push(token.slice(1, -1));
       positional += 1;
       continue;
     }
@@ -88,10 +102,12 @@ function declare(leaf: Program, usage: string): void {
     );
     if (repeatable)
       option.argParser((next: string, previous: string[] = []) => [...previous, next]);
+    if (!token.startsWith("[")) required.options.push(flag.slice(2));
     leaf.addOption(option);
   }
   // Commands whose id may be given as --id too (`positionalOr`).
   if (positional > 0 && !leaf.options.some((o) => o.long === "--id")) {
     leaf.addOption(new Option("--id <id>").hideHelp());
   }
+  return required;
 }

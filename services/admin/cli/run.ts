@@ -44,6 +44,10 @@ export async function runAdmin(
   try {
     await program.parseAsync([...argv], { from: "user" });
   } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`error: ${error.message}\n(run with --help for usage)\n`);
+      return 2;
+    }
     if (error instanceof CommanderError) {
       return error.code === "commander.helpDisplayed" || error.exitCode === 0 ? 0 : 2;
     }
@@ -54,10 +58,15 @@ export async function runAdmin(
     return 0;
   }
   const { command, args, json } = selection;
+  let made: AdminClients | undefined;
   try {
     await command.run({
       args: argReader(args, 2),
-      clients: clients(config),
+      // Made on first use: a command refused on its arguments needs no certificate.
+      get clients() {
+        made ??= clients(config);
+        return made;
+      },
       out: createOutput(json, io.stdout),
     });
     return 0;

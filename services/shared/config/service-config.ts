@@ -1,3 +1,8 @@
+import {
+  type InternalSecurity,
+  readInternalSecurity,
+} from "../security/internal-security-config.js";
+import type { Workload } from "../security/workloads.js";
 import { type Env, envBool, envEnum, envInt, envPort, envString } from "./env.js";
 
 /** Settings every internal service reads the same way (see the README's configuration table). */
@@ -17,6 +22,8 @@ export interface ServiceConfig {
   readonly shutdownTimeoutMs: number;
   /** Started by the local launcher, which orders shutdown itself. */
   readonly supervised: boolean;
+  /** Workload identity on internal calls (mutual TLS by default). */
+  readonly security: InternalSecurity;
 }
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -26,7 +33,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const DEFAULT_MONGODB_URI = "mongodb://127.0.0.1:27117/?directConnection=true";
 
 export interface ServiceDefaults {
-  readonly name: string;
+  readonly name: Workload;
   readonly grpcPort: number;
   readonly adminPort: number;
 }
@@ -43,5 +50,6 @@ export function readServiceConfig(env: Env, defaults: ServiceDefaults): ServiceC
     mongodbTimeoutMs: envInt(env, "MONGODB_TIMEOUT_MS", 2000, { min: 100, max: 60_000 }),
     shutdownTimeoutMs: envInt(env, "SHUTDOWN_TIMEOUT_MS", 5000, { min: 0, max: 600_000 }),
     supervised: envBool(env, "SUPERVISED", false),
+    security: readInternalSecurity(env, defaults.name),
   });
 }

@@ -1,15 +1,18 @@
 import { type Logger, pino } from "pino";
 import type { LogLevel } from "../config/service-config.js";
+import { secretRedaction } from "./redaction.js";
 import { currentRequestContext } from "./request-context.js";
 
 export type { Logger };
 
 /**
  * JSON lines on stdout. The request id of the request being served (if any) is added to every
- * line, so one grep follows a request through the gateway and every service it touched.
+ * line, so one grep follows a request through the gateway and every service it touched. Secrets
+ * are masked on the way out (redaction.ts).
  */
 export function createLogger(options: { service: string; level: LogLevel }): Logger {
   return pino({
+    ...secretRedaction(),
     level: options.level,
     base: { service: options.service },
     timestamp: pino.stdTimeFunctions.isoTime,
