@@ -4,7 +4,7 @@
  * of every frame that the engine answers with an event.
  */
 import WebSocket from "ws";
-import type { PoseFrame } from "../../examples/stream-client/stream-client.js";
+import type { PoseFrame } from "../../sdk/src/index.js";
 
 /** Text of one `frame` message per frame, and the keypoints' JSON for building batches. */
 export interface PreparedFrames {

@@ -47,6 +47,7 @@ try {
       ...(stack.storeCredentialsFile
         ? [`                 (user and password: ${stack.storeCredentialsFile}, mode 0600)`]
         : []),
+      `  Admin tool:    ${adminEnvironment(stack)} npm run admin -- --help`,
       "  Stop:          Ctrl-C",
       "",
       ...(stack.devCredentials ? developmentKeyBanner(stack.gatewayUrl, stack.devCredentials) : []),
@@ -57,6 +58,12 @@ try {
   process.stderr.write(`start failed: ${error instanceof Error ? error.message : String(error)}\n`);
   await stack?.stop();
   process.exit(1);
+}
+
+/** The variables the admin tool needs to find these services (ports differ when ephemeral). */
+function adminEnvironment(stack: Stack): string {
+  const { auth, authoring, catalogue } = stack.services;
+  return `AUTH_SERVICE_URL=${auth.grpcUrl} AUTHORING_SERVICE_URL=${authoring.grpcUrl} CATALOGUE_SERVICE_URL=${catalogue.grpcUrl}`;
 }
 
 /**

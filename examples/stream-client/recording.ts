@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
-import type { PoseFrame } from "./stream-client.js";
+import type { PoseFrame } from "../../sdk/src/index.js";
 
 /** A recording of pose frames: JSON Lines (`{"seq", "t", "keypoints"}` per line), optionally gzipped. */
 export function readRecording(path: string): PoseFrame[] {

@@ -1,4 +1,5 @@
 import type { Scope } from "../../services/shared/tokens/scopes.js";
+import { DOCS_PATHS } from "../api-docs/docs-paths.js";
 
 /** The scopes of the public API (spec, "Authentication"); one list shared with the auth service. */
 export type { Scope };
@@ -74,6 +75,8 @@ export function ignoresAuthorization(method: string, path: string): boolean {
   const lookup = method === "HEAD" ? "GET" : method;
   return (
     (lookup === "GET" && (path === "/api/health" || path === "/healthz")) ||
+    // The API's own documentation (gateway/api-docs): public, and not an API route.
+    (lookup === "GET" && DOCS_PATHS.test(path)) ||
     (lookup === "POST" && /^\/api\/auth\/access-tokens\/?$/.test(path)) ||
     // The realtime stream authenticates with its runtime token, never an access token.
     /^\/api\/detection\/sessions\/[^/]+\/stream\/?$/.test(path)

@@ -1,4 +1,5 @@
 import Router from "@koa/router";
+import { apiDocsRoutes } from "../api-docs/routes.js";
 import type { GatewayState } from "../state.js";
 import { authRoutes } from "./auth.js";
 import { healthRoutes } from "./health.js";
@@ -7,7 +8,7 @@ import { projectRoutes } from "./projects.js";
 import type { RouteDeps } from "./route-deps.js";
 import { sessionRoutes } from "./sessions.js";
 
-/** Every public route, one module per area of the spec. */
+/** Every public route, one module per area of the spec, and the API's own documentation. */
 export function publicRoutes(deps: RouteDeps): Router<GatewayState> {
   const router = new Router<GatewayState>();
   const areas = [
@@ -16,6 +17,7 @@ export function publicRoutes(deps: RouteDeps): Router<GatewayState> {
     projectRoutes(deps),
     movespecRoutes(deps),
     sessionRoutes(deps),
+    apiDocsRoutes(),
   ];
   for (const area of areas) router.use(area.routes());
   return router;

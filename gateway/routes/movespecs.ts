@@ -1,32 +1,39 @@
 import Router from "@koa/router";
 import type { MoveSpec } from "../../proto/gen/authoring/v1/authoring_pb.js";
 import { Visibility } from "../../proto/gen/authoring/v1/authoring_pb.js";
-import { Reason } from "../../services/shared/errors/reasons.js";
+import { Sort } from "../../proto/gen/catalogue/v1/catalogue_pb.js";
+import {
+  CreateMoveSpecRequest,
+  compileChecker,
+  ListMoveSpecsQuery,
+  ListVersionsQuery,
+  type MoveSpecPageJson,
+  PAGE_LIMITS,
+  type ReleasedSourceJson,
+  ReplaceDraftRequest,
+  type VersionPageJson,
+} from "../../services/shared/api/index.js";
 import { asUser, requireScope } from "../auth/principal.js";
 import { ApiError } from "../errors/api-error.js";
 import type { GatewayContext, GatewayState } from "../state.js";
-import { optionalString, requiredString } from "./movespecs/body-fields.js";
 import { contentETag, draftETag, parseIfMatch } from "./movespecs/etag.js";
 import {
   createListingMicroCache,
   DEFAULT_LISTING_TTL_MS,
 } from "./movespecs/listing-micro-cache.js";
-import {
-  draftJson,
-  type Json,
-  moveSpecJson,
-  validationJson,
-  versionJson,
-} from "./movespecs/public-json.js";
-import { pageParams, searchParam, sortParam } from "./movespecs/query-params.js";
+import { draftJson, moveSpecJson, validationJson, versionJson } from "./movespecs/public-json.js";
 import { readWithOptionalScope } from "./movespecs/read-access.js";
+import { checkBody, queryChecker } from "./request-checks.js";
 import type { RouteDeps } from "./route-deps.js";
 
-/** The visibilities a client may ask for at creation (a Map: no prototype names match). */
-const VISIBILITY_FROM_JSON: ReadonlyMap<string, Visibility> = new Map([
-  ["private", Visibility.PRIVATE],
-  ["public", Visibility.PUBLIC],
-]);
+/** The visibilities a client may ask for at creation (the schema admits only these). */
+const VISIBILITY_FROM_JSON = { private: Visibility.PRIVATE, public: Visibility.PUBLIC } as const;
+const SORT_FROM_JSON = { recent: Sort.RECENT, stars: Sort.STARS, name: Sort.NAME } as const;
+
+const checkCreate = compileChecker(CreateMoveSpecRequest);
+const checkReplaceDraft = compileChecker(ReplaceDraftRequest);
+const listingQuery = queryChecker(ListMoveSpecsQuery);
+const versionsQuery = queryChecker(ListVersionsQuery);
 
 /**
  * The eleven MoveSpec routes (spec "Endpoints", contract "MoveSpecs"): the public catalogue from
@@ -60,11 +67,11 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
   }
 
   router.get("/api/movespecs", async (ctx) => {
-    const params = new URLSearchParams(ctx.querystring);
-    const page = pageParams(params);
+    const query = listingQuery(new URLSearchParams(ctx.querystring));
+    const page = pageOf(query);
     const request = {
-      q: searchParam(params),
-      sort: sortParam(params),
+      q: query.q ?? "",
+      sort: SORT_FROM_JSON[query.sort ?? "recent"],
       limit: page.limit,
       offset: page.offset,
     };
@@ -78,7 +85,7 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
         limit: page.limit,
         offset: Number(page.offset),
         total: listing.total,
-      } satisfies Json);
+      } satisfies MoveSpecPageJson);
     });
     ctx.type = "application/json";
     ctx.body = text;
@@ -86,32 +93,15 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
 
   router.post("/api/movespecs", async (ctx) => {
     const principal = requireScope(ctx, "movespecs:write");
-    const body = ctx.state.body;
-    const name = requiredString(body, "name");
-    const projectId = requiredString(body, "project_id");
-    const description = optionalString(body, "description");
-    const visibilityName = optionalString(body, "visibility");
-    const visibility =
-      visibilityName === undefined
-        ? Visibility.UNSPECIFIED
-        : VISIBILITY_FROM_JSON.get(visibilityName);
-    if (visibility === undefined) {
-      throw new ApiError(
-        "invalid_argument",
-        Reason.fieldInvalid,
-        "visibility must be private or public",
-        {
-          field: "visibility",
-          allowed: ["private", "public"],
-        },
-      );
-    }
+    const body = checkBody(ctx, checkCreate);
     const created = await authoring.createMoveSpec(
       {
-        projectId,
-        name,
-        description,
-        visibility,
+        projectId: body.project_id,
+        name: body.name,
+        description: body.description,
+        visibility: body.visibility
+          ? VISIBILITY_FROM_JSON[body.visibility]
+          : Visibility.UNSPECIFIED,
         idempotencyKey: idempotencyKey(ctx),
       },
       asUser(principal),
@@ -145,7 +135,7 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
 
   router.put("/api/movespecs/:movespecId/draft", async (ctx) => {
     const principal = requireScope(ctx, "movespecs:write");
-    const yamlSource = requiredString(ctx.state.body, "yaml_source");
+    const yamlSource = checkBody(ctx, checkReplaceDraft).yaml_source;
     const ifMatch = parseIfMatch(ctx.get("if-match"));
     // Revisions start at 1: 0 never matches (a weak or foreign ETag in If-Match).
     const ifRevision =
@@ -175,7 +165,7 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
   });
 
   router.get("/api/movespecs/:movespecId/versions", async (ctx) => {
-    const page = pageParams(new URLSearchParams(ctx.querystring));
+    const page = pageOf(versionsQuery(new URLSearchParams(ctx.querystring)));
     const listing = await readWithOptionalScope(ctx, (user) =>
       authoring.listVersions(
         { movespecId: ctx.params.movespecId, limit: page.limit, offset: page.offset },
@@ -188,7 +178,7 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
       limit: page.limit,
       offset: Number(page.offset),
       total: listing.total,
-    } satisfies Json;
+    } satisfies VersionPageJson;
   });
 
   router.post("/api/movespecs/:movespecId/versions", async (ctx) => {
@@ -241,8 +231,16 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
       movespec_version_id: source.movespecVersionId,
       version_number: source.versionNumber,
       yaml_source: source.yamlSource,
-    } satisfies Json;
+    } satisfies ReleasedSourceJson;
   });
 
   return router;
+}
+
+/** The page a listing asks for, with the contract's defaults (offset as the int64 it is). */
+function pageOf(query: { limit?: number; offset?: number }): { limit: number; offset: bigint } {
+  return {
+    limit: query.limit ?? PAGE_LIMITS.limitDefault,
+    offset: BigInt(query.offset ?? 0),
+  };
 }

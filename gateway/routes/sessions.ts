@@ -6,24 +6,27 @@ import {
   SessionMode,
   SessionStatus,
 } from "../../proto/gen/detection/v1/detection_pb.js";
+import {
+  CreateSessionRequest,
+  compileChecker,
+  type SessionCreatedJson,
+  type SessionJson,
+} from "../../services/shared/api/index.js";
 import { Reason, SessionReason } from "../../services/shared/errors/reasons.js";
 import { isUuid } from "../../services/shared/ids/uuid-v7.js";
 import { asUser, requireScope } from "../auth/principal.js";
 import { ApiError } from "../errors/api-error.js";
 import { createDetectionReplicas } from "../realtime/detection-replicas.js";
 import type { GatewayContext, GatewayState } from "../state.js";
-import { optionalString, requiredString } from "./movespecs/body-fields.js";
+import { checkBody } from "./request-checks.js";
 import type { RouteDeps } from "./route-deps.js";
 
-type Json = Record<string, unknown>;
+/** The modes the schema admits. */
+const MODES = { live: SessionMode.LIVE, replay: SessionMode.REPLAY } as const;
 
-/** A Map, not an object: `"mode": "toString"` must not find Object.prototype's members. */
-const MODES: ReadonlyMap<string, SessionMode> = new Map([
-  ["live", SessionMode.LIVE],
-  ["replay", SessionMode.REPLAY],
-]);
+const checkCreate = compileChecker(CreateSessionRequest);
 
-const STATUS_JSON: Readonly<Record<SessionStatus, string>> = {
+const STATUS_JSON: Readonly<Record<SessionStatus, SessionJson["status"]>> = {
   [SessionStatus.UNSPECIFIED]: "created",
   [SessionStatus.CREATED]: "created",
   [SessionStatus.STREAMING]: "streaming",
@@ -47,9 +50,8 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
 
   router.post("/api/detection/sessions", async (ctx) => {
     const principal = requireScope(ctx, "sessions:write");
-    const body = ctx.state.body;
-    const projectId = requiredString(body, "project_id");
-    if (!isUuid(projectId)) throw fieldInvalid("project_id", "project_id must be a UUID");
+    const body = checkBody(ctx, checkCreate);
+    const projectId = body.project_id;
     if (projectId !== principal.projectId) {
       throw new ApiError(
         "permission_denied",
@@ -60,21 +62,22 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
         },
       );
     }
-    const modeName = optionalString(body, "mode") ?? "live";
-    const mode = MODES.get(modeName);
-    if (mode === undefined) throw fieldInvalid("mode", "mode must be live or replay");
-    const movespecId = optionalUuid(body, "movespec_id");
-    const movespecVersionId = optionalUuid(body, "movespec_version_id");
-    const contract = body?.contract_major;
-    if (contract !== undefined && contract !== null && !Number.isInteger(contract)) {
-      throw fieldInvalid("contract_major", "contract_major must be an integer");
-    }
+    const mode = MODES[body.mode ?? "live"];
+    const contract = body.contract_major;
+    // Beyond int32 no contract can be supported: -1 gets the service's CONTRACT_UNSUPPORTED.
     const contractMajor =
-      typeof contract === "number" ? (Math.abs(contract) <= INT32_MAX ? contract : -1) : undefined;
+      contract === undefined ? undefined : Math.abs(contract) <= INT32_MAX ? contract : -1;
     const idempotencyKey = ctx.get("idempotency-key") || undefined;
     const created = await call((client) =>
       client.createSession(
-        { projectId, mode, contractMajor, movespecId, movespecVersionId, idempotencyKey },
+        {
+          projectId,
+          mode,
+          contractMajor,
+          movespecId: body.movespec_id,
+          movespecVersionId: body.movespec_version_id,
+          idempotencyKey,
+        },
         asUser(principal),
       ),
     );
@@ -91,7 +94,7 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
       output_schema_version: created.outputSchemaVersion,
       runtime_token: created.runtimeToken,
       stream_url: streamUrl(ctx, deps.config.publicBaseUrl, session.sessionId),
-    } satisfies Json;
+    } satisfies SessionCreatedJson;
   });
 
   router.get("/api/detection/sessions/:sessionId", async (ctx) => {
@@ -113,16 +116,6 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
   return router;
 }
 
-function fieldInvalid(field: string, message: string): ApiError {
-  return new ApiError("invalid_argument", Reason.fieldInvalid, message, { field });
-}
-
-function optionalUuid(body: Json | undefined, field: string): string | undefined {
-  const value = optionalString(body, field);
-  if (value !== undefined && !isUuid(value)) throw fieldInvalid(field, `${field} must be a UUID`);
-  return value;
-}
-
 /** Ids that are not UUIDs answer exactly like unknown ones. */
 function sessionIdParam(ctx: GatewayContext): string {
   const sessionId = ctx.params.sessionId;
@@ -131,7 +124,7 @@ function sessionIdParam(ctx: GatewayContext): string {
   return sessionId;
 }
 
-function modeJson(mode: SessionMode): string {
+function modeJson(mode: SessionMode): "live" | "replay" {
   return mode === SessionMode.REPLAY ? "replay" : "live";
 }
 
@@ -140,9 +133,9 @@ function iso(timestamp: Timestamp | undefined): string | undefined {
 }
 
 /** The public detection session resource (absent optional fields omitted). */
-export function sessionJson(session: Session | undefined): Json {
+export function sessionJson(session: Session | undefined): SessionJson {
   if (!session) throw ApiError.internal(new Error("the service answered without a session"));
-  const json: Json = {
+  const json: SessionJson = {
     session_id: session.sessionId,
     organization_id: session.organizationId,
     project_id: session.projectId,
@@ -156,7 +149,8 @@ export function sessionJson(session: Session | undefined): Json {
     error_message: session.errorMessage,
     terminal_outcome: session.terminalOutcome,
   };
-  for (const key of Object.keys(json)) if (json[key] === undefined) delete json[key];
+  const members = json as Record<string, unknown>;
+  for (const key of Object.keys(members)) if (members[key] === undefined) delete members[key];
   return json;
 }
 

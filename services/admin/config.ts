@@ -4,6 +4,7 @@ import {
   internalServiceUrl,
   readInternalSecurity,
 } from "../shared/security/internal-security-config.js";
+import { DEFAULT_TRUST_DOMAIN } from "../shared/security/workloads.js";
 
 /**
  * Where the admin tool finds the services (the same variables the services themselves use), and
@@ -17,6 +18,47 @@ export interface AdminConfig {
   readonly timeoutMs: number;
   readonly security: InternalSecurity;
 }
+
+/** Every variable the tool reads, with its default: `--help` prints this list. */
+export const ADMIN_ENVIRONMENT = [
+  {
+    name: "AUTH_SERVICE_URL",
+    default: "https://127.0.0.1:50051",
+    meaning: "the auth service (auth commands)",
+  },
+  {
+    name: "AUTHORING_SERVICE_URL",
+    default: "https://127.0.0.1:50053",
+    meaning: "the authoring service (movespecs commands)",
+  },
+  {
+    name: "CATALOGUE_SERVICE_URL",
+    default: "https://127.0.0.1:50052",
+    meaning: "the catalogue service (movespecs star, unstar)",
+  },
+  { name: "ADMIN_TIMEOUT_MS", default: "10000", meaning: "deadline of each call, 100 to 600000" },
+  {
+    name: "INTERNAL_TRANSPORT",
+    default: "mtls",
+    meaning: "mtls, or h2c on a network trusted as a whole (then http:// URLs)",
+  },
+  {
+    name: "INTERNAL_TLS_DIR",
+    default: ".data/pki/operator",
+    meaning: "the operator certificate (tls.crt, tls.key, ca.crt); required in production",
+  },
+  {
+    name: "TRUST_DOMAIN",
+    default: DEFAULT_TRUST_DOMAIN,
+    meaning: "the SPIFFE trust domain of the workloads",
+  },
+  {
+    name: "INTERNAL_TLS_RELOAD_SECONDS",
+    default: "60",
+    meaning: "how often the certificate files are read again",
+  },
+  { name: "ENVIRONMENT", default: "development", meaning: "production requires INTERNAL_TLS_DIR" },
+] as const;
 
 /** The only place the admin tool reads its environment. */
 export function loadAdminConfig(env: Env): AdminConfig {

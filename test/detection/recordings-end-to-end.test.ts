@@ -7,7 +7,7 @@
  */
 import { expect } from "chai";
 import { playFrames } from "../../examples/stream-client/recording.js";
-import { type DetectionEvent, StreamClient } from "../../examples/stream-client/stream-client.js";
+import { type DetectionEvent, StreamClient } from "../../sdk/src/index.js";
 import {
   loadExample,
   MOVEMENT_SPECS,

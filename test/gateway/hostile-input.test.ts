@@ -124,6 +124,77 @@ describe("hostile input at the gateway (whole system)", function () {
     });
   });
 
+  describe("every invalid field is reported at once, in details.errors", () => {
+    const fields = (response: ApiResponse) =>
+      (response.body.error.details.errors as { field: string }[]).map((e) => e.field);
+
+    it("POST /api/movespecs: four bad fields, the first one in reason, message and field", async () => {
+      const response = await tenant.call("POST", "/api/movespecs", {
+        name: 7,
+        project_id: "p1",
+        description: 5,
+        visibility: "delisted",
+      });
+      expectFieldInvalid(response, "name");
+      expect(fields(response)).to.deep.equal(["name", "project_id", "description", "visibility"]);
+      expect(response.body.error.message).to.equal(
+        "name must be a string (and 3 more: see details.errors)",
+      );
+      const visibility = response.body.error.details.errors[3];
+      expect(visibility).to.deep.equal({
+        field: "visibility",
+        reason: "FIELD_INVALID",
+        message: "visibility must be one of private, public",
+        allowed: ["private", "public"],
+      });
+    });
+
+    it("a missing field is FIELD_REQUIRED beside the invalid ones", async () => {
+      const response = await tenant.call("POST", "/api/detection/sessions", {
+        mode: "fast",
+        contract_major: "1",
+        movespec_id: "squat",
+      });
+      expect(response.status).to.equal(400);
+      expect(response.body.error.details).to.include({
+        reason: "FIELD_REQUIRED",
+        field: "project_id",
+      });
+      expect(fields(response)).to.have.members([
+        "project_id",
+        "mode",
+        "contract_major",
+        "movespec_id",
+      ]);
+    });
+
+    it("POST /api/auth/access-tokens: array items are named by index", async () => {
+      const response = await tenant.call("POST", "/api/auth/access-tokens", {
+        api_key: "",
+        scopes: ["movespecs:read", 3],
+        project_id: "x",
+      });
+      expect(response.status).to.equal(400);
+      expect(fields(response)).to.deep.equal(["api_key", "project_id", "scopes[1]"]);
+    });
+
+    it("query parameters: a range, a type and a repetition at once", async () => {
+      const response = await tenant.call("GET", "/api/movespecs?limit=0&offset=1e3&sort=a&sort=b");
+      expect(response.status).to.equal(400);
+      expect(response.body.error.details.errors).to.deep.equal([
+        { field: "sort", reason: "FIELD_INVALID", message: "sort may be given once" },
+        {
+          field: "limit",
+          reason: "LIMIT_OUT_OF_RANGE",
+          message: "limit must be between 1 and 200",
+          min: 1,
+          max: 200,
+        },
+        { field: "offset", reason: "FIELD_INVALID", message: "offset must be an integer" },
+      ]);
+    });
+  });
+
   describe("HTTP that Node's parser refuses is answered with the envelope", () => {
     const HOST = "Host: gateway\r\n";
 

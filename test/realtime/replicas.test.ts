@@ -10,7 +10,7 @@ import { expect } from "chai";
 import { MongoClient } from "mongodb";
 import type { ManagedProcess } from "../../deploy/local/child-process.js";
 import { playFrames } from "../../examples/stream-client/recording.js";
-import { type DetectionEvent, StreamClient } from "../../examples/stream-client/stream-client.js";
+import { type DetectionEvent, StreamClient } from "../../sdk/src/index.js";
 import {
   directStream,
   replicaMetric,

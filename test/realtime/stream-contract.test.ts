@@ -5,7 +5,7 @@
  */
 import { expect } from "chai";
 import { playFrames } from "../../examples/stream-client/recording.js";
-import { type DetectionEvent, StreamClient } from "../../examples/stream-client/stream-client.js";
+import { type DetectionEvent, StreamClient } from "../../sdk/src/index.js";
 import { directStream } from "../detection/support/detection-process.js";
 import { attach, openRaw, type RawStream } from "../detection/support/raw-stream.js";
 import {

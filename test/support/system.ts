@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LogLine } from "../../deploy/local/child-process.js";
 import { type ServiceName, type Stack, startStack } from "../../deploy/local/stack.js";
+import { checkResponsesOf } from "./contract.js";
 
 export interface TestSystem extends Stack {
   /** The temporary directory of this system (store data in mongo/, certificates in pki/). */
@@ -59,6 +60,8 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
         );
     },
   });
+  // Every response of this gateway is checked against the OpenAPI document (./contract.ts).
+  checkResponsesOf(stack.gatewayUrl);
   return {
     ...stack,
     root,

@@ -9,15 +9,21 @@ import {
   Visibility,
 } from "../../../proto/gen/authoring/v1/authoring_pb.js";
 import type { Entry } from "../../../proto/gen/catalogue/v1/catalogue_pb.js";
+import type {
+  DraftJson,
+  MoveSpecJson,
+  ValidationIssueJson,
+  ValidationResultJson,
+  VersionJson,
+} from "../../../services/shared/api/index.js";
 
-/**
- * Internal messages -> the spec's JSON resources: snake_case, ISO 8601 UTC timestamps with
- * milliseconds, optional fields omitted (never null), internal fields (organization, creators,
- * revisions) left out.
+/*
+ * Internal messages -> the spec's JSON resources (typed by the API's schemas): snake_case, ISO
+ * 8601 UTC timestamps with milliseconds, optional fields omitted (never null), internal fields
+ * (organization, creators, revisions) left out.
  */
-export type Json = Record<string, unknown>;
 
-const VISIBILITY_NAMES: Readonly<Record<number, string>> = {
+const VISIBILITY_NAMES: Readonly<Record<number, MoveSpecJson["visibility"]>> = {
   [Visibility.PRIVATE]: "private",
   [Visibility.PUBLIC]: "public",
   [Visibility.DELISTED]: "delisted",
@@ -27,20 +33,27 @@ function iso(timestamp: Timestamp | undefined): string | undefined {
   return timestamp ? timestampDate(timestamp).toISOString() : undefined;
 }
 
+/** A timestamp every message of this kind has (its absence is a bug of the service). */
+function requiredIso(timestamp: Timestamp | undefined): string {
+  if (!timestamp) throw new Error("a required timestamp is missing");
+  return timestampDate(timestamp).toISOString();
+}
+
 /** Drops undefined members, so absent optional fields are omitted. */
-function compact(object: Json): Json {
-  for (const key of Object.keys(object)) if (object[key] === undefined) delete object[key];
+function compact<T extends object>(object: T): T {
+  const members = object as Record<string, unknown>;
+  for (const key of Object.keys(members)) if (members[key] === undefined) delete members[key];
   return object;
 }
 
 /** The public MoveSpec resource, from authoring's message or the catalogue's entry. */
-export function moveSpecJson(movespec: MoveSpec | Entry, starCount?: number): Json {
+export function moveSpecJson(movespec: MoveSpec | Entry, starCount?: number): MoveSpecJson {
   return compact({
     movespec_id: movespec.movespecId,
     project_id: movespec.projectId,
     name: movespec.name,
-    created_at: iso(movespec.createdAt),
-    updated_at: iso(movespec.updatedAt),
+    created_at: requiredIso(movespec.createdAt),
+    updated_at: requiredIso(movespec.updatedAt),
     visibility: VISIBILITY_NAMES[movespec.visibility] ?? "private",
     archived_at: iso(movespec.archivedAt),
     current_released_version_id: movespec.currentReleasedVersionId || undefined,
@@ -49,27 +62,27 @@ export function moveSpecJson(movespec: MoveSpec | Entry, starCount?: number): Js
   });
 }
 
-export function draftJson(draft: Draft): Json {
+export function draftJson(draft: Draft): DraftJson {
   return {
     draft_id: draft.draftId,
     movespec_id: draft.movespecId,
-    updated_at: iso(draft.updatedAt),
+    updated_at: requiredIso(draft.updatedAt),
     yaml_source: draft.yamlSource,
   };
 }
 
-export function versionJson(version: Version): Json {
+export function versionJson(version: Version): VersionJson {
   return {
     movespec_version_id: version.movespecVersionId,
     movespec_id: version.movespecId,
     version_number: version.versionNumber,
     content_hash: version.contentHash,
-    created_at: iso(version.createdAt),
+    created_at: requiredIso(version.createdAt),
     yaml_source: version.yamlSource,
   };
 }
 
-function issueJson(issue: Issue): Json {
+function issueJson(issue: Issue): ValidationIssueJson {
   return compact({
     code: issue.code,
     message: issue.message,
@@ -80,12 +93,12 @@ function issueJson(issue: Issue): Json {
   });
 }
 
-export function validationJson(result: ValidateDraftResponse): Json {
+export function validationJson(result: ValidateDraftResponse): ValidationResultJson {
   return {
     ok: result.ok,
     target_id: result.targetId,
-    target_type: result.targetType,
-    validated_at: iso(result.validatedAt),
+    target_type: result.targetType as ValidationResultJson["target_type"],
+    validated_at: requiredIso(result.validatedAt),
     errors: result.errors.map(issueJson),
     warnings: result.warnings.map(issueJson),
   };

@@ -1,4 +1,4 @@
-/** A parsed command line: positional words and `--name value` / `--name=value` / `--flag` options. */
+/** A parsed command line: positional words, and each option's values (repeatable options). */
 export interface ParsedArgs {
   readonly positional: readonly string[];
   readonly options: ReadonlyMap<string, readonly string[]>;
@@ -9,35 +9,6 @@ export class UsageError extends Error {
     super(message);
     this.name = "UsageError";
   }
-}
-
-/** Options that never take a value. */
-const FLAGS = new Set(["json", "help", "h"]);
-
-export function parseArgs(argv: readonly string[]): ParsedArgs {
-  const positional: string[] = [];
-  const options = new Map<string, string[]>();
-  for (let i = 0; i < argv.length; i += 1) {
-    const word = argv[i];
-    if (word === "--") {
-      positional.push(...argv.slice(i + 1));
-      break;
-    }
-    const match = /^--?([a-z][a-z0-9-]*)(?:=(.*))?$/i.exec(word);
-    if (!match) {
-      positional.push(word);
-      continue;
-    }
-    const [, name, inline] = match;
-    let value = inline;
-    if (value === undefined && !FLAGS.has(name)) {
-      value = argv[i + 1];
-      if (value === undefined) throw new UsageError(`--${name} needs a value`);
-      i += 1;
-    }
-    options.set(name, [...(options.get(name) ?? []), value ?? "true"]);
-  }
-  return { positional, options };
 }
 
 /** Typed access to one command's arguments, with errors that say what is missing. */

@@ -1,10 +1,12 @@
+import { CommanderError } from "commander";
 import { errorInfo } from "../../shared/errors/service-error.js";
 import { COMMAND_MODULES } from "../commands/index.js";
 import type { AdminConfig } from "../config.js";
-import { argReader, parseArgs, UsageError } from "./args.js";
+import { argReader, UsageError } from "./args.js";
 import type { AdminClients } from "./clients.js";
 import type { CommandModule } from "./command.js";
 import { createOutput } from "./output.js";
+import { adminProgram, type Selection } from "./program.js";
 
 export interface AdminIo {
   readonly stdout: (text: string) => void;
@@ -12,8 +14,8 @@ export interface AdminIo {
 }
 
 /**
- * `admin <area> <command> [options] [--json]`. Exit codes: 0 done, 1 the service refused or
- * failed (its reason is printed), 2 usage error.
+ * `admin <area> <command> [options] [--json]`. Exit codes: 0 done (or help), 1 the service
+ * refused or failed (its reason is printed), 2 usage error. Never a stack trace for a usage error.
  */
 export async function runAdmin(
   argv: readonly string[],
@@ -22,27 +24,49 @@ export async function runAdmin(
   config: AdminConfig,
   modules: readonly CommandModule[] = COMMAND_MODULES,
 ): Promise<number> {
-  let json = false;
+  let selection: Selection | undefined;
+  const program = adminProgram(modules, (chosen) => {
+    selection = chosen;
+  });
+  for (const command of [
+    program,
+    ...program.commands,
+    ...program.commands.flatMap((c) => c.commands),
+  ]) {
+    command.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  }
+  // `admin` or `admin <area>` alone: that level's help, on stdout (commander would say it on stderr).
+  const area = program.commands.find((command) => command.name() === argv[0]);
+  if (argv.length === 0 || (argv.length === 1 && area)) {
+    (area ?? program).outputHelp();
+    return 0;
+  }
   try {
-    const args = parseArgs(argv);
-    json = args.options.has("json");
-    const [areaName, commandName] = args.positional;
-    const area = modules.find((module) => module.area === areaName);
-    if (!area || args.options.has("help") || args.options.has("h")) {
-      if (areaName && !area && areaName !== "help")
-        throw new UsageError(`unknown area "${areaName}"`);
-      io.stdout(help(modules, area));
-      return 0;
+    await program.parseAsync([...argv], { from: "user" });
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`error: ${error.message}\n(run with --help for usage)\n`);
+      return 2;
     }
-    const command = area.commands.find((candidate) => candidate.name === commandName);
-    if (!command) {
-      if (commandName) throw new UsageError(`unknown command "${area.area} ${commandName}"`);
-      io.stdout(help(modules, area));
-      return 0;
+    if (error instanceof CommanderError) {
+      return error.code === "commander.helpDisplayed" || error.exitCode === 0 ? 0 : 2;
     }
+    throw error;
+  }
+  if (!selection) {
+    program.outputHelp();
+    return 0;
+  }
+  const { command, args, json } = selection;
+  let made: AdminClients | undefined;
+  try {
     await command.run({
       args: argReader(args, 2),
-      clients: clients(config),
+      // Made on first use: a command refused on its arguments needs no certificate.
+      get clients() {
+        made ??= clients(config);
+        return made;
+      },
       out: createOutput(json, io.stdout),
     });
     return 0;
@@ -60,24 +84,4 @@ export async function runAdmin(
     );
     return 1;
   }
-}
-
-function help(modules: readonly CommandModule[], area?: CommandModule): string {
-  const shown = area ? [area] : modules;
-  const lines = [
-    "usage: admin <area> <command> [options] [--json]",
-    "",
-    ...shown.flatMap((module) => [
-      `${module.area}: ${module.summary}`,
-      ...module.commands.map(
-        (command) =>
-          `  ${module.area} ${command.name} ${command.usage}`.trimEnd() +
-          `\n      ${command.summary}`,
-      ),
-      "",
-    ]),
-    "Environment: AUTH_SERVICE_URL (default http://127.0.0.1:50051), ADMIN_TIMEOUT_MS.",
-    "",
-  ];
-  return lines.join("\n");
 }

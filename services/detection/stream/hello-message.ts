@@ -1,4 +1,5 @@
-import { TOPOLOGY_NAMES, type TopologyName } from "../../../movespec/index.js";
+import type { TopologyName } from "../../../movespec/index.js";
+import { compileChecker, Hello as HelloSchema } from "../../shared/api/index.js";
 
 /** The client's `hello`, checked. */
 export interface Hello {
@@ -11,49 +12,29 @@ export interface Hello {
   readonly lastEventSeq?: number;
 }
 
+/** Not a valid hello: the first invalid field decides the answer, the message names them all. */
 export type HelloCheck = { ok: true; hello: Hello } | { ok: false; field: string; message: string };
 
-/** Reads a parsed `{"type":"hello", ...}` message. */
+const checkHello = compileChecker(HelloSchema);
+
+/** Reads a parsed `{"type":"hello", ...}` message against the stream's schema (services/shared/api). */
 export function readHello(message: Record<string, unknown>): HelloCheck {
-  const {
-    runtime_token: token,
-    topology,
-    aspect_ratio: aspect,
-    last_event_seq: lastEvent,
-  } = message;
-  if (token !== undefined && (typeof token !== "string" || token === "")) {
-    return { ok: false, field: "runtime_token", message: "runtime_token must be a string" };
-  }
-  if (topology !== undefined && !TOPOLOGY_NAMES.includes(topology as TopologyName)) {
+  const result = checkHello(message);
+  if (!result.ok) {
     return {
       ok: false,
-      field: "topology",
-      message: `topology must be one of ${TOPOLOGY_NAMES.join(", ")}`,
+      field: result.errors[0].field,
+      message: result.errors.map((error) => error.message).join("; "),
     };
   }
-  if (
-    aspect !== undefined &&
-    (typeof aspect !== "number" || !Number.isFinite(aspect) || aspect <= 0 || aspect >= 100)
-  ) {
-    return { ok: false, field: "aspect_ratio", message: "aspect_ratio must be a positive number" };
-  }
-  if (
-    lastEvent !== undefined &&
-    (typeof lastEvent !== "number" || !Number.isSafeInteger(lastEvent) || lastEvent < 0)
-  ) {
-    return {
-      ok: false,
-      field: "last_event_seq",
-      message: "last_event_seq must be an integer >= 0",
-    };
-  }
+  const hello = result.value;
   return {
     ok: true,
     hello: {
-      runtimeToken: token as string | undefined,
-      topology: topology as TopologyName | undefined,
-      aspectRatio: aspect as number | undefined,
-      lastEventSeq: lastEvent as number | undefined,
+      runtimeToken: hello.runtime_token,
+      topology: hello.topology,
+      aspectRatio: hello.aspect_ratio,
+      lastEventSeq: hello.last_event_seq,
     },
   };
 }

@@ -15,6 +15,7 @@ import { createHealthService, HealthState, ServingStatus } from "./health.js";
 import { type InFlight, observeInterceptor, requestContextInterceptor } from "./interceptors.js";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics.js";
 import { connectMongo, pingMongo } from "./mongo.js";
+import { registerReflection } from "./reflection.js";
 import { onShutdownRequest } from "./supervision.js";
 
 /** What a service hands the runtime: its gRPC services and how to start them on a database. */
@@ -83,7 +84,10 @@ export async function runService<C extends ServiceConfig>(
     ],
     identity,
     shutdownSignal: shutdown.signal,
-    alwaysOn: (router) => router.service(Health, createHealthService(health)),
+    alwaysOn: (router) => {
+      router.service(Health, createHealthService(health));
+      registerReflection(router, [Health, ...definition.services]);
+    },
     services: definition.services,
   });
   const admin = createAdminServer(metrics.registry, () => health.current === ServingStatus.SERVING);

@@ -1,117 +1,106 @@
-/**
- * A resilient client of the realtime stream (contract 1) for Node, on the `ws` package.
- *
- *   const client = new StreamClient({ streamUrl, runtimeToken, onEvent: (e) => console.log(e) });
- *   await client.connect();
- *   for (const frame of frames) await client.send(frame);   // waits when the server pushes back
- *   const end = await client.finalize();                     // all events, then {status, ...}
- *
- * What it does for you:
- * - keeps every frame the server has not acknowledged (`ack`), and after a reconnect resends
- *   exactly those above the `last_seq` the server's `ready` reports;
- * - reconnects when the connection drops or the service restarts (not when the session ended,
- *   the token was refused, or another attachment took over);
- * - hands each event to `onEvent` once, by `event_seq`, even if the server replays some after a
- *   resume, and tells the server (hello `last_event_seq`) which ones it already has;
- * - batches frames into `frames` messages when `batchSize` > 1 (below the 64 KiB message limit);
- * - applies backpressure: `send` waits while too much is unacknowledged or unsent.
- */
-import WebSocket from "ws";
-
-export interface PoseFrame {
-  readonly seq: number;
-  readonly t: number;
-  /** In the topology's order; null when the pose model found no person in the picture. */
-  readonly keypoints: readonly (readonly number[])[] | null;
-}
-
-/** A detection event (detection-event.v1): `type`, `event_seq`, `seq`, `t` and its payload. */
-export type DetectionEvent = { type: string; event_seq: number; seq: number; t: number } & Record<
-  string,
-  unknown
->;
-
-export interface ReadyMessage {
-  type: "ready";
-  session_id: string;
-  status: string;
-  mode: string;
-  topology: string;
-  accepted_frames_total: number;
-  last_seq?: number;
-}
-
-export interface EndMessage {
-  type: "end";
-  status: string;
-  accepted_frames_total: number;
-  terminal_outcome?: string;
-  error_code?: string;
-  error_message?: string;
-}
-
-export interface ServerNotice {
-  type: "warning" | "error";
-  code: string;
-  message: string;
-  seq?: number;
-}
+import {
+  type Ack,
+  type DetectionEvent,
+  type End,
+  type ErrorMessage,
+  type EventMessage,
+  type Hello,
+  type PoseFrame,
+  RECONNECT_CLOSE_CODES,
+  type Ready,
+  type Warning,
+} from "./generated/api.js";
+import {
+  defaultWebSocketFactory,
+  OPEN,
+  type WebSocketFactory,
+  type WebSocketLike,
+} from "./websocket.js";
 
 export interface StreamClientOptions {
+  /** From POST /api/detection/sessions. */
   readonly streamUrl: string;
   readonly runtimeToken: string;
   /** `blazepose-33` (default) or `coco-17`. */
-  readonly topology?: string;
-  /** Frames per message: 1 sends `frame` messages, more sends `frames` batches. */
+  readonly topology?: Hello["topology"];
+  /** Image width / height, when it is not the MoveSpec's. */
+  readonly aspectRatio?: number;
+  /** Frames per message: 1 sends `frame` messages, more sends `frames` batches (at most ~45). */
   readonly batchSize?: number;
-  /** Send the token as `Authorization: Bearer` on the upgrade rather than in `hello`. */
-  readonly tokenInHeader?: boolean;
-  /** Most frames sent but not yet acknowledged before `send` waits (default 6000). */
+  /** Most frames sent and not yet acknowledged before `send` waits (default 6,000). */
   readonly maxUnacked?: number;
-  /** Reconnect attempts after an unexpected close (default 20, 250 ms apart, growing). */
+  /** Most bytes waiting in the socket before `send` waits (default 512 KiB). */
+  readonly maxBufferedBytes?: number;
+  /** Reconnect attempts after the connection is lost (default 20; backoff 250 ms growing to 2 s). */
   readonly reconnectAttempts?: number;
+  /** Default: the global WebSocket, else the `ws` package. */
+  readonly webSocket?: WebSocketFactory;
   readonly onEvent?: (event: DetectionEvent) => void;
-  readonly onNotice?: (notice: ServerNotice) => void;
-  readonly onReady?: (ready: ReadyMessage) => void;
+  readonly onNotice?: (notice: Warning | ErrorMessage) => void;
+  readonly onReady?: (ready: Ready) => void;
   readonly onReconnect?: (attempt: number, closeCode: number) => void;
 }
 
-/** Close codes after which reconnecting cannot help. */
-const FINAL_CLOSE_CODES = new Set([1000, 1008, 1009, 4401, 4404, 4409, 4410]);
-const MAX_BUFFERED_BYTES = 512 * 1024;
+/** The socket closed without a close frame (network loss, a replica killed): worth a reconnect. */
+const CONNECTION_LOST = [1005, 1006];
+/**
+ * A live client above the frame rate: the session stays open and may be resumed at a sane rate
+ * (docs/realtime.md), so the client reconnects after a pause of at least this long.
+ */
+const RATE_LIMITED = 4429;
+const RATE_LIMITED_PAUSE_MS = 1000;
 
 export class StreamClientError extends Error {
   constructor(
     message: string,
     readonly closeCode: number,
-    readonly notice?: ServerNotice,
+    readonly notice?: ErrorMessage,
   ) {
     super(message);
     this.name = "StreamClientError";
   }
 }
 
+/**
+ * A resilient client of the realtime stream (contract 1), for browsers and Node:
+ *
+ *   const stream = client.openStream(session);             // or new StreamClient({...})
+ *   await stream.connect();                                 // hello -> ready
+ *   const printing = (async () => { for await (const e of stream.events()) console.log(e); })();
+ *   for (const frame of frames) await stream.send(frame);   // waits when the server pushes back
+ *   const end = await stream.finalize();                    // every event, then `end`
+ *   await printing;
+ *
+ * - keeps every frame until an `ack` covers it, and after a reconnect resends exactly those above
+ *   the `last_seq` of the server's `ready` (a resent frame the server has is ignored: never twice);
+ * - reconnects with backoff on 1001, 1011, 1013 and a lost connection, resuming from the last
+ *   acknowledged frame, after a pause on 4429 (rate limited: the session stays open), and gives
+ *   up on the final codes (4401, 4404, 4409, 4410, 1000, 1008, 1009);
+ * - hands each event over once, by `event_seq`, and says `last_event_seq` in its hello so the
+ *   server does not send the ones it already has;
+ * - backpressure: `send` waits while too much is unacknowledged or unsent.
+ */
 export class StreamClient {
-  private socket: WebSocket | undefined;
-  /** Frames not yet acknowledged, oldest first. */
+  private socket: WebSocketLike | undefined;
   private unacked: PoseFrame[] = [];
   private batch: PoseFrame[] = [];
   private lastEventSeq = 0;
-  private lastError: ServerNotice | undefined;
-  private ended: EndMessage | undefined;
+  private lastError: ErrorMessage | undefined;
+  private ended: End | undefined;
   private failed: StreamClientError | undefined;
-  private ready: ReadyMessage | undefined;
+  private ready: Ready | undefined;
   private waiters: (() => void)[] = [];
-  private connecting: Promise<ReadyMessage> | undefined;
+  private connecting: Promise<Ready> | undefined;
   private finalizeSent = false;
   private stopped = false;
+  private eventQueue: DetectionEvent[] | undefined;
   /** How many times the client reconnected. */
   reconnects = 0;
 
   constructor(private readonly options: StreamClientOptions) {}
 
   /** Opens the stream and resolves with the server's `ready`. */
-  connect(): Promise<ReadyMessage> {
+  connect(): Promise<Ready> {
     this.connecting ??= this.open()
       .catch((error: unknown) => {
         if (error instanceof StreamClientError && this.shouldReconnect(error.closeCode)) {
@@ -142,8 +131,8 @@ export class StreamClient {
     this.transmit(frames);
   }
 
-  /** Ends the session: every frame is evaluated, the summary arrives, then `end`. */
-  async finalize(): Promise<EndMessage> {
+  /** Ends the session: every frame is evaluated, the summary event arrives, then `end`. */
+  async finalize(): Promise<End> {
     await this.flush();
     this.finalizeSent = true;
     this.rawSend('{"type":"finalize"}');
@@ -160,8 +149,8 @@ export class StreamClient {
     }
   }
 
-  /** Resolves with `end` once the server ends the session (or rejects if the stream fails). */
-  waitForEnd(): Promise<EndMessage> {
+  /** Resolves with `end` once the server ends the session (rejects if the stream fails). */
+  waitForEnd(): Promise<End> {
     return new Promise((resolve, reject) => {
       const check = () => {
         if (this.ended) resolve(this.ended);
@@ -172,6 +161,25 @@ export class StreamClient {
     });
   }
 
+  /**
+   * The detection events from now on, each once, until the session ends (then the iteration
+   * finishes) or the stream fails (then it throws). Call it before sending frames.
+   */
+  async *events(): AsyncIterableIterator<DetectionEvent> {
+    const queue: DetectionEvent[] = [];
+    this.eventQueue = queue;
+    for (;;) {
+      const next = queue.shift();
+      if (next) {
+        yield next;
+        continue;
+      }
+      if (this.ended) return;
+      if (this.failed) throw this.failed;
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+  }
+
   /** Closes the socket (the session stays open on the server until finalized or idle). */
   close(): void {
     this.stopped = true;
@@ -180,19 +188,20 @@ export class StreamClient {
     this.wake();
   }
 
+  /** Frames the server has made durable, as of its last `ready`. */
   get acceptedFramesAcknowledged(): number {
     return this.ready?.accepted_frames_total ?? 0;
   }
 
   private async waitForRoom(): Promise<void> {
     const maxUnacked = this.options.maxUnacked ?? 6000;
+    const maxBuffered = this.options.maxBufferedBytes ?? 512 * 1024;
     for (;;) {
       if (this.failed) throw this.failed;
       if (this.ended) throw new StreamClientError(`the session ended (${this.ended.status})`, 1000);
       const socket = this.socket;
-      const open = socket?.readyState === WebSocket.OPEN && this.ready !== undefined;
-      if (open && this.unacked.length < maxUnacked && socket.bufferedAmount < MAX_BUFFERED_BYTES)
-        return;
+      const open = socket?.readyState === OPEN && this.ready !== undefined;
+      if (open && this.unacked.length < maxUnacked && socket.bufferedAmount < maxBuffered) return;
       await new Promise<void>((resolve) => {
         this.waiters.push(resolve);
         // bufferedAmount has no event: look again shortly.
@@ -213,7 +222,7 @@ export class StreamClient {
   }
 
   private rawSend(text: string): void {
-    if (this.socket?.readyState === WebSocket.OPEN && this.ready) this.socket.send(text);
+    if (this.socket?.readyState === OPEN && this.ready) this.socket.send(text);
     // Otherwise the frames wait in `unacked` and go out after the next `ready`.
   }
 
@@ -223,38 +232,50 @@ export class StreamClient {
     for (const wake of waiters) wake();
   }
 
-  private open(): Promise<ReadyMessage> {
+  private async open(): Promise<Ready> {
+    const factory = this.options.webSocket ?? (await defaultWebSocketFactory());
     return new Promise((resolve, reject) => {
-      const headers: Record<string, string> = this.options.tokenInHeader
-        ? { authorization: `Bearer ${this.options.runtimeToken}` }
-        : {};
-      const socket = new WebSocket(this.options.streamUrl, { headers, perMessageDeflate: false });
+      let socket: WebSocketLike;
+      try {
+        socket = factory(this.options.streamUrl);
+      } catch (error) {
+        reject(
+          new StreamClientError(
+            `cannot open ${this.options.streamUrl}: ${(error as Error).message}`,
+            1006,
+          ),
+        );
+        return;
+      }
       this.socket = socket;
       this.ready = undefined;
       let settled = false;
-      socket.on("open", () => {
-        socket.send(
-          JSON.stringify({
-            type: "hello",
-            runtime_token: this.options.tokenInHeader ? undefined : this.options.runtimeToken,
-            topology: this.options.topology,
-            last_event_seq: this.lastEventSeq > 0 ? this.lastEventSeq : undefined,
-          }),
-        );
+      socket.addEventListener("open", () => {
+        const hello: Hello = { type: "hello", runtime_token: this.options.runtimeToken };
+        if (this.options.topology) hello.topology = this.options.topology;
+        if (this.options.aspectRatio) hello.aspect_ratio = this.options.aspectRatio;
+        if (this.lastEventSeq > 0) hello.last_event_seq = this.lastEventSeq;
+        socket.send(JSON.stringify(hello));
       });
-      socket.on("message", (data) => {
-        const message = JSON.parse(data.toString());
+      socket.addEventListener("message", (event) => {
+        let message: { type?: string };
+        try {
+          message = JSON.parse(String(event.data));
+        } catch {
+          return;
+        }
         if (message.type === "ready") {
-          this.ready = message as ReadyMessage;
-          this.resendAfter(message.last_seq ?? -1);
+          this.ready = message as Ready;
+          this.resendAfter(this.ready.last_seq ?? -1);
           this.options.onReady?.(this.ready);
           settled = true;
           resolve(this.ready);
           this.wake();
         } else this.onMessage(message);
       });
-      socket.on("error", () => undefined);
-      socket.on("close", (code) => {
+      socket.addEventListener("error", () => undefined);
+      socket.addEventListener("close", (event) => {
+        const code = event.code;
         if (this.socket === socket) this.socket = undefined;
         if (!settled) {
           // Not attached: whoever called open() decides whether to try again.
@@ -270,7 +291,13 @@ export class StreamClient {
   }
 
   private shouldReconnect(code: number): boolean {
-    return !this.stopped && !this.ended && !FINAL_CLOSE_CODES.has(code);
+    return (
+      !this.stopped &&
+      !this.ended &&
+      (RECONNECT_CLOSE_CODES.includes(code) ||
+        CONNECTION_LOST.includes(code) ||
+        code === RATE_LIMITED)
+    );
   }
 
   private closeError(code: number): StreamClientError {
@@ -282,18 +309,20 @@ export class StreamClient {
     );
   }
 
-  private async reconnect(code: number): Promise<ReadyMessage> {
+  private async reconnect(code: number): Promise<Ready> {
     const attempts = this.options.reconnectAttempts ?? 20;
     for (let attempt = 1; attempt <= attempts; attempt += 1) {
       this.options.onReconnect?.(attempt, code);
-      await new Promise((resolve) => setTimeout(resolve, Math.min(250 * attempt, 2000)));
+      const backoff = Math.min(250 * attempt, 2000);
+      const pause = code === RATE_LIMITED ? Math.max(backoff, RATE_LIMITED_PAUSE_MS) : backoff;
+      await new Promise((resolve) => setTimeout(resolve, pause));
       if (this.stopped) break;
       try {
         const ready = await this.open();
         this.reconnects += 1;
         return ready;
       } catch (error) {
-        if (error instanceof StreamClientError && FINAL_CLOSE_CODES.has(error.closeCode)) {
+        if (error instanceof StreamClientError && !this.shouldReconnect(error.closeCode)) {
           this.failed ??= error;
           this.wake();
           throw error;
@@ -315,17 +344,21 @@ export class StreamClient {
     if (this.finalizeSent) this.rawSend('{"type":"finalize"}');
   }
 
-  private onMessage(message: Record<string, unknown>): void {
+  private onMessage(message: { type?: string }): void {
     switch (message.type) {
       case "event": {
-        const event = message.event as DetectionEvent;
+        const event = (message as EventMessage).event;
         if (event.event_seq <= this.lastEventSeq) return;
         this.lastEventSeq = event.event_seq;
         this.options.onEvent?.(event);
+        if (this.eventQueue) {
+          this.eventQueue.push(event);
+          this.wake();
+        }
         return;
       }
       case "ack": {
-        const lastSeq = message.last_seq as number | undefined;
+        const lastSeq = (message as Ack).last_seq;
         if (lastSeq !== undefined) {
           let drop = 0;
           while (drop < this.unacked.length && this.unacked[drop].seq <= lastSeq) drop += 1;
@@ -335,14 +368,14 @@ export class StreamClient {
         return;
       }
       case "warning":
-        this.options.onNotice?.(message as unknown as ServerNotice);
+        this.options.onNotice?.(message as Warning);
         return;
       case "error":
-        this.lastError = message as unknown as ServerNotice;
+        this.lastError = message as ErrorMessage;
         this.options.onNotice?.(this.lastError);
         return;
       case "end":
-        this.ended = message as unknown as EndMessage;
+        this.ended = message as End;
         this.wake();
         return;
       default:

@@ -1,0 +1,53 @@
+/**
+ * The few building blocks every schema of the public API is made of. Schemas are TypeBox types:
+ * plain JSON Schema objects (2020-12) that TypeScript infers static types from, so one definition
+ * gives the validator (Ajv, validation.ts), the generated OpenAPI and AsyncAPI documents and the
+ * SDK's types. Why TypeBox + Ajv: bench/schemas/README.md.
+ */
+import Type, { type TSchema } from "typebox";
+
+export type { TSchema };
+export { Type };
+export type Static<T extends TSchema> = Type.Static<T>;
+
+/** Lowercase UUID (the only id shape the API hands out or accepts; contract "Identifiers"). */
+export const UUID_PATTERN = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$";
+
+export function Uuid(description: string, example = "0192f0c4-3b7e-7a51-9d3c-6f1e2a4b5c6d") {
+  return Type.String({ format: "uuid", pattern: UUID_PATTERN, description, examples: [example] });
+}
+
+/** ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:15:30.123Z. */
+export function Timestamp(description: string) {
+  return Type.String({ format: "date-time", description, examples: ["2026-11-22T10:15:30.123Z"] });
+}
+
+/** A string from a closed list, as `{"type":"string","enum":[...]}`. */
+export function StringEnum<const Values extends readonly string[]>(
+  values: Values,
+  options: { description?: string; default?: Values[number]; title?: string } = {},
+) {
+  return Type.Unsafe<Values[number]>({ type: "string", enum: [...values], ...options });
+}
+
+/** An object whose keys are free and whose values all have one schema (a JSON "map"). */
+export function StringMap<T extends TSchema>(values: T, description?: string) {
+  return Type.Unsafe<Record<string, Static<T>>>({
+    type: "object",
+    additionalProperties: values,
+    ...(description ? { description } : {}),
+  });
+}
+
+/**
+ * A resource the API answers with: every field the spec lists, nothing more
+ * (`additionalProperties: false`, so the contract tests catch an internal field that leaks). The
+ * title names it in the OpenAPI document's components.
+ */
+export function Resource<P extends Type.TProperties>(
+  title: string,
+  properties: P,
+  description: string,
+) {
+  return Type.Object(properties, { title, description, additionalProperties: false });
+}

@@ -1,0 +1,478 @@
+/**
+ * The realtime stream, contract 1 (docs/realtime.md): JSON text messages, one object each, each
+ * with a `type`. The client's messages, the server's, the detection events (detection-event.v1)
+ * they carry, and the close and error codes. Served as the AsyncAPI document /asyncapi.json.
+ */
+import { TOPOLOGY_NAMES } from "../../../movespec/topology.js";
+import { type Static, StringEnum, StringMap, Type, Uuid } from "./schema-kit.js";
+
+/** The keypoint layouts the engine knows (movespec/topology.ts). */
+export const TOPOLOGIES = TOPOLOGY_NAMES as readonly ["blazepose-33", "coco-17"];
+export const MAX_MESSAGE_BYTES = 64 * 1024;
+
+/** `error` codes: sent just before the server closes a stream. */
+export const StreamError = {
+  helloRequired: "HELLO_REQUIRED",
+  helloTimeout: "HELLO_TIMEOUT",
+  tokenInvalid: "TOKEN_INVALID",
+  tokenExpired: "TOKEN_EXPIRED",
+  tokenSessionMismatch: "TOKEN_SESSION_MISMATCH",
+  sessionNotFound: "SESSION_NOT_FOUND",
+  sessionTerminal: "SESSION_TERMINAL",
+  replaced: "REPLACED",
+  leaseLost: "LEASE_LOST",
+  leaseUnavailable: "LEASE_UNAVAILABLE",
+  rateLimited: "RATE_LIMITED",
+  topologyUnsupported: "TOPOLOGY_UNSUPPORTED",
+  topologyMismatch: "TOPOLOGY_MISMATCH",
+  serviceRestarting: "SERVICE_RESTARTING",
+  serviceUnavailable: "SERVICE_UNAVAILABLE",
+  internal: "INTERNAL",
+} as const;
+
+/** `warning` codes: the message (or frame) was ignored, the stream goes on. */
+export const StreamWarning = {
+  malformedJson: "MALFORMED_JSON",
+  messageInvalid: "MESSAGE_INVALID",
+  unknownType: "UNKNOWN_MESSAGE_TYPE",
+  binaryUnsupported: "BINARY_NOT_SUPPORTED",
+  sessionFinalizing: "SESSION_FINALIZING",
+  moreRejected: "MORE_FRAMES_REJECTED",
+} as const;
+
+/** Why the engine rejected a frame (also `warning` codes). */
+export const FRAME_REJECTIONS = [
+  "FRAME_MALFORMED",
+  "TIME_NOT_INCREASING",
+  "KEYPOINT_COUNT_MISMATCH",
+  "COORDINATE_INVALID",
+] as const;
+
+/** Why a session ended other than `completed` (its `error_code`). */
+export const EndReason = {
+  attachTimeout: "ATTACH_TIMEOUT",
+  idleTimeout: "IDLE_TIMEOUT",
+  maxDuration: "SESSION_MAX_DURATION_EXCEEDED",
+  frameLimit: "FRAME_LIMIT_EXCEEDED",
+  checkpointUnusable: "CHECKPOINT_UNUSABLE",
+} as const;
+
+/** Websocket close codes of contract 1 (plus the standard ones for restarts). */
+export const CloseCode = {
+  normal: 1000,
+  goingAway: 1001,
+  policy: 1008,
+  tooBig: 1009,
+  internal: 1011,
+  tryAgainLater: 1013,
+  unauthenticated: 4401,
+  unknownSession: 4404,
+  replaced: 4409,
+  terminal: 4410,
+  rateLimited: 4429,
+} as const;
+
+/** Every close code: what it means, whether a client reconnects, the `error` codes before it. */
+export const CLOSE_CODES: readonly {
+  readonly code: number;
+  readonly meaning: string;
+  readonly reconnect: boolean;
+  readonly errors: readonly string[];
+}[] = [
+  {
+    code: 1000,
+    meaning: "the session ended (completed, or cancelled while attached)",
+    reconnect: false,
+    errors: [EndReason.idleTimeout],
+  },
+  {
+    code: 1001,
+    meaning: "the replica is shutting down: reconnect to resume",
+    reconnect: true,
+    errors: [StreamError.serviceRestarting],
+  },
+  {
+    code: 1008,
+    meaning: "policy: session limits, topology",
+    reconnect: false,
+    errors: [
+      EndReason.maxDuration,
+      EndReason.frameLimit,
+      StreamError.topologyUnsupported,
+      StreamError.topologyMismatch,
+    ],
+  },
+  { code: 1009, meaning: "a message above 64 KiB", reconnect: false, errors: [] },
+  {
+    code: 1011,
+    meaning: "the replica lost its store, or the checkpoint cannot be restored: reconnect",
+    reconnect: true,
+    errors: [StreamError.serviceUnavailable, EndReason.checkpointUnusable],
+  },
+  {
+    code: 1013,
+    meaning: "try again later (the session is held by a replica that did not let go in time)",
+    reconnect: true,
+    errors: [StreamError.leaseUnavailable],
+  },
+  {
+    code: 4401,
+    meaning:
+      "unauthenticated: no valid hello within 5 s, first message not a hello, a bad, expired or foreign token",
+    reconnect: false,
+    errors: [
+      StreamError.helloTimeout,
+      StreamError.helloRequired,
+      StreamError.tokenInvalid,
+      StreamError.tokenExpired,
+      StreamError.tokenSessionMismatch,
+    ],
+  },
+  {
+    code: 4404,
+    meaning: "the path's session does not exist",
+    reconnect: false,
+    errors: [StreamError.sessionNotFound],
+  },
+  {
+    code: 4409,
+    meaning: "another attachment of this session took over (the newer wins)",
+    reconnect: false,
+    errors: [StreamError.replaced, StreamError.leaseLost],
+  },
+  {
+    code: 4410,
+    meaning: "the session already ended",
+    reconnect: false,
+    errors: [StreamError.sessionTerminal],
+  },
+  {
+    code: 4429,
+    meaning: "a live client above the frame rate; the session stays open: reconnect at a sane rate",
+    reconnect: false,
+    errors: [StreamError.rateLimited],
+  },
+];
+
+// --- client -> server -----------------------------------------------------------------------------
+
+export const Hello = Type.Object(
+  {
+    type: Type.Literal("hello"),
+    runtime_token: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          "the session's runtime_token; may be left out when the upgrade carried `Authorization: Bearer <runtime_token>`",
+      }),
+    ),
+    topology: Type.Optional(
+      StringEnum(TOPOLOGIES, {
+        default: "blazepose-33",
+        description: "the keypoint layout of the frames; fixed by the session's first attachment",
+      }),
+    ),
+    aspect_ratio: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        exclusiveMaximum: 100,
+        description:
+          "image width / height (x and y are normalised per axis); default: the MoveSpec's, else 16:9",
+        examples: [1.7778],
+      }),
+    ),
+    last_event_seq: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: "events up to this event_seq are not sent again (resume)",
+      }),
+    ),
+  },
+  {
+    title: "Hello",
+    description:
+      "The first message, within 5 s of the upgrade: attaches the connection to the session.",
+  },
+);
+
+const Keypoint = Type.Array(Type.Number(), {
+  minItems: 2,
+  maxItems: 4,
+  description: "[x, y], [x, y, z] or [x, y, z, visibility]; x and y normalised to the image, 0..1",
+  examples: [[0.4968, 0.2789, 0.0142, 0.95]],
+});
+
+const frameFields = {
+  seq: Type.Integer({
+    minimum: 0,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description:
+      "strictly increasing; a seq not above the last accepted one is ignored (safe resend)",
+  }),
+  t: Type.Number({ minimum: 0, description: "seconds since the client's start" }),
+  keypoints: Type.Union([Type.Array(Keypoint, { minItems: 1 }), Type.Null()], {
+    description:
+      "in the topology's order (33 for blazepose-33, 17 for coco-17); null when the pose model found no person in the picture",
+  }),
+};
+
+export const PoseFrame = Type.Object(frameFields, {
+  title: "PoseFrame",
+  description: "pose-frame.v1",
+});
+
+export const Frame = Type.Object(
+  { type: Type.Literal("frame"), ...frameFields },
+  { title: "Frame", description: "One pose frame." },
+);
+
+export const Frames = Type.Object(
+  {
+    type: Type.Literal("frames"),
+    frames: Type.Array(PoseFrame, {
+      description: "a batch; the whole message stays under 64 KiB (about 45 BlazePose frames)",
+    }),
+  },
+  { title: "Frames", description: "A batch of pose frames (replay, or live with batching)." },
+);
+
+export const Finalize = Type.Object(
+  { type: Type.Literal("finalize") },
+  {
+    title: "Finalize",
+    description: "Ends the session: every frame received is evaluated, then the summary and `end`.",
+  },
+);
+
+export const Ping = Type.Object(
+  { type: Type.Literal("ping") },
+  { title: "Ping", description: "Answered with `pong`; counts as activity." },
+);
+
+// --- detection events (detection-event.v1) ----------------------------------------------------------
+
+const Values = StringMap(Type.Number(), "the MoveSpec's signals at this frame");
+const envelope = {
+  event_seq: Type.Integer({ minimum: 1, description: "per session, from 1, no gaps" }),
+  seq: Type.Integer({ minimum: 0, description: "the frame that caused the event" }),
+  t: Type.Number({ description: "that frame's t" }),
+  side: Type.Optional(StringEnum(["left", "right", "both"] as const)),
+};
+const event = <T extends string>(type: T, description: string, payload: Type.TProperties) =>
+  Type.Object(
+    { type: Type.Literal(type), ...envelope, ...payload },
+    { title: `Event_${type.replace(".", "_")}`, description, additionalProperties: true },
+  );
+
+const Names = Type.Array(Type.String());
+const RepRecord = Type.Object(
+  {
+    count: Type.Integer(),
+    side: Type.Optional(StringEnum(["left", "right", "both"] as const)),
+    start_t: Type.Number(),
+    end_t: Type.Number(),
+    score: Type.Number(),
+    violations: Names,
+    metrics: Type.Object({}, { additionalProperties: true }),
+  },
+  { additionalProperties: true },
+);
+const summaryFields = {
+  count: Type.Integer({ minimum: 0, description: "counted repetitions, all sides" }),
+  counts: Type.Optional(Type.Object({ left: Type.Integer(), right: Type.Integer() })),
+  partials: Type.Integer({ minimum: 0 }),
+  score: Type.Number({ description: "mean score of the counted repetitions (0 when none)" }),
+  reps: Type.Array(RepRecord),
+  holds: Type.Array(Type.Object({}, { additionalProperties: true })),
+  longest_hold: Type.Number({ description: "seconds" }),
+  frames: Type.Integer({ minimum: 0 }),
+  duration: Type.Number({ description: "seconds from the first to the last accepted frame" }),
+};
+
+export const DETECTION_EVENTS = [
+  event("tracking.lost", "Landmarks the MoveSpec needs are not visible.", {
+    since_t: Type.Number(),
+    missing: Names,
+  }),
+  event("tracking.regained", "They are visible again.", { lost_for: Type.Number() }),
+  event("phase.entered", "The body entered a phase.", {
+    phase: Type.String(),
+    previous: Type.Optional(Type.String()),
+    since_t: Type.Number(),
+    values: Values,
+  }),
+  event("rep.completed", "A repetition was counted.", {
+    count: Type.Integer({ description: "this side's count" }),
+    total: Type.Integer({ description: "all sides together" }),
+    start_t: Type.Number(),
+    end_t: Type.Number(),
+    score: Type.Number({ description: "0 to 100" }),
+    violations: Names,
+    metrics: Type.Object({}, { additionalProperties: true }),
+    values: Values,
+  }),
+  event("rep.partial", "A repetition was started and not completed.", {
+    reason: StringEnum([
+      "turned_back",
+      "timeout",
+      "too_fast",
+      "too_slow",
+      "voided",
+      "tracking_lost",
+    ] as const),
+    start_t: Type.Number(),
+    duration: Type.Number(),
+    reached: Names,
+    progress: Type.Optional(Type.Number()),
+    violations: Type.Optional(Names),
+    values: Values,
+  }),
+  event("hold.started", "A hold began.", {
+    phase: Type.String(),
+    since_t: Type.Number(),
+    target: Type.Number(),
+  }),
+  event("hold.progress", "A hold goes on.", {
+    phase: Type.String(),
+    elapsed: Type.Number(),
+    remaining: Type.Number(),
+  }),
+  event("hold.completed", "A hold reached its target.", {
+    phase: Type.String(),
+    elapsed: Type.Number(),
+  }),
+  event("hold.broken", "A hold ended early.", {
+    phase: Type.String(),
+    elapsed: Type.Number(),
+    reason: StringEnum(["left_phase", "tracking_lost"] as const),
+  }),
+  event("form.violation", "A form rule was broken.", {
+    rule: Type.String(),
+    severity: StringEnum(["info", "warning", "error"] as const),
+    message: Type.String(),
+    rep: Type.Optional(Type.Integer()),
+    values: Values,
+  }),
+  event("session.summary", "The last event: what the session counted.", summaryFields),
+] as const;
+
+export const DetectionEvent = Type.Union([...DETECTION_EVENTS], {
+  title: "DetectionEvent",
+  description:
+    "detection-event.v1: `type`, `event_seq`, `seq`, `t`, then the type's payload. New fields may be added.",
+});
+
+// --- server -> client -----------------------------------------------------------------------------
+
+export const Ready = Type.Object(
+  {
+    type: Type.Literal("ready"),
+    session_id: Uuid("the session"),
+    status: Type.String({ examples: ["created"] }),
+    mode: StringEnum(["live", "replay"] as const),
+    input_schema_version: Type.String({ examples: ["pose-frame.v1"] }),
+    output_schema_version: Type.String({ examples: ["detection-event.v1"] }),
+    topology: StringEnum(TOPOLOGIES),
+    accepted_frames_total: Type.Integer({ minimum: 0 }),
+    last_seq: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          "the resume point: resend unacknowledged frames above it (absent before the first accepted frame)",
+      }),
+    ),
+    limits: Type.Object({
+      max_message_bytes: Type.Integer({ examples: [MAX_MESSAGE_BYTES] }),
+      live_max_fps: Type.Number({ examples: [120] }),
+    }),
+  },
+  { title: "Ready", description: "Attached: frames may flow." },
+);
+
+export const EventMessage = Type.Object(
+  { type: Type.Literal("event"), event: DetectionEvent },
+  {
+    title: "EventMessage",
+    description: "A detection event. Drop any whose event_seq you already have.",
+  },
+);
+
+export const Ack = Type.Object(
+  {
+    type: Type.Literal("ack"),
+    accepted_frames_total: Type.Integer({ minimum: 0 }),
+    last_seq: Type.Optional(
+      Type.Integer({ minimum: 0, description: "every frame up to it is durable: forget them" }),
+    ),
+  },
+  { title: "Ack", description: "Periodic: what the server made durable." },
+);
+
+export const Warning = Type.Object(
+  {
+    type: Type.Literal("warning"),
+    code: Type.String({
+      description: `${[...Object.values(StreamWarning), ...FRAME_REJECTIONS].join(", ")}`,
+    }),
+    message: Type.String(),
+    seq: Type.Optional(Type.Integer({ description: "the rejected frame's seq" })),
+  },
+  {
+    title: "Warning",
+    description: "A message or frame was ignored and not counted; the stream goes on.",
+  },
+);
+
+export const ErrorMessage = Type.Object(
+  {
+    type: Type.Literal("error"),
+    code: Type.String({
+      description: [...Object.values(StreamError), ...Object.values(EndReason)].join(", "),
+    }),
+    message: Type.String(),
+  },
+  { title: "ErrorMessage", description: "Sent just before the server closes the connection." },
+);
+
+export const End = Type.Object(
+  {
+    type: Type.Literal("end"),
+    status: Type.String({ examples: ["completed"] }),
+    accepted_frames_total: Type.Integer({ minimum: 0 }),
+    terminal_outcome: Type.Optional(
+      Type.String({ description: "the session.summary event as JSON text" }),
+    ),
+    error_code: Type.Optional(Type.String()),
+    error_message: Type.Optional(Type.String()),
+  },
+  {
+    title: "End",
+    description: "The session ended (also sent to anyone attaching a terminal session).",
+  },
+);
+
+export const Pong = Type.Object(
+  { type: Type.Literal("pong") },
+  { title: "Pong", description: "The answer to `ping`." },
+);
+
+export const CLIENT_MESSAGES = [Hello, Frame, Frames, Finalize, Ping] as const;
+export const SERVER_MESSAGES = [
+  Ready,
+  EventMessage,
+  Ack,
+  Warning,
+  ErrorMessage,
+  End,
+  Pong,
+] as const;
+
+export type HelloJson = Static<typeof Hello>;
+export type PoseFrameJson = Static<typeof PoseFrame>;
+export type DetectionEventJson = Static<typeof DetectionEvent>;
+export type ReadyJson = Static<typeof Ready>;
+export type AckJson = Static<typeof Ack>;
+export type WarningJson = Static<typeof Warning>;
+export type ErrorMessageJson = Static<typeof ErrorMessage>;
+export type EndJson = Static<typeof End>;

@@ -1,0 +1,137 @@
+/**
+ * The generated API documents: committed and up to date, valid for real validators (Redocly for
+ * OpenAPI 3.1, the AsyncAPI parser for AsyncAPI 3), and true to the gateway: the router serves
+ * exactly the documented operations, each with the scope the gateway enforces.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Parser } from "@asyncapi/parser";
+import { createConfig, lintFromString } from "@redocly/openapi-core";
+import { expect } from "chai";
+import { asyncApiDocument } from "../../gateway/api-docs/asyncapi.js";
+import { openApiDocument } from "../../gateway/api-docs/openapi.js";
+import { OPERATIONS } from "../../gateway/api-docs/operations.js";
+import { DOCUMENTS_DIR, documentText } from "../../gateway/api-docs/write-documents.js";
+import { policyFor } from "../../gateway/auth/scopes.js";
+import { publicRoutes } from "../../gateway/routes/index.js";
+import type { RouteDeps } from "../../gateway/routes/route-deps.js";
+import { CLIENT_MESSAGES, CLOSE_CODES, SERVER_MESSAGES } from "../../services/shared/api/index.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: walking documents
+type Json = Record<string, any>;
+
+describe("API documents (docs/api, /openapi.json, /asyncapi.json)", function () {
+  this.timeout(60_000);
+  const openapi = openApiDocument() as Json;
+  const asyncapi = asyncApiDocument() as Json;
+
+  it("are committed and up to date (regenerate with npm run generate)", () => {
+    for (const [name, document] of [
+      ["openapi.json", openapi],
+      ["asyncapi.json", asyncapi],
+    ] as const) {
+      const committed = readFileSync(join(DOCUMENTS_DIR, name), "utf8");
+      expect(committed, `docs/api/${name} is stale: run npm run generate`).to.equal(
+        documentText(document),
+      );
+    }
+  });
+
+  it("OpenAPI 3.1 passes Redocly's recommended rules with no error and no warning", async () => {
+    const config = await createConfig({
+      extends: ["recommended"],
+      // The two health checks answer 200 or nothing: they have no 4xx to document.
+      rules: { "operation-4xx-response": "off" },
+    });
+    const problems = await lintFromString({
+      source: JSON.stringify(openapi),
+      absoluteRef: "openapi.json",
+      config,
+    });
+    const report = problems.map(
+      (p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location?.[0]?.pointer}`,
+    );
+    expect(report).to.deep.equal([]);
+  });
+
+  it("AsyncAPI 3 parses with no error or warning", async () => {
+    const { document, diagnostics } = await new Parser().parse(JSON.stringify(asyncapi));
+    // Severity 0 is an error, 1 a warning (2 and 3 are hints, e.g. "3.1.0 exists").
+    const serious = diagnostics
+      .filter((d) => d.severity <= 1)
+      .map((d) => `${d.code}: ${d.message} at ${d.path.join("/")}`);
+    expect(serious).to.deep.equal([]);
+    expect(document, "the parser returned no document").to.not.equal(undefined);
+    const messages =
+      document
+        ?.allMessages()
+        .all()
+        .map((message) => message.name()) ?? [];
+    const expected = [...CLIENT_MESSAGES, ...SERVER_MESSAGES].map(
+      (schema) => (schema as unknown as Json).properties.type.const,
+    );
+    expect(messages).to.have.members(expected);
+  });
+
+  it("AsyncAPI lists every close code with whether to reconnect", () => {
+    const codes = asyncapi.channels.sessionStream["x-close-codes"] as {
+      code: number;
+      reconnect: boolean;
+    }[];
+    expect(codes.map((c) => c.code)).to.deep.equal([
+      1000, 1001, 1008, 1009, 1011, 1013, 4401, 4404, 4409, 4410, 4429,
+    ]);
+    expect(codes.filter((c) => c.reconnect).map((c) => c.code)).to.deep.equal([1001, 1011, 1013]);
+    expect(CLOSE_CODES).to.have.length(11);
+  });
+
+  it("documents exactly the 18 routes the gateway serves", () => {
+    const deps = {
+      config: { environment: "test", publicBaseUrl: undefined },
+      clients: { auth: {}, catalogue: {}, authoring: {}, detection: [] },
+    } as unknown as RouteDeps;
+    const served = new Set<string>();
+    for (const layer of publicRoutes(deps).stack) {
+      const path = String(layer.path);
+      if (/^\/(openapi\.json|asyncapi\.json|docs)/.test(path)) continue;
+      for (const method of layer.methods) {
+        if (method !== "HEAD") served.add(`${method} ${path.replace(/:(\w+)/g, "{param}")}`);
+      }
+    }
+    const documented = new Set<string>();
+    for (const [path, item] of Object.entries(openapi.paths as Json)) {
+      for (const method of Object.keys(item)) {
+        documented.add(`${method.toUpperCase()} ${path.replace(/\{\w+\}/g, "{param}")}`);
+      }
+    }
+    expect([...documented].sort()).to.deep.equal([...served].sort());
+    expect(documented.size).to.equal(18);
+  });
+
+  it("gives each operation the scope the gateway enforces, and the three POSTs an Idempotency-Key", () => {
+    for (const operation of OPERATIONS) {
+      const item = openapi.paths[operation.path][operation.method];
+      const sample = operation.path.replace(/\{[^}]+\}/g, "0192f0c4-3b7e-7a51-9d3c-6f1e2a4b5c6d");
+      const policy = policyFor(operation.method.toUpperCase(), sample);
+      const scopes = (item.security as Json[]).flatMap((s) => s.bearerAuth ?? []);
+      if (policy.kind === "scope")
+        expect(scopes, operation.operationId).to.deep.equal([policy.scope]);
+      else expect(scopes, operation.operationId).to.deep.equal([]);
+      const headers = (item.parameters as Json[]).map((p) => p.$ref ?? p.name);
+      expect(headers).to.include("#/components/parameters/X-Request-Id");
+      const idempotent = headers.includes("#/components/parameters/Idempotency-Key");
+      expect(idempotent, operation.operationId).to.equal(
+        ["createMoveSpec", "createVersion", "createSession"].includes(operation.operationId),
+      );
+    }
+    const put = openapi.paths["/api/movespecs/{movespec_id}/draft"].put;
+    expect(put.parameters.map((p: Json) => p.$ref)).to.include("#/components/parameters/If-Match");
+    expect(put.responses["200"].headers).to.have.property("ETag");
+    expect(
+      put.responses["412"].content["application/json"].schema.properties.error.properties.details
+        .properties.reason.enum,
+    ).to.include("ETAG_MISMATCH");
+    const create = openapi.paths["/api/detection/sessions"].post;
+    expect(create.responses["429"].headers).to.have.property("Retry-After");
+  });
+});

@@ -1,0 +1,132 @@
+/**
+ * The command-line tools as a user meets them, each as its own process: `--help` everywhere,
+ * listing every environment variable the tool reads, and a bad command line answered with one
+ * line and exit code 2, never a stack trace. (The commands themselves are tested against the real
+ * stack in test/auth/admin-cli.test.ts and test/sdk/sdk-real-stack.test.ts.)
+ */
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { expect } from "chai";
+import { ADMIN_ENVIRONMENT } from "../../services/admin/config.js";
+
+const run = promisify(execFile);
+const ROOT = join(import.meta.dirname, "../..");
+
+async function tool(script: string, ...args: string[]) {
+  try {
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ["--import", "tsx", join(ROOT, script), ...args],
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? "" },
+      },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+function expectNoStackTrace(text: string): void {
+  expect(text).to.not.match(/^\s+at /m);
+  expect(text).to.not.contain("ERR_");
+}
+
+describe("command-line tools: --help and bad arguments", function () {
+  this.timeout(120_000);
+
+  describe("admin (services/admin)", () => {
+    it("--help at every level lists every environment variable it reads", async () => {
+      for (const args of [
+        ["--help"],
+        ["auth", "--help"],
+        ["movespecs", "set-visibility", "--help"],
+        [],
+      ]) {
+        const result = await tool("services/admin/main.ts", ...args);
+        expect(result.code, args.join(" ")).to.equal(0);
+        for (const variable of ADMIN_ENVIRONMENT) expect(result.stdout).to.contain(variable.name);
+      }
+      expect(ADMIN_ENVIRONMENT.map((v) => v.name)).to.include.members([
+        "AUTH_SERVICE_URL",
+        "AUTHORING_SERVICE_URL",
+        "CATALOGUE_SERVICE_URL",
+      ]);
+      const command = await tool("services/admin/main.ts", "auth", "create-key", "--help");
+      expect(command.stdout).to.contain("--project <project_id>").and.contain("--scope <scope>");
+    });
+
+    it("answers a bad command line with one line and exit 2", async () => {
+      for (const args of [
+        ["nope"],
+        ["auth", "bogus"],
+        ["auth", "create-org", "--bogus"],
+        ["auth", "create-project", "--name", "x"],
+        ["auth", "create-org", "--name"],
+      ]) {
+        const result = await tool("services/admin/main.ts", ...args);
+        expect(result.code, args.join(" ")).to.equal(2);
+        expect(result.stderr, args.join(" ")).to.match(/^error: /);
+        expectNoStackTrace(result.stderr);
+      }
+    });
+  });
+
+  describe("stream client (examples/stream-client)", () => {
+    it("--help lists the options and every environment variable it reads", async () => {
+      const result = await tool("examples/stream-client/main.ts", "--help");
+      expect(result.code).to.equal(0);
+      for (const text of [
+        "--api-key",
+        "--spec",
+        "--movespec-id",
+        "--recording",
+        "--mode",
+        "--batch",
+        "--speed",
+        "--gateway",
+        "MDS_API_KEY",
+        "MDS_GATEWAY_URL",
+      ]) {
+        expect(result.stdout).to.contain(text);
+      }
+    });
+
+    it("answers a bad command line with one line and exit 2", async () => {
+      const recording = "test/fixtures/posedata/uiprmd/m01_s01.jsonl.gz";
+      for (const args of [
+        ["--bogus"],
+        ["--api-key", "msk_x", "--spec", "examples/movespecs/squat.yaml"],
+        ["--spec", "examples/movespecs/squat.yaml", "--recording", recording],
+        ["--api-key", "msk_x", "--recording", recording],
+        ["--api-key", "msk_x", "--spec", "x.yaml", "--recording", recording, "--batch", "0"],
+        ["--api-key", "msk_x", "--spec", "x.yaml", "--recording", recording, "--mode", "fast"],
+      ]) {
+        const result = await tool("examples/stream-client/main.ts", ...args);
+        expect(result.code, args.join(" ")).to.equal(2);
+        expect(result.stderr, args.join(" ")).to.match(/^error: /m);
+        expectNoStackTrace(result.stderr);
+      }
+    });
+
+    it("reports a gateway it cannot reach in one line, exit 1", async () => {
+      const result = await tool(
+        "examples/stream-client/main.ts",
+        "--gateway",
+        "http://127.0.0.1:9",
+        "--api-key",
+        "msk_x",
+        "--spec",
+        "examples/movespecs/squat.yaml",
+        "--recording",
+        "test/fixtures/posedata/uiprmd/m01_s01.jsonl.gz",
+      );
+      expect(result.code).to.equal(1);
+      expect(result.stderr).to.match(/^error: /);
+      expectNoStackTrace(result.stderr);
+    });
+  });
+});

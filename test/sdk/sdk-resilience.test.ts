@@ -1,0 +1,282 @@
+/**
+ * The SDK's retry and resume rules, against scripted servers on real sockets (what the real stack
+ * cannot be made to do on cue): retryable errors are retried with backoff and Retry-After is
+ * honoured, non-retryable ones are not; the stream client resumes after 1001, 1011 and 1013 from
+ * the last acknowledged frame, and gives up on the final 44xx codes.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { expect } from "chai";
+import { type WebSocket, WebSocketServer } from "ws";
+import { MdsApiError, MdsClient, StreamClient, StreamClientError } from "../../sdk/src/index.js";
+
+const HEALTH = { status: "ok", environment: "test", role: "gateway" };
+const envelope = (code: string, reason: string, retryable: boolean) =>
+  JSON.stringify({
+    error: { code, message: reason, retryable, details: { reason, request_id: "r1" } },
+  });
+
+async function listen(server: Server | WebSocketServer): Promise<number> {
+  await new Promise<void>((resolve) => (server as Server).listen(0, "127.0.0.1", resolve));
+  return ((server as Server).address() as AddressInfo).port;
+}
+
+describe("SDK retries and stream resume (scripted servers)", function () {
+  this.timeout(30_000);
+
+  describe("HTTP retries", () => {
+    let server: Server;
+    let url: string;
+    let answers: ((response: import("node:http").ServerResponse) => void)[];
+    let seen: number[];
+
+    beforeEach(async () => {
+      answers = [];
+      seen = [];
+      server = createServer((_request, response) => {
+        seen.push(performance.now());
+        const answer = answers.shift();
+        if (answer) answer(response);
+        else
+          response
+            .writeHead(200, { "content-type": "application/json" })
+            .end(JSON.stringify(HEALTH));
+      });
+      url = `http://127.0.0.1:${await listen(server)}`;
+    });
+    afterEach(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+    it("retries a 503 after the Retry-After it names, then succeeds", async () => {
+      answers.push((r) =>
+        r
+          .writeHead(503, { "content-type": "application/json", "retry-after": "1" })
+          .end(envelope("unavailable", "DEPENDENCY_UNAVAILABLE", true)),
+      );
+      const client = new MdsClient({ baseUrl: url, retry: { baseDelayMs: 1 } });
+      expect(await client.getHealth()).to.deep.equal(HEALTH);
+      expect(seen).to.have.length(2);
+      expect(seen[1] - seen[0]).to.be.at.least(950);
+    });
+
+    it("backs off on retryable errors and gives up after maxAttempts with the last error", async () => {
+      for (let i = 0; i < 3; i += 1) {
+        answers.push((r) =>
+          r
+            .writeHead(429, { "content-type": "application/json" })
+            .end(envelope("resource_exhausted", "RATE_LIMITED", true)),
+        );
+      }
+      const client = new MdsClient({ baseUrl: url, retry: { maxAttempts: 3, baseDelayMs: 5 } });
+      const error = await client.getHealth().catch((e) => e);
+      expect(error).to.be.instanceOf(MdsApiError);
+      expect(error).to.include({ status: 429, reason: "RATE_LIMITED", retryable: true });
+      expect(seen).to.have.length(3);
+    });
+
+    it("does not retry what cannot succeed, nor wait for a Retry-After beyond its limit", async () => {
+      answers.push((r) =>
+        r
+          .writeHead(404, { "content-type": "application/json" })
+          .end(envelope("not_found", "ROUTE_NOT_FOUND", false)),
+      );
+      const client = new MdsClient({
+        baseUrl: url,
+        retry: { baseDelayMs: 1, maxRetryAfterMs: 2000 },
+      });
+      expect(await client.getHealth().catch((e) => e)).to.include({
+        status: 404,
+        reason: "ROUTE_NOT_FOUND",
+      });
+      expect(seen).to.have.length(1);
+      answers.push((r) =>
+        r
+          .writeHead(503, { "content-type": "application/json", "retry-after": "3600" })
+          .end(envelope("unavailable", "DEPENDENCY_UNAVAILABLE", true)),
+      );
+      expect(await client.getHealth().catch((e) => e)).to.include({
+        status: 503,
+        retryAfterSeconds: 3600,
+      });
+      expect(seen).to.have.length(2);
+    });
+
+    it("treats a proxy's bare 502 as retryable and a lost connection as worth another try", async () => {
+      answers.push((r) =>
+        r.writeHead(502, { "content-type": "text/html" }).end("<h1>Bad gateway</h1>"),
+      );
+      answers.push((r) => r.socket?.destroy());
+      const client = new MdsClient({ baseUrl: url, retry: { baseDelayMs: 1 } });
+      expect(await client.getHealth()).to.deep.equal(HEALTH);
+      expect(seen).to.have.length(3);
+    });
+  });
+
+  describe("stream resume", () => {
+    let wss: WebSocketServer;
+    let url: string;
+    /** Each connection's script: gets the socket and the messages it received so far. */
+    let scripts: ((socket: WebSocket, received: Record<string, unknown>[]) => void)[];
+    let connections: Record<string, unknown>[][];
+
+    beforeEach(async () => {
+      scripts = [];
+      connections = [];
+      wss = new WebSocketServer({ port: 0, host: "127.0.0.1" });
+      await new Promise<void>((resolve) => wss.once("listening", () => resolve()));
+      url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/api/detection/sessions/s1/stream`;
+      wss.on("connection", (socket) => {
+        const received: Record<string, unknown>[] = [];
+        connections.push(received);
+        const script = scripts.shift();
+        socket.on("message", (data) => {
+          received.push(JSON.parse(String(data)));
+          script?.(socket, received);
+        });
+      });
+    });
+    afterEach(() => new Promise<void>((resolve) => wss.close(() => resolve())));
+
+    const ready = (lastSeq?: number) =>
+      JSON.stringify({
+        type: "ready",
+        session_id: "s1",
+        status: "streaming",
+        mode: "replay",
+        input_schema_version: "pose-frame.v1",
+        output_schema_version: "detection-event.v1",
+        topology: "blazepose-33",
+        accepted_frames_total: (lastSeq ?? -1) + 1,
+        ...(lastSeq === undefined ? {} : { last_seq: lastSeq }),
+        limits: { max_message_bytes: 65536, live_max_fps: 120 },
+      });
+    const frame = (seq: number) => ({ seq, t: seq / 30, keypoints: [[0.5, 0.5]] });
+    const seqs = (messages: Record<string, unknown>[]) =>
+      messages.filter((m) => m.type === "frame").map((m) => m.seq as number);
+
+    for (const code of [1001, 1011, 1013]) {
+      it(`after ${code}, reconnects and resends only the frames above ready.last_seq`, async () => {
+        scripts.push((socket, received) => {
+          const last = received.at(-1) as { type: string; seq?: number };
+          if (last.type === "hello") socket.send(ready());
+          if (last.type === "frame" && last.seq === 2) {
+            socket.send(JSON.stringify({ type: "ack", accepted_frames_total: 2, last_seq: 1 }));
+            socket.send(
+              JSON.stringify({
+                type: "event",
+                event: {
+                  type: "tracking.lost",
+                  event_seq: 1,
+                  seq: 1,
+                  t: 0.03,
+                  since_t: 0,
+                  missing: [],
+                },
+              }),
+            );
+          }
+          if (last.type === "frame" && last.seq === 4) socket.close(code, "going");
+        });
+        scripts.push((socket, received) => {
+          const last = received.at(-1) as { type: string };
+          // The new replica restored a checkpoint at seq 2: frames 3 and 4 were lost.
+          if (last.type === "hello") socket.send(ready(2));
+          if (last.type === "finalize") {
+            socket.send(
+              JSON.stringify({ type: "end", status: "completed", accepted_frames_total: 6 }),
+            );
+            socket.close(1000);
+          }
+        });
+        const reconnects: number[] = [];
+        const client = new StreamClient({
+          streamUrl: url,
+          runtimeToken: "rt",
+          onReconnect: (_, c) => reconnects.push(c),
+        });
+        await client.connect();
+        for (let seq = 0; seq <= 4; seq += 1) await client.send(frame(seq));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await client.send(frame(5));
+        const end = await client.finalize();
+        expect(end.status).to.equal("completed");
+        expect(reconnects[0]).to.equal(code);
+        expect(client.reconnects).to.equal(1);
+        expect(seqs(connections[0])).to.deep.equal([0, 1, 2, 3, 4]);
+        // After the reconnect: the hello says which events it has, then 3, 4 (resent) and 5.
+        expect(connections[1][0]).to.include({
+          type: "hello",
+          runtime_token: "rt",
+          last_event_seq: 1,
+        });
+        expect(seqs(connections[1])).to.deep.equal([3, 4, 5]);
+      });
+    }
+
+    it("after 4429 (rate limited), reconnects only after a pause of a second", async () => {
+      let closedAt = 0;
+      scripts.push((socket, received) => {
+        if ((received.at(-1) as { type: string }).type === "hello") {
+          socket.send(ready());
+          closedAt = performance.now();
+          socket.close(4429, "rate limited");
+        }
+      });
+      scripts.push((socket, received) => {
+        if ((received.at(-1) as { type: string }).type === "hello") socket.send(ready());
+      });
+      const client = new StreamClient({ streamUrl: url, runtimeToken: "rt" });
+      await client.connect();
+      while (connections.length < 2 || connections[1].length === 0) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(performance.now() - closedAt).to.be.at.least(950);
+      client.close();
+    });
+
+    for (const code of [4401, 4409, 4410]) {
+      it(`gives up on ${code}`, async () => {
+        scripts.push((socket, received) => {
+          if ((received.at(-1) as { type: string }).type === "hello") {
+            socket.send(
+              JSON.stringify({
+                type: "error",
+                code: "REPLACED",
+                message: "another attachment took over",
+              }),
+            );
+            socket.close(code, "final");
+          }
+        });
+        const client = new StreamClient({ streamUrl: url, runtimeToken: "rt" });
+        const error = await client.connect().catch((e) => e);
+        expect(error).to.be.instanceOf(StreamClientError);
+        expect(error.closeCode).to.equal(code);
+        expect(error.notice?.code).to.equal("REPLACED");
+        expect(connections).to.have.length(1);
+      });
+    }
+
+    it("waits while too many frames are unacknowledged (backpressure)", async () => {
+      let acked = false;
+      scripts.push((socket, received) => {
+        const last = received.at(-1) as { type: string };
+        if (last.type === "hello") socket.send(ready());
+        if (seqs(received).length === 3 && !acked) {
+          acked = true;
+          setTimeout(
+            () =>
+              socket.send(JSON.stringify({ type: "ack", accepted_frames_total: 3, last_seq: 2 })),
+            300,
+          );
+        }
+      });
+      const client = new StreamClient({ streamUrl: url, runtimeToken: "rt", maxUnacked: 3 });
+      await client.connect();
+      for (let seq = 0; seq < 3; seq += 1) await client.send(frame(seq));
+      const started = performance.now();
+      await client.send(frame(3));
+      expect(performance.now() - started).to.be.at.least(250);
+      client.close();
+    });
+  });
+});
