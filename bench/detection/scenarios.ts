@@ -82,6 +82,16 @@ export function machineBusy(): number {
   }
 }
 
+/** CPU seconds each process spent between two `processCpu` readings. */
+export function cpuSpentPerProcess(
+  before: Map<string, number>,
+  after: Map<string, number>,
+): Map<string, number> {
+  const spent = new Map<string, number>();
+  for (const [name, seconds] of after) spent.set(name, seconds - (before.get(name) ?? 0));
+  return spent;
+}
+
 export function cpuSpent(
   before: Map<string, number>,
   after: Map<string, number>,
