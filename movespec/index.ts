@@ -28,6 +28,13 @@ export type {
   SignalStats,
 } from "./engine/events.js";
 export type { RejectReason } from "./engine/frame-input.js";
+export {
+  PACKED_FRAME_HEADER_BYTES,
+  PACKED_NO_PERSON,
+  type PackedFrames,
+  packedFrameBytes,
+  type ValuesPerKeypoint,
+} from "./engine/packed-frames.js";
 export type { SummaryRecords } from "./engine/summary.js";
 export { mergeSummary } from "./engine/summary.js";
 export type { ErrorCode, IssueCode, WarningCode } from "./issue-codes.js";

@@ -10,6 +10,7 @@ export interface StreamOptions {
   readonly mode: "live" | "replay";
   readonly batch: number;
   readonly speed: number;
+  readonly encoding: "json" | "binary";
 }
 
 const ENVIRONMENT = `
@@ -59,7 +60,17 @@ export function streamCommand(env: Record<string, string | undefined>): Command 
         .choices(["live", "replay"])
         .default("live"),
     )
-    .option("--batch <n>", "frames per message (1 to about 45)", positiveNumber("--batch", true), 1)
+    .option(
+      "--batch <n>",
+      "frames per message (1 to about 45 in JSON, about 118 in binary)",
+      positiveNumber("--batch", true),
+      1,
+    )
+    .addOption(
+      new Option("--encoding <encoding>", "frames as JSON text or as binary messages (float32)")
+        .choices(["json", "binary"])
+        .default("json"),
+    )
     .option(
       "--speed <x>",
       "live only: play the recording x times faster",
@@ -97,6 +108,7 @@ export function parseStreamArgs(
     mode: "live" | "replay";
     batch: number;
     speed: number;
+    encoding: "json" | "binary";
   }>();
   const credential = options.apiKey ?? env.MDS_API_KEY ?? env.API_KEY;
   const problem = !credential

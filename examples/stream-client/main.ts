@@ -4,7 +4,7 @@
  *
  *   node --import tsx examples/stream-client/main.ts --api-key msk_... \
  *     --spec examples/movespecs/squat.yaml \
- *     --recording test/fixtures/posedata/uiprmd/m01_s01.jsonl.gz [--mode live|replay] [--batch 30]
+ *     --recording test/fixtures/posedata/uiprmd/m01_s01.jsonl.gz [--mode live|replay] [--batch 30] [--encoding binary]
  */
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
@@ -32,6 +32,7 @@ try {
 
   const stream = client.openStream(session, {
     batchSize: options.batch,
+    frameEncoding: options.encoding,
     onNotice: (notice) => console.log(`  ${notice.type}: ${notice.code} ${notice.message}`),
     onReconnect: (attempt, code) =>
       console.log(`  (connection lost: ${code}; reconnecting, attempt ${attempt})`),

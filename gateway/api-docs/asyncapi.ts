@@ -5,6 +5,11 @@
  * docs/api/asyncapi.json.
  */
 import {
+  BINARY_FRAME_HEADER_BYTES,
+  BINARY_FRAME_NO_PERSON,
+  BINARY_FRAMES_DESCRIPTION,
+  BINARY_FRAMES_HEADER_BYTES,
+  BINARY_FRAMES_VERSION,
   CLIENT_MESSAGES,
   CLOSE_CODES,
   DetectionEvent,
@@ -54,6 +59,29 @@ export function asyncApiDocument(): Json {
     }
   };
   describe(CLIENT_MESSAGES, "receive");
+  // The one binary message: frames packed as float32, when the hello asked for them.
+  messages.binaryFrames = {
+    name: "binaryFrames",
+    title: "BinaryFrames",
+    summary: "A batch of pose frames as one binary message (opt-in: hello.frame_encoding).",
+    description: BINARY_FRAMES_DESCRIPTION,
+    contentType: "application/octet-stream",
+    payload: { type: "string", format: "binary", description: BINARY_FRAMES_DESCRIPTION },
+    "x-binary-layout": {
+      version: BINARY_FRAMES_VERSION,
+      header_bytes: BINARY_FRAMES_HEADER_BYTES,
+      frame_header_bytes: BINARY_FRAME_HEADER_BYTES,
+      no_person_flag: BINARY_FRAME_NO_PERSON,
+      little_endian: true,
+    },
+  };
+  channelMessages.binaryFrames = { $ref: "#/components/messages/binaryFrames" };
+  operations.receiveBinaryFrames = {
+    action: "receive",
+    channel: { $ref: "#/channels/sessionStream" },
+    summary: "The client sends binary frames (after a hello with frame_encoding binary)",
+    messages: [{ $ref: "#/channels/sessionStream/messages/binaryFrames" }],
+  };
   describe(SERVER_MESSAGES, "send");
 
   return {

@@ -33,6 +33,8 @@ export function streamOverview(): string {
     "|---|---|---|",
     ...CLIENT_MESSAGES.map(messageRow),
     "",
+    'Binary frames (opt-in): after a hello with `"frame_encoding": "binary"`, frames may come as binary messages (`BinaryFrames` in the AsyncAPI document: an 8-byte header, then per frame float64 seq, float64 t, uint32 flags, uint32 0 and float32 values).',
+    "",
     "| server → client | fields | |",
     "|---|---|---|",
     ...SERVER_MESSAGES.map(messageRow),

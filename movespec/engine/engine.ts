@@ -7,7 +7,7 @@ import { sidesPlan } from "../sides.js";
 import { TOPOLOGIES, type TopologyName } from "../topology.js";
 import { evaluateFrame } from "./evaluate-frame.js";
 import type { DetectionEvent, SessionSummary } from "./events.js";
-import { type RejectReason, readFrame } from "./frame-input.js";
+import { type RejectReason, readFrame, readPackedFrame } from "./frame-input.js";
 import {
   createMachine,
   type FrameFacts,
@@ -15,6 +15,7 @@ import {
   type MachineState,
   stepMachine,
 } from "./machine/index.js";
+import { type PackedFrames, packedFrameBytes } from "./packed-frames.js";
 import { ADAPTIVE_HI, ADAPTIVE_LO, buildProgram, type Program } from "./program/index.js";
 import { decodeNumbers, type EncodedNumbers, encodeNumbers } from "./snapshot-codec.js";
 import { type SummaryRecords, summarize, takeRecords, withTotals } from "./summary.js";
@@ -61,6 +62,11 @@ export interface Engine {
   push(frame: unknown): PushResult;
   pushMany(frames: unknown[]): PushManyResult;
   /**
+   * Frames packed in bytes (./packed-frames.ts), checked and evaluated like `pushMany`'s, read
+   * straight from the bytes: no object per frame or keypoint.
+   */
+  pushPacked(frames: PackedFrames): PushManyResult;
+  /**
    * The session's summary (its last event is `session.summary`). Its totals cover the whole
    * session; its `reps` and `holds` list only the records not taken (see takeRecords).
    */
@@ -76,6 +82,8 @@ export interface Engine {
   /** seq of the last accepted frame, or -1 when none. */
   readonly lastSeq: number;
   readonly topology: TopologyName;
+  /** Keypoints per frame in this topology. */
+  readonly keypointCount: number;
   /** Latest smoothed value of every signal slot (for plots and debugging): `name` or `side.name`. */
   signalValues(): Record<string, number>;
   /** Current phase per machine (for plots): phase name or "" in transition. */
@@ -91,6 +99,18 @@ export interface Engine {
    */
   startConditionMet(): boolean[];
 }
+
+/** What `push` answers for an accepted frame that made no event (most of them): never mutated. */
+const NO_EVENTS: PushResult = Object.freeze({
+  ok: true,
+  events: Object.freeze([]) as unknown as DetectionEvent[],
+}) as PushResult;
+
+const FINISHED = Object.freeze({
+  ok: false,
+  reason: "SESSION_FINISHED",
+  message: "finish() was called; the session takes no more frames",
+} as const);
 
 export function supportsTopology(spec: CompiledSpec, topology: TopologyName): boolean {
   return spec.topologies.includes(topology);
@@ -140,6 +160,9 @@ class EngineImpl implements Engine {
   get lastSeq(): number {
     return this._lastSeq;
   }
+  get keypointCount(): number {
+    return this.program.keypointCount;
+  }
 
   private emit(e: Record<string, unknown> & { type: DetectionEvent["type"] }): void {
     // Fixed key order: type, event_seq, then the envelope and payload as built.
@@ -150,30 +173,73 @@ class EngineImpl implements Engine {
   }
 
   push(frame: unknown): PushResult {
-    if (this.finished)
-      return {
-        ok: false,
-        reason: "SESSION_FINISHED",
-        message: "finish() was called; the session takes no more frames",
-      };
-    const mem = this.program.memory;
+    if (this.finished) return FINISHED;
     const rejection = readFrame(
       frame,
       this.program.keypointCount,
       this.aspect,
       this._lastSeq,
       this.lastT,
-      mem.frame,
+      this.program.memory.frame,
     );
     if (rejection) return { ok: false, ...rejection };
     const f = frame as { seq: number; t: number };
-    this._lastSeq = f.seq;
-    this.lastT = f.t;
-    if (this.firstT === null) this.firstT = f.t;
-    this.accepted++;
+    const out = this.out;
+    this.accept(f.seq, f.t);
+    // Most frames make no event: they share one result, and the buffer is kept for the next.
+    if (out.length === 0) return NO_EVENTS;
     this.out = [];
-    this.evaluate(f.seq, f.t);
-    return { ok: true, events: this.out };
+    return { ok: true, events: out };
+  }
+
+  pushPacked(frames: PackedFrames): PushManyResult {
+    const events: DetectionEvent[] = [];
+    const rejected: PushManyResult["rejected"] = [];
+    const { view, valuesPerKeypoint } = frames;
+    const keypointCount = this.program.keypointCount;
+    const frameBytes = packedFrameBytes(keypointCount, valuesPerKeypoint);
+    const kept = this.out;
+    this.out = events;
+    try {
+      for (let i = 0, at = frames.offset; i < frames.count; i++, at += frameBytes) {
+        const rejection = this.finished
+          ? FINISHED
+          : readPackedFrame(
+              view,
+              at,
+              valuesPerKeypoint,
+              keypointCount,
+              this.aspect,
+              this._lastSeq,
+              this.lastT,
+              this.program.memory.frame,
+            );
+        if (rejection) {
+          const entry: PushManyResult["rejected"][number] = {
+            index: i,
+            reason: rejection.reason,
+            message: rejection.message,
+          };
+          const seq = view.getFloat64(at, true);
+          if (Number.isInteger(seq)) entry.seq = seq;
+          rejected.push(entry);
+          continue;
+        }
+        this.accept(view.getFloat64(at, true), view.getFloat64(at + 8, true));
+      }
+    } finally {
+      this.out = kept;
+    }
+    return { events, rejected };
+  }
+
+  /** A checked frame (its keypoints in memory.frame) is counted and evaluated; events go to `out`. */
+  private accept(seq: number, t: number): void {
+    this._lastSeq = seq;
+    this.lastT = t;
+    if (this.firstT === null) this.firstT = t;
+    this.accepted++;
+    this.evaluate(seq, t);
   }
 
   pushMany(frames: unknown[]): PushManyResult {

@@ -16,6 +16,8 @@ export interface Rejection {
   message: string;
 }
 
+import { PACKED_FRAME_HEADER_BYTES, PACKED_NO_PERSON } from "./packed-frames.js";
+
 /** Largest `seq` and `t` accepted: beyond that arithmetic on them loses precision. */
 const MAX_SEQ = Number.MAX_SAFE_INTEGER;
 const MAX_T = 1e9;
@@ -37,29 +39,8 @@ export function readFrame(
     return { reason: "FRAME_MALFORMED", message: "a frame must be an object {seq, t, keypoints}" };
   }
   const f = frame as { seq?: unknown; t?: unknown; keypoints?: unknown };
-  const seq = f.seq;
-  if (typeof seq !== "number" || !Number.isInteger(seq) || seq < 0 || seq > MAX_SEQ) {
-    return { reason: "FRAME_MALFORMED", message: "seq must be a non-negative integer" };
-  }
-  const t = f.t;
-  if (typeof t !== "number" || !Number.isFinite(t) || t < 0 || t > MAX_T) {
-    return {
-      reason: "FRAME_MALFORMED",
-      message: "t must be a finite number of seconds, 0 or more",
-    };
-  }
-  if (seq <= lastSeq) {
-    return {
-      reason: "SEQ_NOT_INCREASING",
-      message: `seq ${seq} is not above the last accepted seq ${lastSeq}`,
-    };
-  }
-  if (!(t > lastT)) {
-    return {
-      reason: "TIME_NOT_INCREASING",
-      message: `t ${t} is not after the last accepted t ${lastT}`,
-    };
-  }
+  const order = checkOrder(f.seq, f.t, lastSeq, lastT);
+  if (order) return order;
   const kps = f.keypoints;
   if (kps === null) {
     // No person in the picture: every landmark is missing (below any visibility threshold).
@@ -86,28 +67,127 @@ export function readFrame(
         message: `keypoint ${i} must be [x, y], [x, y, z] or [x, y, z, visibility]`,
       };
     }
-    // Number.isFinite is false for anything that is not a finite number (no coercion).
-    const x = p[0];
-    const y = p[1];
-    const z = n >= 3 ? p[2] : 0;
-    const v = n === 4 ? p[3] : 1;
-    if (!Number.isFinite(x) || !Number.isFinite(y) || !Number.isFinite(z) || !Number.isFinite(v)) {
-      return {
-        reason: "COORDINATE_INVALID",
-        message: `keypoint ${i} has a coordinate that is not a finite number`,
-      };
-    }
-    if (x > 1e6 || x < -1e6 || y > 1e6 || y < -1e6 || z > 1e6 || z < -1e6) {
-      return {
-        reason: "COORDINATE_INVALID",
-        message: `keypoint ${i} is out of any plausible range`,
-      };
-    }
-    const o = i * 4;
-    out[o] = x * aspect;
-    out[o + 1] = y;
-    out[o + 2] = n >= 3 ? z * aspect : Number.NaN;
-    out[o + 3] = v < 0 ? 0 : v > 1 ? 1 : v;
+    const rejection = storeKeypoint(
+      out,
+      i,
+      aspect,
+      p[0],
+      p[1],
+      n >= 3 ? p[2] : 0,
+      n === 4 ? p[3] : 1,
+      n >= 3,
+    );
+    if (rejection) return rejection;
   }
+  return undefined;
+}
+
+/**
+ * The packed frame at `offset` of `view` (./packed-frames.ts), checked exactly as `readFrame`
+ * checks a JSON frame, its keypoints read straight from the bytes into `out`.
+ */
+export function readPackedFrame(
+  view: DataView,
+  offset: number,
+  valuesPerKeypoint: number,
+  keypointCount: number,
+  aspect: number,
+  lastSeq: number,
+  lastT: number,
+  out: Float64Array,
+): Rejection | undefined {
+  const order = checkOrder(
+    view.getFloat64(offset, true),
+    view.getFloat64(offset + 8, true),
+    lastSeq,
+    lastT,
+  );
+  if (order) return order;
+  const flags = view.getUint32(offset + 16, true);
+  if ((flags & ~PACKED_NO_PERSON) !== 0 || view.getUint32(offset + 20, true) !== 0) {
+    return { reason: "FRAME_MALFORMED", message: "unknown flags in the frame's header" };
+  }
+  if (flags === PACKED_NO_PERSON) {
+    out.fill(Number.NaN);
+    return undefined;
+  }
+  let at = offset + PACKED_FRAME_HEADER_BYTES;
+  const hasZ = valuesPerKeypoint >= 3;
+  for (let i = 0; i < keypointCount; i++) {
+    const x = view.getFloat32(at, true);
+    const y = view.getFloat32(at + 4, true);
+    const z = hasZ ? view.getFloat32(at + 8, true) : 0;
+    const v = valuesPerKeypoint === 4 ? view.getFloat32(at + 12, true) : 1;
+    at += 4 * valuesPerKeypoint;
+    const rejection = storeKeypoint(out, i, aspect, x, y, z, v, hasZ);
+    if (rejection) return rejection;
+  }
+  return undefined;
+}
+
+/** seq and t of a frame: their types and ranges, then their order after the last accepted frame. */
+function checkOrder(
+  seq: unknown,
+  t: unknown,
+  lastSeq: number,
+  lastT: number,
+): Rejection | undefined {
+  if (typeof seq !== "number" || !Number.isInteger(seq) || seq < 0 || seq > MAX_SEQ) {
+    return { reason: "FRAME_MALFORMED", message: "seq must be a non-negative integer" };
+  }
+  if (typeof t !== "number" || !Number.isFinite(t) || t < 0 || t > MAX_T) {
+    return {
+      reason: "FRAME_MALFORMED",
+      message: "t must be a finite number of seconds, 0 or more",
+    };
+  }
+  if (seq <= lastSeq) {
+    return {
+      reason: "SEQ_NOT_INCREASING",
+      message: `seq ${seq} is not above the last accepted seq ${lastSeq}`,
+    };
+  }
+  if (!(t > lastT)) {
+    return {
+      reason: "TIME_NOT_INCREASING",
+      message: `t ${t} is not after the last accepted t ${lastT}`,
+    };
+  }
+  return undefined;
+}
+
+/** Checks keypoint `i` and stores it in `out` (x and z scaled by the aspect ratio, z NaN without one). */
+function storeKeypoint(
+  out: Float64Array,
+  i: number,
+  aspect: number,
+  x: unknown,
+  y: unknown,
+  z: unknown,
+  v: unknown,
+  hasZ: boolean,
+): Rejection | undefined {
+  // Number.isFinite is false for anything that is not a finite number (no coercion).
+  if (!Number.isFinite(x) || !Number.isFinite(y) || !Number.isFinite(z) || !Number.isFinite(v)) {
+    return {
+      reason: "COORDINATE_INVALID",
+      message: `keypoint ${i} has a coordinate that is not a finite number`,
+    };
+  }
+  const xn = x as number;
+  const yn = y as number;
+  const zn = z as number;
+  const vn = v as number;
+  if (xn > 1e6 || xn < -1e6 || yn > 1e6 || yn < -1e6 || zn > 1e6 || zn < -1e6) {
+    return {
+      reason: "COORDINATE_INVALID",
+      message: `keypoint ${i} is out of any plausible range`,
+    };
+  }
+  const o = i * 4;
+  out[o] = xn * aspect;
+  out[o + 1] = yn;
+  out[o + 2] = hasZ ? zn * aspect : Number.NaN;
+  out[o + 3] = vn < 0 ? 0 : vn > 1 ? 1 : vn;
   return undefined;
 }

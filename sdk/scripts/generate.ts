@@ -97,7 +97,12 @@ export function sdkApiSource(openapi: Json, asyncapi: Json): string {
   out.push(...declarations(streamSchemas));
   const clientMessages = Object.values(asyncapi.operations as Json)
     .filter((op: Json) => op.action === "receive")
-    .map((op: Json) => refName(op.messages[0].$ref));
+    .map((op: Json) => refName(op.messages[0].$ref))
+    // JSON messages only: the binary frames message is described by its layout (below).
+    .filter(
+      (type: string) =>
+        asyncapi.components.messages[type].contentType !== "application/octet-stream",
+    );
   const serverMessages = Object.values(asyncapi.operations as Json)
     .filter((op: Json) => op.action === "send")
     .map((op: Json) => refName(op.messages[0].$ref));
@@ -114,6 +119,11 @@ export function sdkApiSource(openapi: Json, asyncapi: Json): string {
         .filter((c) => c.reconnect)
         .map((c) => c.code),
     )};\n`,
+  );
+
+  const layout = asyncapi.components.messages.binaryFrames["x-binary-layout"] as Json;
+  out.push(
+    `/** The binary frames message (hello.frame_encoding "binary"): its layout's numbers. */\nexport const BINARY_FRAMES = ${JSON.stringify(layout)} as const;\n`,
   );
 
   // --- operations ---

@@ -5,7 +5,7 @@
 export interface WebSocketLike {
   readonly readyState: number;
   readonly bufferedAmount: number;
-  send(data: string): void;
+  send(data: string | Uint8Array): void;
   close(code?: number, reason?: string): void;
   addEventListener(type: "open", listener: () => void): void;
   addEventListener(type: "message", listener: (event: { data: unknown }) => void): void;

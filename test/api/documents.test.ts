@@ -70,7 +70,13 @@ describe("API documents (docs/api, /openapi.json, /asyncapi.json)", function () 
     const expected = [...CLIENT_MESSAGES, ...SERVER_MESSAGES].map(
       (schema) => (schema as unknown as Json).properties.type.const,
     );
-    expect(messages).to.have.members(expected);
+    // Plus the one binary message: frames packed as float32 (opt-in in hello).
+    expect(messages).to.have.members([...expected, "binaryFrames"]);
+    const binary = document
+      ?.allMessages()
+      .all()
+      .find((m) => m.name() === "binaryFrames");
+    expect(binary?.contentType()).to.equal("application/octet-stream");
   });
 
   it("AsyncAPI lists every close code with whether to reconnect", () => {

@@ -1,6 +1,7 @@
 /**
  * Issue 7's end-to-end proof: every UI-PRMD recording streamed through the gateway with its
- * reference MoveSpec, in `replay` and `live`, one frame per message and in batches. Each stream
+ * reference MoveSpec, in `replay` and `live`, one frame per message and in batches, as JSON and
+ * as binary frames (issue 16: the engine's events for the float32 values the client sent). Each stream
  * must produce exactly the events the engine produces on its own for those frames (so live and
  * replay agree), the expected repetition count, and a completed session whose
  * accepted_frames_total and summary match.
@@ -35,6 +36,7 @@ interface Variant {
   readonly batch: number;
   /** Finalize with the stream's `finalize` message, or through POST .../finalize. */
   readonly finalizeBy: "stream" | "api";
+  readonly encoding?: "json" | "binary";
 }
 
 interface Outcome {
@@ -84,6 +86,7 @@ describe("detection end to end: every UI-PRMD recording through the gateway", fu
       streamUrl: created.stream_url,
       runtimeToken: created.runtime_token,
       batchSize: variant.batch,
+      frameEncoding: variant.encoding,
       onEvent: (event) => events.push(event),
     });
     await client.connect();
@@ -109,9 +112,13 @@ describe("detection end to end: every UI-PRMD recording through the gateway", fu
   }
 
   function check(outcome: Outcome): void {
-    const label = `${outcome.id} ${outcome.variant.mode} batch=${outcome.variant.batch}`;
+    const { mode, batch, encoding = "json" } = outcome.variant;
+    const label = `${outcome.id} ${mode} batch=${batch} ${encoding}`;
     const frames = readFrames(outcome.id);
-    const expectedEvents = runFrames(loadExample(MOVEMENT_SPECS[outcome.id.slice(0, 3)]), frames);
+    const expectedEvents = runFrames(
+      loadExample(MOVEMENT_SPECS[outcome.id.slice(0, 3)]),
+      encoding === "binary" ? asFloat32(frames) : frames,
+    );
     const reps = outcome.events.filter((event) => event.type === "rep.completed");
     expect(reps, label).to.have.length(readManifest(outcome.id).expected_repetitions);
     expect(outcome.events, `${label}: the stream's events are the engine's`).to.deep.equal(
@@ -158,4 +165,23 @@ describe("detection end to end: every UI-PRMD recording through the gateway", fu
     const session = await getSession(tenant, (outcomes[0].session.session_id as string) ?? "");
     expect(session.mode).to.equal("live");
   });
+
+  it("binary frames: replay one by one and in batches of 100, live one by one, all 15 recordings", async () => {
+    const outcomes = await Promise.all(
+      RECORDINGS.flatMap((id) => [
+        stream(id, { mode: "replay", batch: 1, finalizeBy: "api", encoding: "binary" }),
+        stream(id, { mode: "replay", batch: 100, finalizeBy: "stream", encoding: "binary" }),
+        stream(id, { mode: "live", batch: 1, finalizeBy: "stream", encoding: "binary" }),
+      ]),
+    );
+    for (const outcome of outcomes) check(outcome);
+  });
 });
+
+/** The frames as the server reads them from a binary message: every value a float32. */
+function asFloat32<T extends { keypoints: number[][] | null }>(frames: readonly T[]): T[] {
+  return frames.map((frame) => ({
+    ...frame,
+    keypoints: frame.keypoints?.map((point) => point.map(Math.fround)) ?? null,
+  }));
+}

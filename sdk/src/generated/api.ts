@@ -534,6 +534,8 @@ export interface Hello {
   aspect_ratio?: number;
   /** events up to this event_seq are not sent again (resume) */
   last_event_seq?: number;
+  /** `binary`: frames come as binary messages (BinaryFrames), for this attachment; every other message stays JSON text Default: "json". */
+  frame_encoding?: "json" | "binary";
 }
 
 /** One pose frame. */
@@ -581,6 +583,8 @@ export interface Ready {
     max_message_bytes: number;
     live_max_fps: number;
   };
+  /** the encoding of this attachment's frames, as the hello asked */
+  frame_encoding: "json" | "binary";
 }
 
 /** A detection event. Drop any whose event_seq you already have. */
@@ -600,7 +604,7 @@ export interface Ack {
 /** A message or frame was ignored and not counted; the stream goes on. */
 export interface Warning {
   type: "warning";
-  /** MALFORMED_JSON, MESSAGE_INVALID, UNKNOWN_MESSAGE_TYPE, BINARY_NOT_SUPPORTED, SESSION_FINALIZING, MORE_FRAMES_REJECTED, FRAME_MALFORMED, TIME_NOT_INCREASING, KEYPOINT_COUNT_MISMATCH, COORDINATE_INVALID */
+  /** MALFORMED_JSON, MESSAGE_INVALID, UNKNOWN_MESSAGE_TYPE, BINARY_NOT_SUPPORTED, BINARY_FRAMES_INVALID, SESSION_FINALIZING, MORE_FRAMES_REJECTED, FRAME_MALFORMED, TIME_NOT_INCREASING, KEYPOINT_COUNT_MISMATCH, COORDINATE_INVALID */
   code: string;
   message: string;
   /** the rejected frame's seq */
@@ -639,6 +643,9 @@ export type ServerMessage = Ready | EventMessage | Ack | Warning | ErrorMessage 
 
 /** Close codes after which a client reconnects and resumes (the others are final). */
 export const RECONNECT_CLOSE_CODES: readonly number[] = [1001,1011,1013];
+
+/** The binary frames message (hello.frame_encoding "binary"): its layout's numbers. */
+export const BINARY_FRAMES = {"version":1,"header_bytes":8,"frame_header_bytes":24,"no_person_flag":1,"little_endian":true} as const;
 
 /** Every operation's input (path parameters, query, body) and output. */
 export interface Operations {

@@ -1,5 +1,9 @@
 import type { TopologyName } from "../../../movespec/index.js";
-import { compileChecker, Hello as HelloSchema } from "../../shared/api/index.js";
+import {
+  compileChecker,
+  type FrameEncoding,
+  Hello as HelloSchema,
+} from "../../shared/api/index.js";
 
 /** The client's `hello`, checked. */
 export interface Hello {
@@ -10,6 +14,8 @@ export interface Hello {
   readonly aspectRatio?: number;
   /** The highest event_seq the client already has: those events are not sent again. */
   readonly lastEventSeq?: number;
+  /** How this attachment's frames come: JSON messages, or binary ones (docs/realtime.md). */
+  readonly frameEncoding: FrameEncoding;
 }
 
 /** Not a valid hello: the first invalid field decides the answer, the message names them all. */
@@ -35,6 +41,7 @@ export function readHello(message: Record<string, unknown>): HelloCheck {
       topology: hello.topology,
       aspectRatio: hello.aspect_ratio,
       lastEventSeq: hello.last_event_seq,
+      frameEncoding: hello.frame_encoding ?? "json",
     },
   };
 }

@@ -1,4 +1,9 @@
-import type { DetectionEvent, Engine, PushManyResult } from "../../../movespec/index.js";
+import type {
+  DetectionEvent,
+  Engine,
+  PackedFrames,
+  PushManyResult,
+} from "../../../movespec/index.js";
 import type { Logger } from "../../shared/logging/logger.js";
 import type { DetectionConfig } from "../config.js";
 import type { SessionMode, SessionStatus } from "../domain/session-document.js";
@@ -138,6 +143,10 @@ export class OwnedSession {
     return this.engine.topology;
   }
 
+  get keypointCount(): number {
+    return this.engine.keypointCount;
+  }
+
   /** Any message from the client keeps the session from idling out. */
   touch(): void {
     this.lastActivityAt = this.now();
@@ -146,23 +155,10 @@ export class OwnedSession {
   /** A `frame` (one) or `frames` (a batch) message. */
   onFrames(frames: unknown[]): void {
     if (this.state !== "open") return;
-    if (this.status === "finalizing") {
-      this.sink.send(
-        warningMessage(
-          StreamWarning.sessionFinalizing,
-          "the session is finalizing: frames are ignored",
-        ),
-      );
-      return;
-    }
     const at = this.now();
-    if (this.limiter && !this.limiter.take(frames.length, at)) {
-      this.rateLimited();
-      return;
-    }
-    const room = this.deps.config.limits.maxFrames - this.engine.acceptedFrames;
-    const overflow = frames.length > room;
-    const batch = overflow ? frames.slice(0, Math.max(room, 0)) : frames;
+    const room = this.admit(frames.length, at);
+    if (room < 0) return;
+    const batch = frames.length > room ? frames.slice(0, room) : frames;
     const before = this.engine.acceptedFrames;
     if (batch.length === 1) {
       const result = this.engine.push(batch[0]);
@@ -176,7 +172,61 @@ export class OwnedSession {
       this.sendEvents(result.events);
       this.sendRejections(result.rejected);
     }
-    const accepted = this.engine.acceptedFrames - before;
+    // Beyond the limit only new frames count: resends of accepted ones are still ignored.
+    const newBeyond =
+      frames.length > room &&
+      frames.slice(room).some((f) => (seqOf(f) ?? -1) > this.engine.lastSeq);
+    this.afterFrames(at, before, newBeyond);
+  }
+
+  /** A binary frames message, its header checked (./binary-frames.ts). */
+  onPackedFrames(frames: PackedFrames): void {
+    if (this.state !== "open") return;
+    const at = this.now();
+    const room = this.admit(frames.count, at);
+    if (room < 0) return;
+    const before = this.engine.acceptedFrames;
+    const result = this.engine.pushPacked(
+      frames.count > room ? { ...frames, count: room } : frames,
+    );
+    this.sendEvents(result.events);
+    this.sendRejections(result.rejected);
+    let newBeyond = false;
+    const frameBytes = (frames.view.byteLength - frames.offset) / frames.count;
+    for (let i = room; i < frames.count && !newBeyond; i++) {
+      newBeyond =
+        frames.view.getFloat64(frames.offset + i * frameBytes, true) > this.engine.lastSeq;
+    }
+    this.afterFrames(at, before, newBeyond);
+  }
+
+  /**
+   * How many of a message's `count` frames the session takes (the rest would pass its frame
+   * limit), or -1 when it takes none: finalizing (a warning), or a live client over its rate.
+   */
+  private admit(count: number, at: number): number {
+    if (this.status === "finalizing") {
+      this.sink.send(
+        warningMessage(
+          StreamWarning.sessionFinalizing,
+          "the session is finalizing: frames are ignored",
+        ),
+      );
+      return -1;
+    }
+    if (this.limiter && !this.limiter.take(count, at)) {
+      this.rateLimited();
+      return -1;
+    }
+    return Math.min(
+      count,
+      Math.max(this.deps.config.limits.maxFrames - this.engine.acceptedFrames, 0),
+    );
+  }
+
+  /** After a message's frames: counts, the first frame's status, the frame limit, checkpoints. */
+  private afterFrames(at: number, acceptedBefore: number, newBeyondLimit: boolean): void {
+    const accepted = this.engine.acceptedFrames - acceptedBefore;
     if (accepted > 0) this.deps.metrics.framesAccepted.inc(accepted);
     if (accepted > 0 && this.status === "created") {
       this.status = "streaming";
@@ -189,10 +239,7 @@ export class OwnedSession {
           ),
         );
     }
-    // Beyond the limit only new frames count: resends of accepted ones are still ignored.
-    const newBeyond =
-      overflow && frames.slice(batch.length).some((f) => (seqOf(f) ?? -1) > this.engine.lastSeq);
-    if (newBeyond) {
+    if (newBeyondLimit) {
       void this.end(
         "failed",
         EndReason.frameLimit,

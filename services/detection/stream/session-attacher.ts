@@ -228,6 +228,7 @@ export function createSessionAttacher(deps: SessionAttacherDeps) {
           lastSeq: engine.lastSeq,
           maxMessageBytes: config.limits.maxMessageBytes,
           liveMaxFps: config.limits.liveMaxFps,
+          frameEncoding: hello.frameEncoding,
         }),
       );
       if (session.status === "finalizing") owned.finalize();

@@ -7,7 +7,8 @@ import {
   type TokenVerifier,
 } from "../../shared/tokens/index.js";
 import { CloseCode, StreamError, StreamWarning } from "../reasons.js";
-import { readHello } from "./hello-message.js";
+import { isBinaryFramesProblem, readBinaryFrames } from "./binary-frames.js";
+import { type Hello, readHello } from "./hello-message.js";
 import type { OwnedSession, StreamSink } from "./owned-session.js";
 import type { AttachRefusal, SessionAttacher } from "./session-attacher.js";
 import { errorMessage, PONG_MESSAGE, warningMessage } from "./stream-messages.js";
@@ -38,6 +39,8 @@ export function handleStreamConnection(
   const { logger } = deps;
   let state: State = "hello";
   let session: OwnedSession | undefined;
+  /** Binary messages are frames when the hello asked for them; otherwise they are refused. */
+  let frameEncoding: Hello["frameEncoding"] = "json";
   let helloTimer: NodeJS.Timeout | undefined;
   const early: { data: Buffer; isBinary: boolean }[] = [];
 
@@ -149,6 +152,7 @@ export function handleStreamConnection(
     );
     if (!result.ok) return refuse(result);
     session = result.session;
+    frameEncoding = check.hello.frameEncoding;
     state = "attached";
     ws.resume();
     for (const message of early.splice(0)) onMessage(message.data, message.isBinary);
@@ -157,7 +161,10 @@ export function handleStreamConnection(
   function parse(data: Buffer, isBinary: boolean): Record<string, unknown> | undefined {
     if (isBinary) {
       sink.send(
-        warningMessage(StreamWarning.binaryUnsupported, "contract 1 messages are JSON text"),
+        warningMessage(
+          StreamWarning.binaryUnsupported,
+          'binary messages are frames, after a hello with "frame_encoding": "binary"',
+        ),
       );
       return undefined;
     }
@@ -209,6 +216,13 @@ export function handleStreamConnection(
     }
   }
 
+  function onBinaryFrames(data: Buffer, owned: OwnedSession): void {
+    owned.touch();
+    const frames = readBinaryFrames(data, owned.keypointCount);
+    if (isBinaryFramesProblem(frames)) sink.send(warningMessage(frames.code, frames.message));
+    else owned.onPackedFrames(frames);
+  }
+
   function onMessage(data: Buffer, isBinary: boolean): void {
     if (state === "closed") return;
     if (state === "attaching") {
@@ -223,6 +237,10 @@ export function handleStreamConnection(
     }
     if (state === "attached" && session) {
       if (!session.isOpen) return;
+      if (isBinary && frameEncoding === "binary") {
+        onBinaryFrames(data, session);
+        return;
+      }
       const message = parse(data, isBinary);
       if (message) onAttachedMessage(message, session);
       return;

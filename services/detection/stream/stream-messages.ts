@@ -18,6 +18,7 @@ export interface ReadyFields {
   readonly lastSeq: number;
   readonly maxMessageBytes: number;
   readonly liveMaxFps: number;
+  readonly frameEncoding: string;
 }
 
 export function readyMessage(fields: ReadyFields): string {
@@ -32,6 +33,7 @@ export function readyMessage(fields: ReadyFields): string {
     accepted_frames_total: fields.acceptedFramesTotal,
     last_seq: fields.lastSeq >= 0 ? fields.lastSeq : undefined,
     limits: { max_message_bytes: fields.maxMessageBytes, live_max_fps: fields.liveMaxFps },
+    frame_encoding: fields.frameEncoding,
   });
 }
 

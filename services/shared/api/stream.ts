@@ -10,6 +10,30 @@ import { type Static, StringEnum, StringMap, Type, Uuid } from "./schema-kit.js"
 export const TOPOLOGIES = TOPOLOGY_NAMES as readonly ["blazepose-33", "coco-17"];
 export const MAX_MESSAGE_BYTES = 64 * 1024;
 
+/** How the client sends its frames, chosen in `hello`: JSON messages (default) or binary ones. */
+export const FRAME_ENCODINGS = ["json", "binary"] as const;
+export type FrameEncoding = (typeof FRAME_ENCODINGS)[number];
+
+/**
+ * A binary frames message (docs/realtime.md, "Binary frames"), little-endian: an 8-byte header,
+ * then `frame_count` frames of equal size (movespec/engine/packed-frames.ts):
+ *
+ *   offset 0  uint8   layout version, 1
+ *   offset 1  uint8   values per keypoint: 2 (x, y), 3 (x, y, z) or 4 (x, y, z, visibility)
+ *   offset 2  uint16  keypoints per frame: the topology's (33 for blazepose-33, 17 for coco-17)
+ *   offset 4  uint32  frame_count, at least 1
+ *   offset 8  frame_count × (float64 seq, float64 t, uint32 flags, uint32 0, float32 values...)
+ */
+export const BINARY_FRAMES_VERSION = 1;
+export const BINARY_FRAMES_HEADER_BYTES = 8;
+/** Bytes before each frame's values: seq, t, flags, reserved. */
+export const BINARY_FRAME_HEADER_BYTES = 24;
+/** Frame flag bit 0: the pose model found no person (JSON's `keypoints: null`). */
+export const BINARY_FRAME_NO_PERSON = 1;
+
+/** The binary frames message, in words (the AsyncAPI document and docs/realtime.md). */
+export const BINARY_FRAMES_DESCRIPTION = `Frames as one binary websocket message, after a hello with \`"frame_encoding": "binary"\`. Little-endian. Header (8 bytes): uint8 layout version (${BINARY_FRAMES_VERSION}), uint8 values per keypoint (2: x, y; 3: x, y, z; 4: x, y, z, visibility), uint16 keypoints per frame (the topology's: 33 or 17), uint32 frame count (at least 1). Then each frame, all of the same size (${BINARY_FRAME_HEADER_BYTES} + 4 × keypoints × values bytes): float64 seq (an integer), float64 t (seconds), uint32 flags (bit 0: no person in the picture, the values are ignored; other bits 0), uint32 0, then the keypoints' values as float32 in the topology's order. A message whose size is not exactly what its header announces, or whose header is unknown, is answered with the warning BINARY_FRAMES_INVALID and nothing of it is counted; each frame is then checked like a JSON frame (FRAME_MALFORMED, TIME_NOT_INCREASING, COORDINATE_INVALID for NaN or infinite values, ...). The 64 KiB message limit holds: 118 BlazePose frames with 4 values.`;
+
 /** `error` codes: sent just before the server closes a stream. */
 export const StreamError = {
   helloRequired: "HELLO_REQUIRED",
@@ -36,6 +60,7 @@ export const StreamWarning = {
   messageInvalid: "MESSAGE_INVALID",
   unknownType: "UNKNOWN_MESSAGE_TYPE",
   binaryUnsupported: "BINARY_NOT_SUPPORTED",
+  binaryInvalid: "BINARY_FRAMES_INVALID",
   sessionFinalizing: "SESSION_FINALIZING",
   moreRejected: "MORE_FRAMES_REJECTED",
 } as const;
@@ -186,6 +211,13 @@ export const Hello = Type.Object(
         minimum: 0,
         maximum: Number.MAX_SAFE_INTEGER,
         description: "events up to this event_seq are not sent again (resume)",
+      }),
+    ),
+    frame_encoding: Type.Optional(
+      StringEnum(FRAME_ENCODINGS, {
+        default: "json",
+        description:
+          "`binary`: frames come as binary messages (BinaryFrames), for this attachment; every other message stays JSON text",
       }),
     ),
   },
@@ -385,6 +417,9 @@ export const Ready = Type.Object(
     limits: Type.Object({
       max_message_bytes: Type.Integer({ examples: [MAX_MESSAGE_BYTES] }),
       live_max_fps: Type.Number({ examples: [120] }),
+    }),
+    frame_encoding: StringEnum(FRAME_ENCODINGS, {
+      description: "the encoding of this attachment's frames, as the hello asked",
     }),
   },
   { title: "Ready", description: "Attached: frames may flow." },
