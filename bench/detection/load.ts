@@ -4,13 +4,18 @@
  * of every frame that the engine answers with an event.
  */
 import WebSocket from "ws";
-import type { PoseFrame } from "../../sdk/src/index.js";
+import { BINARY_FRAMES, encodeBinaryFrames, type PoseFrame } from "../../sdk/src/index.js";
+
+/** How the load generator sends frames: JSON text (the default) or binary messages (float32). */
+export type Encoding = "json" | "binary";
 
 /** Text of one `frame` message per frame, and the keypoints' JSON for building batches. */
 export interface PreparedFrames {
   readonly frames: readonly PoseFrame[];
   readonly frameMessages: readonly string[];
   readonly keypointsJson: readonly string[];
+  /** One binary frames message per frame (the SDK's encoder). */
+  readonly frameBinaries: readonly Uint8Array[];
   /** seq of every frame that makes at least one event (from the engine, run once). */
   readonly eventSeqs: ReadonlySet<number>;
 }
@@ -27,8 +32,36 @@ export function prepareFrames(
       (frame, i) =>
         `{"type":"frame","seq":${frame.seq},"t":${frame.t},"keypoints":${keypointsJson[i]}}`,
     ),
+    frameBinaries: frames.map((frame) => {
+      const bytes = encodeBinaryFrames([frame], KEYPOINTS);
+      if (!bytes) throw new Error(`frame ${frame.seq} has no 33 keypoints of one layout`);
+      return bytes;
+    }),
     eventSeqs: new Set(eventSeqs),
   };
+}
+
+const KEYPOINTS = 33;
+
+/** The binary counterpart of batchMessage: one message, frames copied from the prepared ones. */
+export function binaryBatchMessage(prepared: PreparedFrames, start: number, count: number): Buffer {
+  const n = prepared.frames.length;
+  const lapSeconds = (prepared.frames[n - 1]?.t ?? 0) + 1;
+  const header = BINARY_FRAMES.header_bytes;
+  const frameBytes = prepared.frameBinaries[0].length - header;
+  const message = Buffer.allocUnsafe(header + count * frameBytes);
+  message.set(prepared.frameBinaries[0].subarray(0, header), 0);
+  message.writeUInt32LE(count, 4);
+  for (let i = 0; i < count; i += 1) {
+    const seq = start + i;
+    const index = seq % n;
+    const at = header + i * frameBytes;
+    message.set(prepared.frameBinaries[index].subarray(header), at);
+    const t = Math.round((prepared.frames[index].t + Math.floor(seq / n) * lapSeconds) * 1e4) / 1e4;
+    message.writeDoubleLE(seq, at);
+    message.writeDoubleLE(t, at + 8);
+  }
+  return message;
 }
 
 /** A `frames` message of `count` frames from `start` (looping the recording, seq/t kept rising). */
@@ -63,6 +96,7 @@ export function openStream(
   url: string,
   runtimeToken: string,
   tls?: StreamTls,
+  encoding: Encoding = "json",
 ): Promise<BenchSocket> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { perMessageDeflate: false, ...tls });
@@ -91,7 +125,13 @@ export function openStream(
         }),
     };
     ws.once("open", () => {
-      ws.send(JSON.stringify({ type: "hello", runtime_token: runtimeToken }));
+      ws.send(
+        JSON.stringify({
+          type: "hello",
+          runtime_token: runtimeToken,
+          ...(encoding === "binary" ? { frame_encoding: "binary" } : {}),
+        }),
+      );
       socket.waitFor("ready").then(() => resolve(socket), reject);
     });
   });

@@ -6,9 +6,12 @@ import { readFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { TestTenant } from "../../test/detection/support/session-api.js";
 import type { TestSystem } from "../../test/support/system.js";
+import { metric, residentBytes, scrapeMetrics } from "../support/process-stats.js";
 import {
   type BenchSocket,
   batchMessage,
+  binaryBatchMessage,
+  type Encoding,
   inBatches,
   openStream,
   type PreparedFrames,
@@ -139,6 +142,33 @@ export interface LiveResult {
   readonly systemCpu: string;
   /** Event-loop delay of the system's processes and of this load generator over the window. */
   readonly loopLag: string;
+  /** CPU µs per frame sent in the window, per process (and the load generator). */
+  readonly cpuPerFrame: Map<string, number>;
+  /** Resident memory per open session, bytes: the growth from before the sessions to the window. */
+  readonly bytesPerSession: Map<string, number>;
+  /** V8 heap in use per open session, bytes (the same growth, from the processes' metrics). */
+  readonly heapPerSession: Map<string, number>;
+}
+
+/** V8 heap in use (prom-client's nodejs_heap_size_used_bytes) of detection and the gateway. */
+async function streamHeap(system: TestSystem): Promise<Map<string, number>> {
+  const read = async (url: string) =>
+    metric(await scrapeMetrics(url), "nodejs_heap_size_used_bytes");
+  return new Map([
+    ["detection", await read(system.services.detection.adminUrl)],
+    ["gateway", await read(system.gatewayAdminUrl)],
+  ]);
+}
+
+/** Resident bytes of the processes a stream goes through. */
+function streamRss(system: TestSystem): Map<string, number> {
+  const rss = new Map<string, number>();
+  for (const child of system.processes) {
+    if (child.name.startsWith("detection") || child.name === "gateway") {
+      rss.set(child.name, residentBytes(child.child.pid));
+    }
+  }
+  return rss;
 }
 
 export async function liveLevel(
@@ -149,11 +179,16 @@ export async function liveLevel(
   target: Target,
   count: number,
   seconds: number,
+  encoding: Encoding = "json",
 ): Promise<LiveResult> {
+  const rssBefore = streamRss(system);
+  const heapBefore = await streamHeap(system);
   const sessions = await createSessions(tenant, movespecId, "live", count);
   const sockets: BenchSocket[] = await inBatches(sessions, 32, (session) =>
-    openStream(target.url(session), session.runtime_token, target.tls),
+    openStream(target.url(session), session.runtime_token, target.tls, encoding),
   );
+  const messages = encoding === "binary" ? prepared.frameBinaries : prepared.frameMessages;
+  let framesInWindow = 0;
   const samples: number[] = [];
   let problems = 0;
   let framesSent = 0;
@@ -187,9 +222,10 @@ export async function liveLevel(
           if (next >= prepared.frames.length || socket.ws.readyState !== socket.ws.OPEN) return;
           const seq = prepared.frames[next].seq;
           if (prepared.eventSeqs.has(seq)) sentAt.set(seq, performance.now());
-          socket.ws.send(prepared.frameMessages[next]);
+          socket.ws.send(messages[next]);
           next += 1;
           framesSent += 1;
+          if (measuring) framesInWindow += 1;
         };
         send();
         timers.push(setInterval(send, periodMs));
@@ -209,7 +245,21 @@ export async function liveLevel(
   await sleep(seconds * 1000);
   measuring = false;
   const generatorUsage = process.cpuUsage(generatorBefore);
-  const systemCpu = cpuSpent(systemBefore, processCpu(system), {
+  const systemAfter = processCpu(system);
+  const rssDuring = streamRss(system);
+  const heapDuring = await streamHeap(system);
+  const cpuPerFrame = cpuSpentPerProcess(systemBefore, systemAfter);
+  cpuPerFrame.set("load generator", (generatorUsage.user + generatorUsage.system) / 1e6);
+  for (const [name, spent] of cpuPerFrame) cpuPerFrame.set(name, (spent * 1e6) / framesInWindow);
+  const bytesPerSession = new Map<string, number>();
+  for (const [name, bytes] of rssDuring) {
+    bytesPerSession.set(name, (bytes - (rssBefore.get(name) ?? Number.NaN)) / count);
+  }
+  const heapPerSession = new Map<string, number>();
+  for (const [name, bytes] of heapDuring) {
+    heapPerSession.set(name, (bytes - (heapBefore.get(name) ?? Number.NaN)) / count);
+  }
+  const systemCpu = cpuSpent(systemBefore, systemAfter, {
     busy: machineBusy() - busyBefore,
     generator: (generatorUsage.user + generatorUsage.system) / 1e6,
   });
@@ -232,6 +282,9 @@ export async function liveLevel(
     cpuSeconds: (cpu.user + cpu.system) / 1e6,
     systemCpu,
     loopLag: lags,
+    cpuPerFrame,
+    bytesPerSession,
+    heapPerSession,
   };
 }
 
@@ -242,9 +295,11 @@ export async function replayRun(
   target: Target,
   total: number,
   batch: number,
+  encoding: Encoding = "json",
 ): Promise<{ framesPerSecond: number; accepted: number }> {
   const [session] = await createSessions(tenant, movespecId, "replay", 1);
-  const socket = await openStream(target.url(session), session.runtime_token, target.tls);
+  const socket = await openStream(target.url(session), session.runtime_token, target.tls, encoding);
+  const message = encoding === "binary" ? binaryBatchMessage : batchMessage;
   let acked = -1;
   socket.onText((text) => {
     if (text.startsWith('{"type":"ack"'))
@@ -254,7 +309,7 @@ export async function replayRun(
   const started = performance.now();
   for (let seq = 0; seq < total; seq += batch) {
     while (seq - acked > maxUnacked || socket.ws.bufferedAmount > 4 * 1024 * 1024) await sleep(1);
-    socket.ws.send(batchMessage(prepared, seq, Math.min(batch, total - seq)));
+    socket.ws.send(message(prepared, seq, Math.min(batch, total - seq)));
   }
   socket.ws.send('{"type":"finalize"}');
   const end = JSON.parse(await socket.waitFor("end", 300_000)) as { accepted_frames_total: number };

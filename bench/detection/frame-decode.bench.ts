@@ -1,0 +1,111 @@
+/**
+ * What detection does per frame message before and inside the engine, JSON against binary, in one
+ * process (run on demand, never in `npm test`):
+ *
+ *   node --import tsx bench/detection/frame-decode.bench.ts
+ *
+ * The squat MoveSpec over UI-PRMD deep squat m01_s01 looped (seq and t rising), 33 BlazePose
+ * keypoints with 4 values. Per message, what stream-connection.ts and the engine do:
+ * - json, one frame per message: `data.toString("utf8")`, `JSON.parse`, `engine.push`;
+ * - json, batches of 40: the same with `engine.pushMany`;
+ * - binary, one frame per message and batches of 40/100: `readBinaryFrames` (header and size
+ *   checks, no copy) and `engine.pushPacked` (values read from the bytes).
+ * Baseline: the engine alone on already-parsed frames (`engine.push`), the floor both pay.
+ * Blocks of 20,000 frames, the variants alternated, 7 rounds after a warm-up: medians of CPU
+ * time per frame (process.cpuUsage: another process's load inflates it far less than wall time).
+ */
+import { createEngine, type Engine } from "../../movespec/index.js";
+import { readBinaryFrames } from "../../services/detection/stream/binary-frames.js";
+import { loadExample, readFrames } from "../../test/movespec/support/recordings.js";
+import { median } from "../../test/support/statistics.js";
+import { batchMessage, binaryBatchMessage, prepareFrames } from "./load.js";
+
+const BLOCK = 20_000;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+
+const spec = loadExample("squat");
+const prepared = prepareFrames(readFrames("m01_s01"), []);
+
+/** Messages of `size` frames covering seq 0..BLOCK-1 of the looped recording, pre-encoded. */
+function messages(encoding: "json" | "binary", size: number): Buffer[] {
+  const out: Buffer[] = [];
+  for (let seq = 0; seq < BLOCK; seq += size) {
+    const count = Math.min(size, BLOCK - seq);
+    if (encoding === "binary") out.push(binaryBatchMessage(prepared, seq, count));
+    else if (size === 1) {
+      const batch = JSON.parse(batchMessage(prepared, seq, 1)).frames[0];
+      out.push(Buffer.from(JSON.stringify({ type: "frame", ...batch })));
+    } else out.push(Buffer.from(batchMessage(prepared, seq, count)));
+  }
+  return out;
+}
+
+type Variant = { name: string; run: (engine: Engine) => void };
+
+const parsedFrames = JSON.parse(batchMessage(prepared, 0, BLOCK)).frames as unknown[];
+const variants: Variant[] = [
+  {
+    name: "engine alone (parsed frames)",
+    run: (engine) => {
+      for (const frame of parsedFrames) engine.push(frame);
+    },
+  },
+  ...[1, 40].map((size) => {
+    const data = messages("json", size);
+    return {
+      name: `json, ${size === 1 ? "1 frame" : `${size} frames`} per message`,
+      run: (engine: Engine) => {
+        for (const message of data) {
+          const parsed = JSON.parse(message.toString("utf8"));
+          if (parsed.type === "frame") engine.push(parsed);
+          else engine.pushMany(parsed.frames);
+        }
+      },
+    };
+  }),
+  ...[1, 40, 100].map((size) => {
+    const data = messages("binary", size);
+    return {
+      name: `binary, ${size === 1 ? "1 frame" : `${size} frames`} per message`,
+      run: (engine: Engine) => {
+        for (const message of data) {
+          const frames = readBinaryFrames(message, 33);
+          if ("code" in frames) throw new Error(frames.message);
+          engine.pushPacked(frames);
+        }
+      },
+    };
+  }),
+];
+
+const cpu = new Map<string, number[]>();
+const measure = (variant: Variant, record: boolean) => {
+  const engine = createEngine(spec);
+  const before = process.cpuUsage();
+  variant.run(engine);
+  const used = process.cpuUsage(before);
+  if (engine.acceptedFrames !== BLOCK)
+    throw new Error(`${variant.name}: ${engine.acceptedFrames} accepted`);
+  if (!record) return;
+  cpu.set(variant.name, [
+    ...(cpu.get(variant.name) ?? []),
+    ((used.user + used.system) * 1000) / BLOCK,
+  ]);
+};
+for (const variant of variants) measure(variant, false);
+for (let round = 0; round < ROUNDS; round += 1) {
+  const order = round % 2 === 0 ? variants : [...variants].reverse();
+  for (const variant of order) measure(variant, true);
+}
+
+const floor = median(cpu.get(variants[0].name) ?? []);
+const json1 = median(cpu.get(variants[1].name) ?? []);
+process.stdout.write(
+  `detection's work per frame, ${BLOCK} frames per block, medians of ${ROUNDS} rounds (CPU ns per frame)\n`,
+);
+for (const variant of variants) {
+  const ns = median(cpu.get(variant.name) ?? []);
+  process.stdout.write(
+    `  ${variant.name.padEnd(32)} ${ns.toFixed(0).padStart(6)} ns  (${(ns / floor).toFixed(2)}× the engine alone, ${(ns / json1).toFixed(2)}× json one by one)\n`,
+  );
+}
