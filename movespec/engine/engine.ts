@@ -3,20 +3,15 @@
  * state is in typed arrays and plain objects, so it snapshots to JSON and restores exactly.
  */
 import type { CompiledSpec } from "../compiled-spec.js";
-import { sidesPlan } from "../sides.js";
 import { TOPOLOGIES, type TopologyName } from "../topology.js";
 import { evaluateFrame } from "./evaluate-frame.js";
 import type { DetectionEvent, SessionSummary } from "./events.js";
 import { type RejectReason, readFrame, readPackedFrame } from "./frame-input.js";
-import {
-  createMachine,
-  type FrameFacts,
-  type Machine,
-  type MachineState,
-  stepMachine,
-} from "./machine/index.js";
+import { type FrameFacts, type Machine, type MachineState, stepMachine } from "./machine/index.js";
 import { type PackedFrames, packedFrameBytes } from "./packed-frames.js";
-import { ADAPTIVE_HI, ADAPTIVE_LO, buildProgram, type Program } from "./program/index.js";
+import { ADAPTIVE_HI, ADAPTIVE_LO, type Program } from "./program/index.js";
+import type { MemoryUnderConstruction } from "./program/memory.js";
+import { SharedProgram } from "./shared-program.js";
 import { decodeNumbers, type EncodedNumbers, encodeNumbers } from "./snapshot-codec.js";
 import { type SummaryRecords, summarize, takeRecords, withTotals } from "./summary.js";
 
@@ -117,7 +112,9 @@ export function supportsTopology(spec: CompiledSpec, topology: TopologyName): bo
 }
 
 class EngineImpl implements Engine {
-  private readonly program: Program;
+  private readonly shared: SharedProgram;
+  /** This engine's arrays; the program's closures are shared with every engine of the spec. */
+  private readonly memory: MemoryUnderConstruction;
   private readonly machines: Machine[];
   private readonly aspect: number;
   private eventSeq = 0;
@@ -147,11 +144,14 @@ class EngineImpl implements Engine {
     this.aspect = aspectRatio ?? spec.camera.aspectRatio;
     if (!(this.aspect > 0 && this.aspect < 100))
       throw new Error("aspectRatio must be a positive number");
-    this.program = buildProgram(spec, topology);
-    const emit = (e: Record<string, unknown> & { type: DetectionEvent["type"] }) => this.emit(e);
-    this.machines = sidesPlan(spec.sides).machines.map((sides) =>
-      createMachine(spec, this.program, sides, emit),
-    );
+    this.shared = SharedProgram.of(spec, topology);
+    this.memory = this.shared.newMemory();
+    this.machines = this.shared.newMachines((e) => this.emit(e));
+  }
+
+  /** The shared program, bound to this engine's arrays (every use goes through here). */
+  private get program(): Program {
+    return this.shared.bind(this.memory);
   }
 
   get acceptedFrames(): number {

@@ -1,7 +1,8 @@
 /**
  * A program is a CompiledSpec turned into closures over typed arrays for one topology: point
  * slots (landmarks and midpoints), signal slots (a signal on a side), and conditions per side.
- * Built once per engine (`buildProgram`); per frame nothing is allocated.
+ * Built once per MoveSpec and topology and shared by its engines (../shared-program.ts), each
+ * binding its own arrays; per frame nothing is allocated.
  */
 import type { SignalDef } from "../../compiled-spec.js";
 import type { Expr } from "../../expression/ast.js";
