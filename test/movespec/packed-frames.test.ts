@@ -102,4 +102,19 @@ describe("movespec engine: packed frames", () => {
     expect(second).to.equal(first);
     expect(Object.isFrozen(first.ok ? first.events : undefined)).to.equal(true);
   });
+
+  it("the SDK's encoder: one layout per message, or undefined (the client then sends JSON)", () => {
+    const [a, b] = readFrames("m01_s01");
+    const bytes = encodeBinaryFrames([a, b], 33) as Uint8Array;
+    expect(bytes.length).to.equal(8 + 2 * (24 + 33 * 4 * 4));
+    expect([...bytes.subarray(0, 8)]).to.deep.equal([1, 4, 33, 0, 2, 0, 0, 0]);
+    const mixed = { ...b, keypoints: b.keypoints.map((p, i) => (i === 5 ? p.slice(0, 3) : p)) };
+    expect(encodeBinaryFrames([a, mixed], 33)).to.equal(undefined);
+    expect(encodeBinaryFrames([{ ...a, keypoints: a.keypoints.slice(0, 17) }], 33)).to.equal(
+      undefined,
+    );
+    expect(encodeBinaryFrames([], 33)).to.equal(undefined);
+    const nobody = encodeBinaryFrames([{ ...a, keypoints: null }], 33) as Uint8Array;
+    expect(new DataView(nobody.buffer).getUint32(8 + 16, true)).to.equal(1);
+  });
 });
