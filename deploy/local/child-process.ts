@@ -12,6 +12,8 @@ export interface ManagedProcess {
   /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code (or signal). */
   stop(graceMs: number): Promise<number | string>;
   readonly exited: Promise<number | string>;
+  /** The last lines it wrote (stdout and stderr), oldest first: what to quote when it dies. */
+  recentLines(): readonly string[];
 }
 
 export type LineSink = (name: string, line: LogLine | string) => void;
@@ -67,6 +69,7 @@ export function startProcess(options: {
     name: options.name,
     child,
     exited,
+    recentLines: () => [...recent],
     waitFor(messages, timeoutMs) {
       return new Promise((resolve, reject) => {
         const waiter = {
