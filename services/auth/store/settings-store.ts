@@ -10,7 +10,7 @@ interface SettingRecord {
 /** Values the embedded default generates once and keeps (e.g. the development pepper). */
 export function createSettingsStore(db: Db) {
   const collection: Collection<SettingRecord> = db.collection("settings");
-  return guardStore({
+  return guardStore("settings", {
     /** The stored value, or `make()`'s, stored first; concurrent replicas agree on one value. */
     async getOrCreate(id: string, make: () => string): Promise<string> {
       const existing = await collection.findOne({ _id: id });

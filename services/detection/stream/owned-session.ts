@@ -146,6 +146,7 @@ export class OwnedSession {
       );
       return;
     }
+    const received = performance.now();
     const at = this.now();
     if (this.limiter && !this.limiter.take(frames.length, at)) {
       this.rateLimited();
@@ -157,14 +158,14 @@ export class OwnedSession {
     const before = this.engine.acceptedFrames;
     if (batch.length === 1) {
       const result = this.engine.push(batch[0]);
-      if (result.ok) this.sendEvents(result.events);
+      if (result.ok) this.sendEvents(result.events, received);
       else if (result.reason !== "SEQ_NOT_INCREASING") {
         this.deps.metrics.framesRejected.inc();
         this.sink.send(warningMessage(result.reason, result.message, seqOf(batch[0])));
       }
     } else if (batch.length > 1) {
       const result = this.engine.pushMany(batch);
-      this.sendEvents(result.events);
+      this.sendEvents(result.events, received);
       this.sendRejections(result.rejected);
     }
     const accepted = this.engine.acceptedFrames - before;
@@ -386,10 +387,18 @@ export class OwnedSession {
     this.drainTimer = undefined;
   }
 
-  private sendEvents(events: readonly DetectionEvent[]): void {
+  /**
+   * `received`: when the frames that produced them reached the session (performance.now());
+   * undefined for the events of the session's end, which no frame produced.
+   */
+  private sendEvents(events: readonly DetectionEvent[], received: number | undefined): void {
     if (events.length === 0) return;
+    const latency = this.deps.metrics.frameToEvent.labels({ mode: this.mode });
     for (const event of events) {
-      if (event.event_seq > this.suppressEventsUpTo) this.sink.send(eventMessage(event));
+      if (event.event_seq > this.suppressEventsUpTo) {
+        this.sink.send(eventMessage(event));
+        if (received !== undefined) latency.observe((performance.now() - received) / 1000);
+      }
     }
     this.deps.metrics.eventsSent.inc(events.length);
   }
@@ -463,7 +472,7 @@ export class OwnedSession {
       }
       await this.checkpointing;
       const { events, summary } = this.engine.finish();
-      this.sendEvents(events);
+      this.sendEvents(events, undefined);
       const outcome = terminalOutcome(summary);
       const progress = this.progress();
       const written = await this.deps.store.end(this.sessionId, this.epoch, {

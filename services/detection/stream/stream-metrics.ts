@@ -1,4 +1,4 @@
-import { Counter, Gauge, type Registry } from "prom-client";
+import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { Attachments } from "./attachments.js";
 
 /** What the realtime stream reports on the replica's /metrics (counted per message, not per frame). */
@@ -7,6 +7,11 @@ export interface StreamMetrics {
   readonly framesRejected: Counter;
   readonly eventsSent: Counter;
   readonly checkpoints: Counter<"result">;
+  /**
+   * From a frames message reaching its session to each event it produced being handed to the
+   * socket (the engine's evaluation, synchronous), by session mode; no session id as a label.
+   */
+  readonly frameToEvent: Histogram<"mode">;
 }
 
 export function createStreamMetrics(registry: Registry, attachments: Attachments): StreamMetrics {
@@ -49,6 +54,13 @@ export function createStreamMetrics(registry: Registry, attachments: Attachments
       name: "detection_checkpoints_total",
       help: "Checkpoints written, by result.",
       labelNames: ["result"],
+      registers: [registry],
+    }),
+    frameToEvent: new Histogram({
+      name: "detection_frame_to_event_seconds",
+      help: "Time from a frames message reaching its session to each resulting event being sent.",
+      labelNames: ["mode"],
+      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
       registers: [registry],
     }),
   };
