@@ -6,17 +6,20 @@ import { errorEnvelope } from "./middleware/error-envelope.js";
 import { jsonBody } from "./middleware/json-body.js";
 import { requestId } from "./middleware/request-id.js";
 import { routeFallback } from "./middleware/route-fallback.js";
+import { httpTracing, TRACE_RESPONSE_HEADER } from "./middleware/tracing.js";
 import { publicRoutes } from "./routes/index.js";
 import type { RouteDeps } from "./routes/route-deps.js";
 import type { GatewayState } from "./state.js";
 
-const EXPOSED_HEADERS = ["X-Request-Id", "ETag", "Retry-After", "Allow"];
+const EXPOSED_HEADERS = ["X-Request-Id", "ETag", "Retry-After", "Allow", TRACE_RESPONSE_HEADER];
 const ALLOWED_HEADERS = [
   "Authorization",
   "Content-Type",
   "If-Match",
   "Idempotency-Key",
   "X-Request-Id",
+  "traceparent",
+  "tracestate",
 ];
 
 /** The public JSON API as a Koa app (it does not listen: see server.ts). */
@@ -32,6 +35,7 @@ export function createGatewayApp(deps: RouteDeps, metrics: HttpMetrics): Koa<Gat
 
   app
     .use(requestId())
+    .use(httpTracing())
     .use(accessLog(deps.logger, metrics))
     .use(
       cors({

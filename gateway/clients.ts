@@ -5,6 +5,7 @@ import { AuthService } from "../proto/gen/auth/v1/auth_pb.js";
 import { AuthoringService } from "../proto/gen/authoring/v1/authoring_pb.js";
 import { CatalogueService } from "../proto/gen/catalogue/v1/catalogue_pb.js";
 import { DetectionService } from "../proto/gen/detection/v1/detection_pb.js";
+import { Health } from "../proto/gen/grpc/health/v1/health_pb.js";
 import {
   currentRequestContext,
   REQUEST_ID_HEADER,
@@ -18,6 +19,15 @@ export interface ServiceClients {
   readonly authoring: Client<typeof AuthoringService>;
   /** One client per detection replica, in configuration order. */
   readonly detection: readonly Client<typeof DetectionService>[];
+  /** grpc.health.v1 of every service the gateway needs, over the same connections. */
+  readonly health: readonly DependencyClient[];
+}
+
+export interface DependencyClient {
+  /** auth, catalogue, authoring, or detection (every replica under that one name). */
+  readonly name: "auth" | "catalogue" | "authoring" | "detection";
+  readonly url: string;
+  readonly client: Client<typeof Health>;
 }
 
 /** Carries the request id of the HTTP request being served into every internal call. */
@@ -27,25 +37,53 @@ const forwardRequestId: Interceptor = (next) => (request) => {
   return next(request);
 };
 
-export function grpcTransport(baseUrl: string, timeoutMs: number): Transport {
+export function grpcTransport(
+  baseUrl: string,
+  timeoutMs: number,
+  interceptors: readonly Interceptor[] = [],
+): Transport {
   return createGrpcTransport({
     baseUrl,
-    interceptors: [forwardRequestId],
+    interceptors: [forwardRequestId, ...interceptors],
     defaultTimeoutMs: timeoutMs,
     idleConnectionTimeoutMs: 30_000,
   });
 }
 
-function client<T extends DescService>(service: T, url: string, timeoutMs: number): Client<T> {
-  return createClient(service, grpcTransport(url, timeoutMs));
-}
-
-export function createServiceClients(config: GatewayConfig): ServiceClients {
-  const timeout = config.rpcTimeoutMs;
+/**
+ * `interceptors` run on every call, inside the request-id forwarding: tracing and metrics. One
+ * transport (one HTTP/2 connection) per service address, shared by its API and its health.
+ */
+export function createServiceClients(
+  config: GatewayConfig,
+  interceptors: readonly Interceptor[] = [],
+): ServiceClients {
+  const transports = new Map<string, Transport>();
+  const transportOf = (url: string): Transport => {
+    let transport = transports.get(url);
+    if (!transport) {
+      transport = grpcTransport(url, config.rpcTimeoutMs, interceptors);
+      transports.set(url, transport);
+    }
+    return transport;
+  };
+  const client = <T extends DescService>(service: T, url: string): Client<T> =>
+    createClient(service, transportOf(url));
+  const dependency = (name: DependencyClient["name"], url: string): DependencyClient => ({
+    name,
+    url,
+    client: client(Health, url),
+  });
   return {
-    auth: client(AuthService, config.authServiceUrl, timeout),
-    catalogue: client(CatalogueService, config.catalogueServiceUrl, timeout),
-    authoring: client(AuthoringService, config.authoringServiceUrl, timeout),
-    detection: config.detectionServiceUrls.map((url) => client(DetectionService, url, timeout)),
+    auth: client(AuthService, config.authServiceUrl),
+    catalogue: client(CatalogueService, config.catalogueServiceUrl),
+    authoring: client(AuthoringService, config.authoringServiceUrl),
+    detection: config.detectionServiceUrls.map((url) => client(DetectionService, url)),
+    health: [
+      dependency("auth", config.authServiceUrl),
+      dependency("catalogue", config.catalogueServiceUrl),
+      dependency("authoring", config.authoringServiceUrl),
+      ...config.detectionServiceUrls.map((url) => dependency("detection", url)),
+    ],
   };
 }

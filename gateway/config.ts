@@ -9,6 +9,7 @@ import {
   envString,
 } from "../services/shared/config/env.js";
 import { LOG_LEVELS, type LogLevel } from "../services/shared/config/service-config.js";
+import { readTelemetryConfig, type TelemetryConfig } from "../services/shared/telemetry/config.js";
 import { readTokenSettings, type TokenSettings } from "../services/shared/tokens/index.js";
 
 /** Everything the gateway reads from its environment, read once at start (see the README). */
@@ -33,6 +34,8 @@ export interface GatewayConfig {
   readonly trustProxy: boolean;
   /** Issuer and clock tolerance of access tokens, shared with the auth service. */
   readonly tokens: TokenSettings;
+  /** Tracing (OpenTelemetry's standard OTEL_* variables). */
+  readonly telemetry: TelemetryConfig;
 }
 
 export function loadGatewayConfig(env: Env): GatewayConfig {
@@ -57,5 +60,6 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     supervised: envBool(env, "SUPERVISED", false),
     trustProxy: envBool(env, "TRUST_PROXY", false),
     tokens: readTokenSettings(env),
+    telemetry: readTelemetryConfig(env, "gateway"),
   });
 }

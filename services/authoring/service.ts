@@ -5,6 +5,7 @@ import { AuthoringService } from "../../proto/gen/authoring/v1/authoring_pb.js";
 import { CatalogueService } from "../../proto/gen/catalogue/v1/catalogue_pb.js";
 import { createIdempotencyStore } from "../shared/idempotency/index.js";
 import type { ServiceDefinition } from "../shared/runtime/service-runner.js";
+import { clientTracingInterceptor } from "../shared/telemetry/rpc-tracing.js";
 import type { AuthoringConfig } from "./config.js";
 import { createAuthoringHandlers } from "./handlers.js";
 import { createCatalogueRelay } from "./operations/catalogue-relay.js";
@@ -25,6 +26,7 @@ export const authoringService: ServiceDefinition<AuthoringConfig> = {
         baseUrl,
         defaultTimeoutMs: config.rpcTimeoutMs,
         idleConnectionTimeoutMs: 30_000,
+        interceptors: [clientTracingInterceptor()],
       });
     const movespecs = createMoveSpecStore(db);
     const versions = createVersionStore(db);

@@ -7,6 +7,7 @@ import { DetectionService } from "../../proto/gen/detection/v1/detection_pb.js";
 import { createIdempotencyStore } from "../shared/idempotency/index.js";
 import { newId } from "../shared/ids/uuid-v7.js";
 import type { ServiceDefinition } from "../shared/runtime/service-runner.js";
+import { clientTracingInterceptor } from "../shared/telemetry/rpc-tracing.js";
 import { createTokenVerifier } from "../shared/tokens/index.js";
 import type { DetectionConfig } from "./config.js";
 import { createDetectionHandlers } from "./handlers.js";
@@ -35,6 +36,7 @@ export const detectionService: ServiceDefinition<DetectionConfig> = {
         baseUrl,
         defaultTimeoutMs: config.rpcTimeoutMs,
         idleConnectionTimeoutMs: 30_000,
+        interceptors: [clientTracingInterceptor()],
       });
     const auth = createClient(AuthService, transport(config.authServiceUrl));
     const authoring = createClient(AuthoringService, transport(config.authoringServiceUrl));

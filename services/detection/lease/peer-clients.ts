@@ -1,6 +1,7 @@
 import { type Client, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { DetectionService } from "../../../proto/gen/detection/v1/detection_pb.js";
+import { clientTracingInterceptor } from "../../shared/telemetry/rpc-tracing.js";
 
 export type DetectionClient = Client<typeof DetectionService>;
 
@@ -21,6 +22,7 @@ export function createPeerClients(timeoutMs: number): PeerClients {
             baseUrl: url,
             defaultTimeoutMs: timeoutMs,
             idleConnectionTimeoutMs: 10_000,
+            interceptors: [clientTracingInterceptor()],
           }),
         );
         clients.set(url, client);

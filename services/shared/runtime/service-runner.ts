@@ -5,12 +5,17 @@ import type { Db, MongoClient } from "mongodb";
 import { Health } from "../../../proto/gen/grpc/health/v1/health_pb.js";
 import type { ServiceConfig } from "../config/service-config.js";
 import { createLogger, type Logger } from "../logging/logger.js";
+import { observeStoreOperations } from "../store/store-timing.js";
+import { disableMongodbInstrumentation } from "../telemetry/mongodb-instrumentation.js";
+import { serverTracingInterceptor } from "../telemetry/rpc-tracing.js";
+import { startTracing } from "../telemetry/tracing.js";
 import { createAdminServer } from "./admin-server.js";
+import { type DatabaseWatch, watchDatabase } from "./database-readiness.js";
 import { createGrpcServer } from "./grpc-server.js";
 import { createHealthService, HealthState, ServingStatus } from "./health.js";
 import { type InFlight, observeInterceptor, requestContextInterceptor } from "./interceptors.js";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics.js";
-import { connectMongo, pingMongo } from "./mongo.js";
+import { connectMongo } from "./mongo.js";
 import { onShutdownRequest } from "./supervision.js";
 
 /** What a service hands the runtime: its gRPC services and how to start them on a database. */
@@ -45,14 +50,20 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-const READINESS_INTERVAL_MS = 5000;
+/** How often a serving service pings its database (readiness follows it). */
+const READINESS_INTERVAL_MS = 1000;
 
 export async function runService<C extends ServiceConfig>(
   definition: ServiceDefinition<C>,
   config: C,
 ): Promise<RunningService> {
   const logger = createLogger({ service: definition.name, level: config.logLevel });
+  const tracing = startTracing(config.telemetry, { environment: config.environment, logger });
+  if (tracing.mode !== "export") disableMongodbInstrumentation();
   const metrics = createServiceMetrics(definition.name);
+  observeStoreOperations((store, operation, seconds, outcome) =>
+    metrics.storeSeconds.observe({ store, operation, outcome }, seconds),
+  );
   const shutdown = new AbortController();
   // Every open call listens on this signal; many concurrent calls are normal, not a leak.
   setMaxListeners(0, shutdown.signal);
@@ -60,19 +71,37 @@ export async function runService<C extends ServiceConfig>(
   const health = new HealthState(definition.services.map((service) => service.typeName));
 
   const grpc = createGrpcServer({
-    interceptors: [requestContextInterceptor(), observeInterceptor(logger, metrics, inFlight)],
+    interceptors: [
+      requestContextInterceptor(),
+      ...(tracing.mode === "disabled" ? [] : [serverTracingInterceptor()]),
+      observeInterceptor(logger, metrics, inFlight),
+    ],
     shutdownSignal: shutdown.signal,
     alwaysOn: (router) => router.service(Health, createHealthService(health)),
     services: definition.services,
   });
-  const admin = createAdminServer(metrics.registry, () => health.current === ServingStatus.SERVING);
+  let database: DatabaseWatch | undefined;
+  let phase: "starting" | "serving" | "shutting down" = "starting";
+  const admin = createAdminServer(
+    metrics.registry,
+    () => health.current === ServingStatus.SERVING,
+    () => ({
+      phase,
+      dependencies: [
+        {
+          name: "mongodb",
+          status: database ? (database.state.up ? "SERVING" : "UNREACHABLE") : "UNKNOWN",
+          since: database?.state.since,
+        },
+      ],
+    }),
+  );
   const grpcPort = await grpc.listen(config.grpcPort, config.grpcHost);
   const adminPort = await admin.listen(config.adminPort, config.grpcHost);
   logger.info({ grpc_port: grpcPort, admin_port: adminPort }, "listening");
 
   let started: StartedService | undefined;
   let mongo: MongoClient | undefined;
-  let readinessTimer: NodeJS.Timeout | undefined;
 
   const serving = (async () => {
     const connection = await connectMongo(
@@ -109,12 +138,17 @@ export async function runService<C extends ServiceConfig>(
     grpc.serve((router) => started?.register(router));
     health.set(ServingStatus.SERVING);
     logger.info({ grpc_port: grpcPort, admin_port: adminPort }, "serving");
-    readinessTimer = setInterval(async () => {
-      const up = await pingMongo(connection.db, 2000);
-      if (shutdown.signal.aborted) return;
-      health.set(up ? ServingStatus.SERVING : ServingStatus.NOT_SERVING);
-    }, READINESS_INTERVAL_MS);
-    readinessTimer.unref();
+    phase = "serving";
+    database = watchDatabase(connection.db, {
+      intervalMs: READINESS_INTERVAL_MS,
+      timeoutMs: Math.min(config.mongodbTimeoutMs, 2000),
+      logger,
+      onChange: (up) => {
+        if (!shutdown.signal.aborted) {
+          health.set(up ? ServingStatus.SERVING : ServingStatus.NOT_SERVING);
+        }
+      },
+    });
   })();
   serving.catch((error) => logger.fatal({ err: error }, "service failed to start"));
 
@@ -122,8 +156,9 @@ export async function runService<C extends ServiceConfig>(
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       logger.info({ in_flight: inFlight.count }, "shutting down");
+      phase = "shutting down";
       health.set(ServingStatus.NOT_SERVING);
-      clearInterval(readinessTimer);
+      database?.stop();
       shutdown.abort();
       await Promise.all([
         grpc.close(config.shutdownTimeoutMs),
@@ -133,6 +168,7 @@ export async function runService<C extends ServiceConfig>(
       await started?.stop?.();
       await mongo?.close();
       await admin.close();
+      await tracing.shutdown();
       logger.info("stopped");
     })();
     return stopping;
