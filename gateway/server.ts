@@ -30,7 +30,10 @@ const DEPENDENCY_CHECK_TIMEOUT_MS = 1000;
 /** Starts the gateway: the public HTTP listener (and its websocket upgrades) plus the admin port. */
 export async function startGateway(config: GatewayConfig): Promise<RunningGateway> {
   const logger = createLogger({ service: "gateway", level: config.logLevel });
-  const tracing = startTracing(config.telemetry, { environment: config.environment, logger });
+  const tracing = await startTracing(config.telemetry, {
+    environment: config.environment,
+    logger,
+  });
   const metrics = createGatewayMetrics();
   const clients = createServiceClients(config, [
     clientTracingInterceptor(),

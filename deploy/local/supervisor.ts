@@ -59,7 +59,7 @@ export function createSupervisor(
           while (crashes.length > 0 && crashes[0] <= at - policy.windowMs) crashes.shift();
           say("error", "process exited unexpectedly", {
             process: incarnation.name,
-            pid: incarnation.child.pid,
+            child_pid: incarnation.child.pid,
             exit: code,
             crashes_in_window: crashes.length,
             last_lines: incarnation.recentLines(),
@@ -94,7 +94,7 @@ export function createSupervisor(
             restarts += 1;
             say("info", "process restarted", {
               process: current.name,
-              pid: current.child.pid,
+              child_pid: current.child.pid,
               restarts,
             });
             watch(current);

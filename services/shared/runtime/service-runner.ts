@@ -6,7 +6,7 @@ import { Health } from "../../../proto/gen/grpc/health/v1/health_pb.js";
 import type { ServiceConfig } from "../config/service-config.js";
 import { createLogger, type Logger } from "../logging/logger.js";
 import { observeStoreOperations } from "../store/store-timing.js";
-import { disableMongodbInstrumentation } from "../telemetry/mongodb-instrumentation.js";
+import { mongodbInstrumentation } from "../telemetry/mongodb-preload.js";
 import { serverTracingInterceptor } from "../telemetry/rpc-tracing.js";
 import { startTracing } from "../telemetry/tracing.js";
 import { createAdminServer } from "./admin-server.js";
@@ -58,8 +58,11 @@ export async function runService<C extends ServiceConfig>(
   config: C,
 ): Promise<RunningService> {
   const logger = createLogger({ service: definition.name, level: config.logLevel });
-  const tracing = startTracing(config.telemetry, { environment: config.environment, logger });
-  if (tracing.mode !== "export") disableMongodbInstrumentation();
+  const tracing = await startTracing(config.telemetry, {
+    environment: config.environment,
+    logger,
+  });
+  if (tracing.tracerProvider) mongodbInstrumentation?.setTracerProvider(tracing.tracerProvider);
   const metrics = createServiceMetrics(definition.name);
   observeStoreOperations((store, operation, seconds, outcome) =>
     metrics.storeSeconds.observe({ store, operation, outcome }, seconds),

@@ -1,34 +1,27 @@
 import { randomUUID } from "node:crypto";
-import { context, DiagLogLevel, diag, propagation, trace } from "@opentelemetry/api";
+import {
+  type TracerProvider as ApiTracerProvider,
+  context,
+  DiagLogLevel,
+  diag,
+  propagation,
+  trace,
+} from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import {
   CompositePropagator,
   W3CBaggagePropagator,
   W3CTraceContextPropagator,
 } from "@opentelemetry/core";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  type Sampler,
-  TraceIdRatioBasedSampler,
-  TracerProvider,
-} from "@opentelemetry/sdk-trace";
-import {
-  ATTR_DEPLOYMENT_ENVIRONMENT_NAME,
-  ATTR_SERVICE_INSTANCE_ID,
-  ATTR_SERVICE_NAME,
-  ATTR_SERVICE_NAMESPACE,
-} from "@opentelemetry/semantic-conventions";
+import type { Sampler, TracerProvider } from "@opentelemetry/sdk-trace";
 import type { Logger } from "../logging/logger.js";
 import type { SamplerSetting, TelemetryConfig } from "./config.js";
 
 /** What a process holds while tracing: flush and stop it last, after its final spans. */
 export interface Tracing {
   readonly mode: TelemetryConfig["mode"];
+  /** The SDK's provider, in `export` mode: for instrumentations made before it existed. */
+  readonly tracerProvider: ApiTracerProvider | undefined;
   shutdown(): Promise<void>;
 }
 
@@ -43,15 +36,16 @@ let active: Tracing | undefined;
  * propagator and an AsyncLocalStorage context manager; in `export` mode also the SDK's tracer
  * provider with the configured sampler and a batch processor sending OTLP/HTTP protobuf. The OTLP
  * exporter reads its transport settings (endpoint, headers, timeout, compression, certificates)
- * from the standard OTEL_EXPORTER_OTLP_* variables itself.
+ * from the standard OTEL_EXPORTER_OTLP_* variables itself. The SDK and the exporter are loaded
+ * only in `export` mode: a process that does not export does not pay for loading them.
  */
-export function startTracing(
+export async function startTracing(
   config: TelemetryConfig,
   options: { environment: string; logger: Logger },
-): Tracing {
+): Promise<Tracing> {
   if (active) return active;
   if (config.mode === "disabled") {
-    active = { mode: "disabled", shutdown: async () => undefined };
+    active = { mode: "disabled", tracerProvider: undefined, shutdown: async () => undefined };
     return active;
   }
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
@@ -63,27 +57,12 @@ export function startTracing(
   let provider: TracerProvider | undefined;
   if (config.mode === "export") {
     diag.setLogger(diagToLogger(options.logger), DiagLogLevel.WARN);
-    provider = new TracerProvider({
-      sampler: samplerOf(config.sampler),
-      resource: resourceFromAttributes({
-        ...config.resourceAttributes,
-        [ATTR_SERVICE_NAME]: config.serviceName,
-        [ATTR_SERVICE_NAMESPACE]:
-          config.resourceAttributes[ATTR_SERVICE_NAMESPACE] ?? SERVICE_NAMESPACE,
-        [ATTR_SERVICE_INSTANCE_ID]:
-          config.resourceAttributes[ATTR_SERVICE_INSTANCE_ID] ?? randomUUID(),
-        [ATTR_DEPLOYMENT_ENVIRONMENT_NAME]:
-          config.resourceAttributes[ATTR_DEPLOYMENT_ENVIRONMENT_NAME] ?? options.environment,
-      }),
-      spanProcessors: [
-        new BatchSpanProcessor({ exporter: new OTLPTraceExporter(), ...config.batch }),
-      ],
-    });
+    provider = await exportingProvider(config, options.environment);
     trace.setGlobalTracerProvider(provider);
   }
-  const mode = config.mode;
   const started: Tracing = {
-    mode,
+    mode: config.mode,
+    tracerProvider: provider,
     async shutdown() {
       // Flushes what is still queued (bounded by the export timeout), then forgets the globals.
       await provider?.shutdown().catch(() => undefined);
@@ -98,20 +77,50 @@ export function startTracing(
   return started;
 }
 
-function samplerOf(setting: SamplerSetting): Sampler {
+async function exportingProvider(
+  config: TelemetryConfig,
+  environment: string,
+): Promise<TracerProvider> {
+  const [sdk, { OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([
+    import("@opentelemetry/sdk-trace"),
+    import("@opentelemetry/exporter-trace-otlp-proto"),
+    import("@opentelemetry/resources"),
+  ]);
+  const attributes = config.resourceAttributes;
+  return new sdk.TracerProvider({
+    sampler: samplerOf(sdk, config.sampler),
+    resource: resourceFromAttributes({
+      ...attributes,
+      "service.name": config.serviceName,
+      "service.namespace": attributes["service.namespace"] ?? SERVICE_NAMESPACE,
+      "service.instance.id": attributes["service.instance.id"] ?? randomUUID(),
+      "deployment.environment.name": attributes["deployment.environment.name"] ?? environment,
+    }),
+    spanProcessors: [
+      new sdk.BatchSpanProcessor({ exporter: new OTLPTraceExporter(), ...config.batch }),
+    ],
+  });
+}
+
+function samplerOf(
+  sdk: typeof import("@opentelemetry/sdk-trace"),
+  setting: SamplerSetting,
+): Sampler {
   switch (setting.name) {
     case "always_on":
-      return new AlwaysOnSampler();
+      return new sdk.AlwaysOnSampler();
     case "always_off":
-      return new AlwaysOffSampler();
+      return new sdk.AlwaysOffSampler();
     case "traceidratio":
-      return new TraceIdRatioBasedSampler(setting.ratio);
+      return new sdk.TraceIdRatioBasedSampler(setting.ratio);
     case "parentbased_always_on":
-      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+      return new sdk.ParentBasedSampler({ root: new sdk.AlwaysOnSampler() });
     case "parentbased_always_off":
-      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+      return new sdk.ParentBasedSampler({ root: new sdk.AlwaysOffSampler() });
     case "parentbased_traceidratio":
-      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(setting.ratio) });
+      return new sdk.ParentBasedSampler({
+        root: new sdk.TraceIdRatioBasedSampler(setting.ratio),
+      });
   }
 }
 
