@@ -39,6 +39,8 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
       ...(externalUri ? uniqueDatabases(options.serviceEnv) : {}),
     },
     detectionReplicas: options.detectionReplicas,
+    // Four services starting at once on a busy 2-core machine can take longer than npm start's 30 s.
+    startTimeoutMs: 60_000,
     sink: (name, line) => {
       logs.push({ name, line });
       if (echo)

@@ -117,7 +117,11 @@ describe("npm start: access log, supervision and readiness", function () {
   });
 
   it("kill -9 of the store: logged, restarted, and the services and the gateway are not ready until it is back", async () => {
-    await until(() => readiness(admin("gateway")), (r) => r.status === 200, 30_000);
+    await until(
+      () => readiness(admin("gateway")),
+      (r) => r.status === 200,
+      30_000,
+    );
     const pid = kill("embedded-mongo");
     await expectCrashLogged("embedded-mongo", pid);
     const service = await until(

@@ -1,11 +1,13 @@
 /**
- * Tracing across every hop (issue 17): the whole system exports its spans by OTLP/HTTP protobuf to
- * a receiver in this test, as it would to a collector. One public request with a W3C traceparent
+ * Observability of a running system (issue 17). Tracing across every hop: the whole system
+ * exports its spans by OTLP/HTTP protobuf to a receiver in this test, as it would to a collector. One public request with a W3C traceparent
  * yields one connected trace: the gateway's server span, its gRPC client span, the service's
  * server span, that service's calls to other services, and the MongoDB commands of each; the
  * realtime stream's attach is traced the same way from the gateway into the detection replica.
+ * And the Grafana dashboard (deploy/grafana/) queries only metrics that the processes export.
  */
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { expect } from "chai";
 import { openRaw } from "../detection/support/raw-stream.js";
 import {
@@ -20,6 +22,7 @@ import {
   type ReceivedSpan,
   startOtlpReceiver,
 } from "../support/otlp-receiver.js";
+import { exportedFamily, metricFamilies, metricNamesOf } from "../support/promql-metrics.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
 
 const SERVER = 2;
@@ -55,7 +58,9 @@ function only(spans: readonly ReceivedSpan[], what: string, match: (s: ReceivedS
 
 const isStore = (span: ReceivedSpan) => span.attributes["db.system.name"] === "mongodb";
 
-describe("tracing: one public request, one connected trace (OTLP export)", function () {
+const DASHBOARD = new URL("../../deploy/grafana/movement-detection.json", import.meta.url);
+
+describe("observability: one connected trace per request, and a dashboard of real metrics", function () {
   this.timeout(120_000);
   let receiver: OtlpReceiver;
   let system: TestSystem;
@@ -238,5 +243,35 @@ describe("tracing: one public request, one connected trace (OTLP export)", funct
     expect(lines[1].messages_in).to.equal(1);
     expect(lines[1].messages_out).to.be.at.least(1);
     expect(lines[1].close_code).to.equal(1000);
+  });
+
+  it("every metric the Grafana dashboard queries is one the processes export", async () => {
+    const families = new Map<string, string>();
+    const adminUrls = [
+      system.gatewayAdminUrl,
+      ...Object.values(system.services).map((service) => service.adminUrl),
+    ];
+    for (const url of adminUrls) {
+      const exposition = await (await fetch(`${url}/metrics`)).text();
+      for (const [name, type] of metricFamilies(exposition)) families.set(name, type);
+    }
+    const dashboard = JSON.parse(readFileSync(DASHBOARD, "utf8")) as {
+      panels: { title: string; targets?: { expr: string }[] }[];
+    };
+    const queried = dashboard.panels.flatMap((panel) =>
+      (panel.targets ?? []).flatMap((target) =>
+        metricNamesOf(target.expr).map((name) => ({ panel: panel.title, name })),
+      ),
+    );
+    expect(queried.length, "the dashboard's queries").to.be.above(15);
+    for (const { panel, name } of queried) {
+      expect(exportedFamily(name, families), `"${panel}" queries ${name}`).to.be.a("string");
+    }
+    // The check can fail: a misspelt name, or a histogram suffix on a counter, is caught.
+    expect(
+      metricNamesOf('sum(rate(http_requets_total{status=~"5.."}[5m])) by (route)'),
+    ).to.deep.equal(["http_requets_total"]);
+    expect(exportedFamily("http_requets_total", families)).to.equal(undefined);
+    expect(exportedFamily("http_requests_total_bucket", families)).to.equal(undefined);
   });
 });
