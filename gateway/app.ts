@@ -33,9 +33,10 @@ export function createGatewayApp(deps: RouteDeps, metrics: HttpMetrics): Koa<Gat
   const router = publicRoutes(deps);
   const allowedOrigins = new Set(deps.config.corsAllowedOrigins);
 
+  app.use(requestId());
+  // Tracing off: not even a pass-through middleware (its cost was measured: README, "Tracing").
+  if (deps.config.telemetry.mode !== "off") app.use(httpTracing());
   app
-    .use(requestId())
-    .use(httpTracing())
     .use(accessLog(deps.logger, metrics))
     .use(
       cors({

@@ -36,7 +36,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   });
   const metrics = createGatewayMetrics();
   const clients = createServiceClients(config, [
-    clientTracingInterceptor(),
+    ...(tracing.mode === "off" ? [] : [clientTracingInterceptor()]),
     rpcClientMetricsInterceptor(metrics.rpc),
   ]);
   const dependencies = watchDependencies(clients.health, {

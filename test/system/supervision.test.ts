@@ -55,6 +55,8 @@ describe("npm start: access log, supervision and readiness", function () {
       LAUNCHER_RESTART_WINDOW_MS: "600000",
       // Long enough for the outage to be seen; short enough for a quick test.
       LAUNCHER_RESTART_BACKOFF_MS: "2000",
+      // No collector here: carry the callers' trace context (the access log quotes its id).
+      OTEL_PROPAGATORS: "tracecontext",
     });
     for (const name of SERVICES) {
       const line = launcher.lines.find((l) => l.name === name && l.msg === "listening");

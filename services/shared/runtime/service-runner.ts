@@ -76,7 +76,7 @@ export async function runService<C extends ServiceConfig>(
   const grpc = createGrpcServer({
     interceptors: [
       requestContextInterceptor(),
-      ...(tracing.mode === "disabled" ? [] : [serverTracingInterceptor()]),
+      ...(tracing.mode === "off" ? [] : [serverTracingInterceptor()]),
       observeInterceptor(logger, metrics, inFlight),
     ],
     shutdownSignal: shutdown.signal,

@@ -1,4 +1,11 @@
-import { ConfigError, type Env, envBool, envInt, envOptionalString } from "../config/env.js";
+import {
+  ConfigError,
+  type Env,
+  envBool,
+  envInt,
+  envList,
+  envOptionalString,
+} from "../config/env.js";
 
 /**
  * Tracing settings, from OpenTelemetry's standard environment variables (the subset this system
@@ -6,12 +13,15 @@ import { ConfigError, type Env, envBool, envInt, envOptionalString } from "../co
  *
  * - `export`: spans are recorded (as sampled) and sent by OTLP over HTTP (protobuf) to the
  *   configured endpoint. Chosen whenever an OTLP endpoint is set.
- * - `propagate` (no endpoint): nothing is recorded or sent, but a caller's W3C `traceparent` is
- *   still carried through every hop, so its trace id shows in our logs and error envelopes.
- * - `disabled` (`OTEL_SDK_DISABLED=true`): no tracing code runs at all.
+ * - `propagate` (no endpoint, OTEL_PROPAGATORS set): nothing is recorded or sent, but a caller's
+ *   W3C `traceparent` is carried through every hop, so its trace id shows in our logs and error
+ *   envelopes. Opt-in: carrying context costs some CPU per request (README, "Tracing").
+ * - `off` (the default without an endpoint, or OTEL_SDK_DISABLED=true): no tracing code runs.
  */
 export interface TelemetryConfig {
-  readonly mode: "export" | "propagate" | "disabled";
+  readonly mode: "export" | "propagate" | "off";
+  /** W3C trace context and/or baggage (OTEL_PROPAGATORS; both by default). */
+  readonly propagators: readonly Propagator[];
   /** `service.name` of the spans (OTEL_SERVICE_NAME, else the process's own name). */
   readonly serviceName: string;
   /** OTEL_RESOURCE_ATTRIBUTES, parsed. */
@@ -42,6 +52,8 @@ export interface SamplerSetting {
 }
 
 const SUPPORTED_PROTOCOL = "http/protobuf";
+export const PROPAGATORS = ["tracecontext", "baggage"] as const;
+export type Propagator = (typeof PROPAGATORS)[number];
 
 export function readTelemetryConfig(env: Env, processName: string): TelemetryConfig {
   const endpoint =
@@ -58,12 +70,18 @@ export function readTelemetryConfig(env: Env, processName: string): TelemetryCon
     }
   }
   const disabled = envBool(env, "OTEL_SDK_DISABLED", false);
+  const propagatorsSet = envOptionalString(env, "OTEL_PROPAGATORS") !== undefined;
+  const propagators = readPropagators(env);
   return Object.freeze({
-    mode: disabled
-      ? "disabled"
-      : endpoint !== undefined && exporter === "otlp"
-        ? "export"
-        : "propagate",
+    mode:
+      disabled || propagators.length === 0
+        ? "off"
+        : endpoint !== undefined && exporter === "otlp"
+          ? "export"
+          : propagatorsSet
+            ? "propagate"
+            : "off",
+    propagators: Object.freeze(propagators),
     serviceName: envOptionalString(env, "OTEL_SERVICE_NAME") ?? processName,
     resourceAttributes: Object.freeze(
       parseResourceAttributes(envOptionalString(env, "OTEL_RESOURCE_ATTRIBUTES")),
@@ -82,6 +100,18 @@ export function readTelemetryConfig(env: Env, processName: string): TelemetryCon
       }),
     }),
   });
+}
+
+function readPropagators(env: Env): Propagator[] {
+  const names = envList(env, "OTEL_PROPAGATORS", PROPAGATORS);
+  if (names.length === 1 && names[0] === "none") return [];
+  const known = new Set<string>(PROPAGATORS);
+  for (const name of names) {
+    if (!known.has(name)) {
+      throw new ConfigError("OTEL_PROPAGATORS", `must list tracecontext, baggage or be none`);
+    }
+  }
+  return PROPAGATORS.filter((name) => names.includes(name));
 }
 
 function readSampler(env: Env): SamplerSetting {

@@ -32,8 +32,8 @@ const DIAG_REPEAT_MS = 60_000;
 let active: Tracing | undefined;
 
 /**
- * Installs this process's tracing (once): in `export` and `propagate` modes the W3C trace-context
- * propagator and an AsyncLocalStorage context manager; in `export` mode also the SDK's tracer
+ * Installs this process's tracing (once): in `export` and `propagate` modes the W3C propagators
+ * and an AsyncLocalStorage context manager; in `export` mode also the SDK's tracer
  * provider with the configured sampler and a batch processor sending OTLP/HTTP protobuf. The OTLP
  * exporter reads its transport settings (endpoint, headers, timeout, compression, certificates)
  * from the standard OTEL_EXPORTER_OTLP_* variables itself. The SDK and the exporter are loaded
@@ -44,14 +44,16 @@ export async function startTracing(
   options: { environment: string; logger: Logger },
 ): Promise<Tracing> {
   if (active) return active;
-  if (config.mode === "disabled") {
-    active = { mode: "disabled", tracerProvider: undefined, shutdown: async () => undefined };
+  if (config.mode === "off") {
+    active = { mode: "off", tracerProvider: undefined, shutdown: async () => undefined };
     return active;
   }
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(
     new CompositePropagator({
-      propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
+      propagators: config.propagators.map((name) =>
+        name === "tracecontext" ? new W3CTraceContextPropagator() : new W3CBaggagePropagator(),
+      ),
     }),
   );
   let provider: TracerProvider | undefined;
