@@ -14,8 +14,9 @@
 import type { JSONWebKeySet } from "jose";
 import { createTokenVerifier, DEFAULT_TOKEN_ISSUER } from "../../services/shared/tokens/index.js";
 import { authAdminClient, createProjectWithKey, mintAccessToken } from "../../test/support/auth.js";
+import { median } from "../../test/support/statistics.js";
 import { startTestSystem } from "../../test/support/system.js";
-import { load, median, opsPerSecond } from "../support/http-load.js";
+import { load, opsPerSecond } from "../support/http-load.js";
 
 const ROUNDS = 3;
 const SECONDS = 5;

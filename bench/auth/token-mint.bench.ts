@@ -12,8 +12,9 @@
  */
 import { generateKeyPair, SignJWT } from "jose";
 import { authAdminClient, createProjectWithKey } from "../../test/support/auth.js";
+import { median } from "../../test/support/statistics.js";
 import { startTestSystem } from "../../test/support/system.js";
-import { load, median, opsPerSecond } from "../support/http-load.js";
+import { load, opsPerSecond } from "../support/http-load.js";
 
 const ROUNDS = 3;
 const SECONDS = 5;

@@ -22,8 +22,9 @@ import { startProcess } from "../../deploy/local/child-process.js";
 import { EntrySnapshotSchema, Visibility } from "../../proto/gen/catalogue/v1/catalogue_pb.js";
 import { newId } from "../../services/shared/ids/uuid-v7.js";
 import { catalogueClient } from "../../test/movespecs/support/api.js";
+import { median } from "../../test/support/statistics.js";
 import { startTestSystem } from "../../test/support/system.js";
-import { type LoadResult, load, median } from "../support/http-load.js";
+import { type LoadResult, load } from "../support/http-load.js";
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 10_000);
 const ROUNDS = 3;

@@ -32,8 +32,8 @@ import {
   publishMoveSpec,
 } from "../../test/detection/support/session-api.js";
 import { loadExample, readFrames, runFrames } from "../../test/movespec/support/recordings.js";
+import { median } from "../../test/support/statistics.js";
 import { startTestSystem, type TestSystem } from "../../test/support/system.js";
-import { median } from "../support/http-load.js";
 import { prepareFrames } from "./load.js";
 import {
   cpuSpent,

@@ -29,7 +29,7 @@ export interface Target {
   url(session: Session): string;
 }
 
-export async function createSessions(
+async function createSessions(
   tenant: TestTenant,
   movespecId: string,
   mode: string,
@@ -99,7 +99,7 @@ export function cpuSpent(
 }
 
 /** Event-loop delay (p99 and max, ms) of the detection replica and the gateway since the last call. */
-export async function loopLag(system: TestSystem): Promise<string> {
+async function loopLag(system: TestSystem): Promise<string> {
   const read = async (name: string, url: string) => {
     const text = await (await fetch(`${url}/metrics`)).text();
     const value = (metric: string) =>
@@ -253,6 +253,6 @@ export async function replayRun(
   };
 }
 
-export function sleep(ms: number): Promise<void> {
+function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -17,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
 import { parseDocument } from "yaml";
 import { type CompiledSpec, createEngine, load } from "../../movespec/index.js";
+import { median } from "../../test/support/statistics.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..");
@@ -56,11 +57,6 @@ phases:
 repetition:
   cycle: [up, down, up]
 `;
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
 
 function compile(yaml: string): CompiledSpec {
   const r = load(yaml);

@@ -2,8 +2,8 @@ import { createRequire } from "node:module";
 
 /**
  * The measuring tools the HTTP benchmarks share: a closed-loop keep-alive load through autocannon
- * (in this process, so its CPU is part of what the 2-core machine spends), medians, and sequential
- * operations per second.
+ * (in this process, so its CPU is part of what the 2-core machine spends) and sequential operations
+ * per second. Medians: test/support/statistics.ts.
  */
 
 /** The part of autocannon's result the benchmarks read (autocannon ships no types). */
@@ -54,12 +54,6 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     meanMs: result.latency.average,
     failed: result.non2xx + result.errors,
   };
-}
-
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 /** Operations per second of an async function, run sequentially for `ms`. */

@@ -11,7 +11,7 @@ export type ServiceName = (typeof SERVICE_NAMES)[number];
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 /** Fixed ports of `npm start`; the test harness uses ephemeral ones (0) instead. */
-export const DEFAULT_PORTS = {
+const DEFAULT_PORTS = {
   gateway: 8080,
   gatewayAdmin: 9100,
   embeddedMongo: 27117,

@@ -1,7 +1,7 @@
-import { isScope, SCOPES, type Scope } from "../../services/shared/tokens/scopes.js";
+import type { Scope } from "../../services/shared/tokens/scopes.js";
 
 /** The scopes of the public API (spec, "Authentication"); one list shared with the auth service. */
-export { isScope, SCOPES, type Scope };
+export type { Scope };
 
 /**
  * Who may call a route (contract, "Scope per endpoint"):

@@ -74,10 +74,6 @@ export function typeOrder(value: unknown): number {
   }
 }
 
-export function isNumeric(value: unknown): boolean {
-  return typeOrder(value) === 3 && !(value instanceof BoundSentinel);
-}
-
 /** Numeric value as a JS number (Long and Decimal128 lose precision beyond 2^53, only for ordering). */
 export function toNumber(value: unknown): number {
   if (typeof value === "number") return value;
@@ -176,10 +172,6 @@ function compareObjects(a: Doc, b: Doc): number {
     if (v !== 0) return v;
   }
   return ka.length - kb.length;
-}
-
-export function valuesEqual(a: unknown, b: unknown): boolean {
-  return compareValues(a, b) === 0;
 }
 
 function isPlainObject(value: unknown): value is Doc {

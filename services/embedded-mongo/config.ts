@@ -3,6 +3,7 @@
  * and the command line (`--port`, `--dbpath`, `--host`, which win over the environment).
  */
 import path from "node:path";
+import { parseFailPoints } from "./storage/fail-points.js";
 import type { FsyncPolicy } from "./storage/write-ahead-log.js";
 
 export interface EmbeddedMongoConfig {
@@ -15,6 +16,10 @@ export interface EmbeddedMongoConfig {
   fsync: FsyncPolicy;
   fsyncIntervalMs: number;
   compactBytes: number;
+  /** First wait before retrying a failed compaction (doubles per failure, up to 5 min). */
+  compactRetryMs: number;
+  /** Test-only fail points in the compaction path (storage/fail-points.ts); "" in production. */
+  testFailPoints: string;
   ttlIntervalMs: number;
   transactionLifetimeMs: number;
   logLevel: string;
@@ -48,6 +53,15 @@ function parseArgs(argv: string[]): Record<string, string> {
   return out;
 }
 
+function testFailPoints(spec: string): string {
+  try {
+    parseFailPoints(spec);
+  } catch (error) {
+    throw new Error(`EMBEDDED_MONGO_TEST_FAILPOINTS: ${(error as Error).message}`);
+  }
+  return spec;
+}
+
 export function loadConfig(
   env: NodeJS.ProcessEnv = process.env,
   argv: string[] = process.argv.slice(2),
@@ -76,6 +90,8 @@ export function loadConfig(
     fsync,
     fsyncIntervalMs: integer(env, "EMBEDDED_MONGO_FSYNC_INTERVAL_MS", 100, 1),
     compactBytes: integer(env, "EMBEDDED_MONGO_COMPACT_BYTES", 64 * 1024 * 1024, 1024),
+    compactRetryMs: integer(env, "EMBEDDED_MONGO_COMPACT_RETRY_MS", 1000, 1),
+    testFailPoints: testFailPoints(env.EMBEDDED_MONGO_TEST_FAILPOINTS ?? ""),
     ttlIntervalMs: integer(env, "EMBEDDED_MONGO_TTL_INTERVAL_MS", 60_000, 10),
     transactionLifetimeMs: integer(env, "EMBEDDED_MONGO_TRANSACTION_LIFETIME_MS", 60_000, 100),
     logLevel: env.EMBEDDED_MONGO_LOG_LEVEL ?? "info",

@@ -98,13 +98,12 @@ export class CursorRegistry {
   }
 }
 
-/** Up to `size` documents (0: as many as fit) from `start`, capped at about 16 MB. */
+/**
+ * Up to `size` documents (0: as many as fit) from `start`, capped at about 16 MB whatever
+ * their number (101 documents of 1 MB would not fit one reply), but never empty.
+ */
 function takeBatch(docs: Doc[], start: number, size: number, transform?: BatchTransform): Doc[] {
   const end = size > 0 ? Math.min(docs.length, start + size) : docs.length;
-  if (end - start <= DEFAULT_FIRST_BATCH) {
-    const slice = docs.slice(start, end);
-    return transform ? transform(slice) : slice;
-  }
   const out: Doc[] = [];
   let bytes = 0;
   for (let i = start; i < end; i += DEFAULT_FIRST_BATCH) {

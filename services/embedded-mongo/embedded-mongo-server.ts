@@ -10,6 +10,7 @@ import { createDispatcher } from "./commands/dispatcher.js";
 import type { EmbeddedMongoConfig } from "./config.js";
 import { CursorRegistry } from "./cursor-registry.js";
 import { SessionRegistry } from "./sessions/session-registry.js";
+import { parseFailPoints } from "./storage/fail-points.js";
 import { StorageEngine } from "./storage/storage-engine.js";
 import { startTtlMonitor } from "./ttl-monitor.js";
 import { Connection } from "./wire/connection.js";
@@ -38,6 +39,8 @@ export function createEmbeddedMongoServer(
     fsync: "interval" as const,
     fsyncIntervalMs: 100,
     compactBytes: 64 * 1024 * 1024,
+    compactRetryMs: 1000,
+    testFailPoints: "",
     ttlIntervalMs: 60_000,
     transactionLifetimeMs: 60_000,
     ...options,
@@ -59,6 +62,8 @@ export function createEmbeddedMongoServer(
       fsync: config.fsync,
       fsyncIntervalMs: config.fsyncIntervalMs,
       compactBytes: config.compactBytes,
+      compactRetryMs: config.compactRetryMs,
+      failPoints: parseFailPoints(config.testFailPoints),
       logger,
     });
     sessions = new SessionRegistry(engine, logger, {

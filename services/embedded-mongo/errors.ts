@@ -39,20 +39,13 @@ export const ErrorCode = {
   BSONObjectTooLarge: 10334,
   InvalidIdField: 53,
   DuplicateKey: 11000,
+  Location17419: 17419,
   Location40323: 40323,
   Location40324: 40324,
   Location40415: 40415,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;
-
-const codeNames = new Map<number, string>(
-  Object.entries(ErrorCode).map(([name, code]) => [code, name]),
-);
-
-export function codeNameOf(code: number): string {
-  return codeNames.get(code) ?? "UnknownError";
-}
 
 export class MongoCommandError extends Error {
   readonly code: number;

@@ -19,6 +19,7 @@ import {
   mintTokenResponse,
   type TestProject,
 } from "../support/auth.js";
+import { median } from "../support/statistics.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
 
 interface ErrorBody {
@@ -381,8 +382,3 @@ describe("POST /api/auth/access-tokens (black box)", function () {
     });
   });
 });
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}

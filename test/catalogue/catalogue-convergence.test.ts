@@ -3,8 +3,9 @@ import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { type ManagedProcess, startProcess } from "../../deploy/local/child-process.js";
 import { Visibility } from "../../proto/gen/authoring/v1/authoring_pb.js";
-import { apiOf, authoringClient, eventually, type JsonBody } from "../movespecs/support/api.js";
+import { apiOf, authoringClient, type JsonBody } from "../movespecs/support/api.js";
 import { createProjectWithToken } from "../support/auth.js";
+import { eventually } from "../support/eventually.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");

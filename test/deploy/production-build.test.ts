@@ -9,6 +9,7 @@ import { expect } from "chai";
 import { exportJWK, generateKeyPair } from "jose";
 import { type ManagedProcess, startProcess } from "../../deploy/local/child-process.js";
 import { type EmbeddedMongoHandle, startEmbeddedMongo } from "../support/embedded-mongo.js";
+import { eventually } from "../support/eventually.js";
 import { grpcJsHealthCheck } from "../support/grpc-health.js";
 import { copyBuildContext } from "./support/build-context.js";
 import { K8S_ROOT, renderKustomization } from "./support/kustomize.js";
@@ -153,7 +154,15 @@ describe("production build (the image's /app, built and started outside Docker)"
       ),
     );
     for (const service of services) {
-      const status = await waitFor(() => grpcJsHealthCheck(service.url), "SERVING", 30_000);
+      let status: string | undefined;
+      await eventually(
+        async () => {
+          status = await grpcJsHealthCheck(service.url).catch(() => undefined);
+          return status === "SERVING";
+        },
+        30_000,
+        200,
+      ).catch(() => undefined); // the expectation below says which service, with the logs
       expect(status, `${service.child.name}: grpc.health.v1 Check\n${logs.join("\n")}`).to.equal(
         "SERVING",
       );
@@ -202,19 +211,4 @@ async function writeSigningKey(directory: string): Promise<void> {
   const kid = randomUUID();
   const jwk = { ...(await exportJWK(privateKey)), kid, alg: "EdDSA" };
   await writeFile(join(directory, `${kid}.json`), JSON.stringify(jwk));
-}
-
-async function waitFor<T>(
-  probe: () => Promise<T>,
-  wanted: T,
-  timeoutMs: number,
-): Promise<T | undefined> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T | undefined;
-  while (Date.now() < deadline) {
-    last = await probe().catch(() => undefined);
-    if (last === wanted) return last;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return last;
 }

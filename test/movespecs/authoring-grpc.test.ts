@@ -7,8 +7,9 @@ import type { AdminClients } from "../../services/admin/cli/clients.js";
 import { runAdmin } from "../../services/admin/cli/run.js";
 import { Code, errorInfo } from "../../services/shared/errors/service-error.js";
 import { createProjectWithKey } from "../support/auth.js";
+import { eventually } from "../support/eventually.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
-import { authoringClient, catalogueClient, eventually } from "./support/api.js";
+import { authoringClient, catalogueClient } from "./support/api.js";
 
 const UNKNOWN_ID = "01a20000-0000-7000-8000-000000000000";
 

@@ -21,7 +21,9 @@ describe("services/shared/idempotency over MongoDB", () => {
   let mongo: EmbeddedMongoHandle;
   let client: MongoClient;
   let db: Db;
-  let clock = Date.UTC(2026, 0, 1);
+  // The store reads this fake clock, but the embedded store's TTL monitor deletes expired keys on
+  // the wall clock: a fixed past date would let a sweep remove keys mid-test. Start at real now.
+  let clock = Date.now();
   let store: IdempotencyStore;
   let counter = 0;
   const request = (body: unknown, key = `key-${counter}`) => ({

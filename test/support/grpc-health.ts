@@ -19,7 +19,7 @@ type HealthStub = grpc.Client & {
 };
 
 /** `host:port` of a service URL such as http://127.0.0.1:50051. */
-export function grpcAddress(url: string): string {
+function grpcAddress(url: string): string {
   return new URL(url).host;
 }
 

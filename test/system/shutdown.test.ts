@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { expect } from "chai";
 import { startProcess } from "../../deploy/local/child-process.js";
+import { eventually } from "../support/eventually.js";
 import { grpcHealthClient } from "../support/grpc-health.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
 
@@ -152,7 +153,7 @@ describe("graceful shutdown", function () {
         stream.on("error", () => resolve());
         stream.on("end", () => resolve());
       });
-      while (statuses.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      await eventually(() => statuses.length > 0, 10_000, 20);
       expect(statuses[0]).to.equal("SERVING");
 
       const started = Date.now();

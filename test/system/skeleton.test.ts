@@ -5,6 +5,7 @@ import { SERVICE_NAMES } from "../../deploy/local/stack.js";
 import { grpcTransport } from "../../gateway/clients.js";
 import { Health } from "../../proto/gen/grpc/health/v1/health_pb.js";
 import { runWithRequestContext } from "../../services/shared/logging/request-context.js";
+import { eventually } from "../support/eventually.js";
 import { bufCurlHealthCheck, grpcHealthClient, grpcJsHealthCheck } from "../support/grpc-health.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
 
@@ -62,7 +63,7 @@ describe("walking skeleton (whole system)", function () {
       const client = createClient(Health, grpcTransport(system.services.auth.grpcUrl, 5000));
       const id = `propagation-${Date.now()}`;
       await runWithRequestContext({ requestId: id }, () => client.check({ service: "" }));
-      await waitFor(() =>
+      await eventually(() =>
         system.logsOf("auth").some((line) => line.request_id === id && line.msg === "rpc"),
       );
     });
@@ -157,11 +158,3 @@ describe("walking skeleton (whole system)", function () {
     });
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -16,6 +16,7 @@ import {
 } from "../detection/support/session-api.js";
 import type { ApiResponse } from "../movespecs/support/api.js";
 import { type EmbeddedMongoHandle, startEmbeddedMongo } from "../support/embedded-mongo.js";
+import { eventually } from "../support/eventually.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
 
 /** How long a database call waits for the store in this test (the default is 2000). */
@@ -169,27 +170,28 @@ describe("a store outage (whole system)", function () {
     const restartedAt = performance.now();
     const recoveredAfter = new Map<string, number>();
     const last = new Map<string, number>();
-    while (recoveredAfter.size < routes.length) {
-      if (performance.now() - restartedAt > RECOVERY_DEADLINE_MS) {
-        const pending = routes.filter((route) => !recoveredAfter.has(route.name));
-        throw new Error(
-          `not recovered after ${RECOVERY_DEADLINE_MS} ms: ${pending
-            .map((route) => `${route.name} (last ${last.get(route.name)})`)
-            .join(", ")}`,
-        );
-      }
-      for (const route of routes) {
-        if (recoveredAfter.has(route.name)) continue;
-        const response = await route.call(2);
-        last.set(route.name, response.status);
-        if (response.status === before.get(route.name)) {
-          recoveredAfter.set(route.name, performance.now() - restartedAt);
-        } else {
-          expect(response.status, `${route.name} after the restart`).to.equal(503);
+    await eventually(
+      async () => {
+        for (const route of routes) {
+          if (recoveredAfter.has(route.name)) continue;
+          const response = await route.call(2);
+          last.set(route.name, response.status);
+          if (response.status === before.get(route.name)) {
+            recoveredAfter.set(route.name, performance.now() - restartedAt);
+          } else {
+            expect(response.status, `${route.name} after the restart`).to.equal(503);
+          }
         }
-      }
-      if (recoveredAfter.size < routes.length) await new Promise((r) => setTimeout(r, 100));
-    }
+        return recoveredAfter.size === routes.length;
+      },
+      RECOVERY_DEADLINE_MS,
+      100,
+    ).catch((error: Error) => {
+      const pending = routes.filter((route) => !recoveredAfter.has(route.name));
+      throw new Error(
+        `${error.message}: ${pending.map((route) => `${route.name} (last ${last.get(route.name)})`).join(", ")}`,
+      );
+    });
 
     const slowest = Math.max(...during.map((entry) => entry.ms));
     const recovery = Math.max(...recoveredAfter.values());

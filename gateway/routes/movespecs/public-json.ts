@@ -23,7 +23,7 @@ const VISIBILITY_NAMES: Readonly<Record<number, string>> = {
   [Visibility.DELISTED]: "delisted",
 };
 
-export function iso(timestamp: Timestamp | undefined): string | undefined {
+function iso(timestamp: Timestamp | undefined): string | undefined {
   return timestamp ? timestampDate(timestamp).toISOString() : undefined;
 }
 
@@ -69,7 +69,7 @@ export function versionJson(version: Version): Json {
   };
 }
 
-export function issueJson(issue: Issue): Json {
+function issueJson(issue: Issue): Json {
   return compact({
     code: issue.code,
     message: issue.message,

@@ -3,7 +3,7 @@ import { newId } from "../../shared/ids/uuid-v7.js";
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from "../../shared/tokens/token-config.js";
 
 /** The algorithm of keys this service generates: Ed25519 (fast, small, deterministic). */
-export const GENERATED_KEY_ALGORITHM: SigningAlgorithm = "EdDSA";
+const GENERATED_KEY_ALGORITHM: SigningAlgorithm = "EdDSA";
 
 export interface PrivateSigningJwk extends JWK {
   kid: string;

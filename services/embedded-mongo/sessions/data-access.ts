@@ -8,6 +8,7 @@ import { writeConflict } from "../errors.js";
 import type { DocSource } from "../query/find-executor.js";
 import type { Collection } from "../storage/collection.js";
 import { duplicateKeyError } from "../storage/collection-index.js";
+import { checkDocumentSize } from "../storage/document-size.js";
 import type { StorageEngine } from "../storage/storage-engine.js";
 import { type LockTable, lockKey } from "./lock-table.js";
 import type { Transaction } from "./transaction.js";
@@ -35,8 +36,14 @@ export function directAccess(engine: StorageEngine, locks: LockTable): DataAcces
         if (owner) throw locks.waitFor(owner);
       }
     },
-    insert: (collection, doc) => engine.insertDoc(collection, doc),
-    replace: (collection, idKey, doc) => engine.replaceDoc(collection, idKey, doc),
+    insert: (collection, doc) => {
+      checkDocumentSize(doc, "insert");
+      engine.insertDoc(collection, doc);
+    },
+    replace: (collection, idKey, doc) => {
+      checkDocumentSize(doc, "update");
+      engine.replaceDoc(collection, idKey, doc);
+    },
     remove: (collection, idKey) => {
       engine.deleteDoc(collection, idKey);
     },
@@ -96,6 +103,7 @@ export function transactionAccess(
     get: visible,
     checkWritable() {},
     insert(collection, doc) {
+      checkDocumentSize(doc, "insert");
       const idKey = idKeyOf(doc._id);
       if (visible(collection, idKey)) {
         throw duplicateKeyError(collection.ns, collection.idIndex, [doc._id]);
@@ -106,6 +114,7 @@ export function transactionAccess(
       txn.overlayFor(collection.ns).set(idKey, doc);
     },
     replace(collection, idKey, doc) {
+      checkDocumentSize(doc, "update");
       for (const index of collection.indexes.values()) index.keysFor(doc);
       checkUniqueInTxn(collection, doc, idKey);
       lockFor(collection, idKey);

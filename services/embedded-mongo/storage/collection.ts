@@ -194,13 +194,20 @@ export class Collection {
     for (const [idKey, record] of this.docs) yield [idKey, record.doc];
   }
 
-  /** Loads documents in bulk (snapshot recovery): one sort per index instead of inserts. */
-  load(docs: Doc[], version: () => number): void {
+  /**
+   * Loads documents in bulk (snapshot recovery), batch by batch, leaving the indexes stale
+   * until `finishLoading()`: one sort per index at the end instead of an insert per document.
+   */
+  loadDocuments(docs: readonly Doc[], version: () => number): void {
     for (const doc of docs) {
       const idKey = idKeyOf(doc._id);
       if (this.docs.has(idKey)) throw duplicateKeyError(this.ns, this.idIndex, [doc._id]);
       this.docs.set(idKey, { doc, version: version() });
     }
+  }
+
+  /** Builds every index over the documents loaded with `loadDocuments`. */
+  finishLoading(): void {
     for (const index of this.indexes.values()) {
       const duplicate = index.rebuild(this.documents());
       if (duplicate) throw duplicateKeyError(this.ns, index, duplicate.key);

@@ -8,11 +8,19 @@
  * - "always": every acknowledged write waits for an fdatasync (concurrent writes share one).
  */
 import fs from "node:fs";
-import { encodeRecord, scanRecords } from "./record-file.js";
+import { encodeRecord, RecordReader } from "./record-file.js";
 
 export const WAL_MAGIC = "EMWAL001";
 
 export type FsyncPolicy = "always" | "interval";
+
+export interface ReplayResult {
+  records: number;
+  /** Bytes up to the end of the last good record. */
+  validLength: number;
+  /** Set when the file ended in a partial or unreadable final record. */
+  tornTailAt?: number;
+}
 
 export class WriteAheadLog {
   private fd: number;
@@ -65,8 +73,36 @@ export class WriteAheadLog {
     return new WriteAheadLog(file, fd, size, policy, intervalMs);
   }
 
-  static read(file: string): ReturnType<typeof scanRecords> {
-    return scanRecords(file, fs.readFileSync(file), WAL_MAGIC);
+  /**
+   * Creates a new, empty log (failing if the file exists): magic written and fsynced. The
+   * caller fsyncs the directory before relying on the file.
+   */
+  static create(file: string, policy: FsyncPolicy, intervalMs: number): WriteAheadLog {
+    const fd = fs.openSync(file, "wx");
+    try {
+      fs.writeSync(fd, WAL_MAGIC, 0, "latin1");
+      fs.fsyncSync(fd);
+    } catch (error) {
+      fs.closeSync(fd);
+      fs.rmSync(file, { force: true });
+      throw error;
+    }
+    return new WriteAheadLog(file, fd, WAL_MAGIC.length, policy, intervalMs);
+  }
+
+  /** Reads a log front to back, one record at a time (the payload is only valid during the call). */
+  static replay(file: string, onRecord: (payload: Buffer, offset: number) => void): ReplayResult {
+    const reader = RecordReader.open(file, [WAL_MAGIC]);
+    let records = 0;
+    try {
+      for (let payload = reader.next(); payload; payload = reader.next()) {
+        onRecord(payload, reader.recordOffset);
+        records++;
+      }
+    } finally {
+      reader.close();
+    }
+    return { records, validLength: reader.validLength, tornTailAt: reader.tornTailAt };
   }
 
   get size(): number {
@@ -96,6 +132,7 @@ export class WriteAheadLog {
 
   /** Resolves once everything appended before the call is on stable storage. */
   sync(): Promise<void> {
+    if (this.fd < 0) return Promise.resolve(); // retired or closed: fsynced then
     if (!this.syncing) {
       this.dirty = false;
       this.syncing = new Promise<void>((resolve, reject) => {
@@ -131,5 +168,26 @@ export class WriteAheadLog {
       fs.closeSync(this.fd);
       this.fd = -1;
     }
+  }
+
+  /** Everything appended so far is on stable storage when this returns. */
+  fsyncNow(): void {
+    fs.fsyncSync(this.fd);
+    this.dirty = false;
+  }
+
+  /**
+   * Ends appends to this log after a newer one took over (the caller fsynced it with
+   * `fsyncNow()` first): the descriptor is closed once no fdatasync on it is in flight
+   * (closing under a running one could hand its descriptor number to another file).
+   */
+  retire(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    const inFlight = [this.syncing, this.syncQueued].map((p) => p?.catch(() => {}));
+    return Promise.all(inFlight).then(() => {
+      if (this.fd >= 0) fs.closeSync(this.fd);
+      this.fd = -1;
+    });
   }
 }

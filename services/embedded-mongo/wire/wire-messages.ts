@@ -8,7 +8,6 @@ import type { Doc } from "../bson-values.js";
 
 export const OP_REPLY = 1;
 export const OP_QUERY = 2004;
-export const OP_COMPRESSED = 2012;
 export const OP_MSG = 2013;
 
 const FLAG_CHECKSUM_PRESENT = 1;

@@ -9,7 +9,7 @@ export function fingerprintOf(value: unknown): string {
   return createHash("sha256").update(canonicalJson(value)).digest("hex");
 }
 
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== "object") {
     return JSON.stringify(typeof value === "bigint" ? value.toString() : value) ?? "null";
   }

@@ -1,9 +1,4 @@
-export { canonicalJson, fingerprintOf } from "./fingerprint.js";
-export {
-  assertValidIdempotencyKey,
-  IDEMPOTENCY_KEY_MAX_LENGTH,
-  isValidIdempotencyKey,
-} from "./idempotency-key.js";
+export { fingerprintOf } from "./fingerprint.js";
 export {
   type Attempt,
   createIdempotencyStore,

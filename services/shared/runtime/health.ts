@@ -12,7 +12,7 @@ type Listener = (status: ServingStatus) => void;
  * The health entry a liveness probe asks for: SERVING for as long as the process answers at all,
  * whatever its database does, so that an outage of MongoDB never restarts every replica.
  */
-export const LIVENESS_SERVICE = "liveness";
+const LIVENESS_SERVICE = "liveness";
 
 /**
  * The standard grpc.health.v1 state of one process: "" (the whole server) plus one entry per

@@ -41,15 +41,6 @@ function withCause(translated: ConnectError, cause: unknown): ConnectError {
   return translated;
 }
 
-/** Runs one database operation with its failure translated. */
-export async function storeCall<T>(operation: () => Promise<T>): Promise<T> {
-  try {
-    return await operation();
-  } catch (error) {
-    throw translateStoreError(error);
-  }
-}
-
 /**
  * Wraps every method of a store so that each failure it lets out is translated, and the time
  * each asynchronous one takes is observed under the store's name and the method's (the

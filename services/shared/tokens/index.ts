@@ -1,6 +1,5 @@
 export type { AccessClaims, CredentialKind, RuntimeClaims } from "./claims.js";
-export { CLAIM } from "./claims.js";
-export { isScope, SCOPES, type Scope, unknownScopes } from "./scopes.js";
+export type { Scope } from "./scopes.js";
 export * from "./token-config.js";
 export { KeySetUnavailableError, TokenError, type TokenErrorReason } from "./token-error.js";
 export {

@@ -24,7 +24,7 @@ export async function copyBuildContext(repoRoot: string, destination: string): P
 }
 
 /** Sources of the build stage's `COPY <src>... <dest>` lines (not `COPY --from`), each copied to itself. */
-export function buildStageSources(dockerfile: string): string[] {
+function buildStageSources(dockerfile: string): string[] {
   const stages = dockerfile.split(/^FROM /m);
   const build = stages.find((stage) => /^\S+ AS build\b/i.test(stage));
   if (!build) throw new Error("deploy/Dockerfile has no `AS build` stage");
@@ -59,7 +59,7 @@ async function filesUnder(root: string, path: string): Promise<string[]> {
  * .dockerignore semantics: patterns in order, the last one that matches a path (or one of its
  * parent folders) decides; `!` re-includes; `*` stays within a folder, `**` crosses folders.
  */
-export function ignoreMatcher(text: string): (path: string) => boolean {
+function ignoreMatcher(text: string): (path: string) => boolean {
   const rules = text
     .split("\n")
     .map((line) => line.trim())

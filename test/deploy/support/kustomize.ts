@@ -177,7 +177,7 @@ interface PodSpecLike {
   initContainers?: { image: string }[];
 }
 
-export function podSpecOf(manifest: Manifest): PodSpecLike | undefined {
+function podSpecOf(manifest: Manifest): PodSpecLike | undefined {
   const spec = manifest.spec as { template?: { spec?: PodSpecLike } } | undefined;
   return spec?.template?.spec;
 }

@@ -6,12 +6,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Scope } from "../../../services/shared/tokens/index.js";
 import { EXAMPLES } from "../../movespec/support/recordings.js";
-import { type ApiResponse, api, eventually, type JsonBody } from "../../movespecs/support/api.js";
+import { type ApiResponse, api, type JsonBody } from "../../movespecs/support/api.js";
 import { createProjectWithToken, type TestProject } from "../../support/auth.js";
+import { eventually } from "../../support/eventually.js";
 import type { TestSystem } from "../../support/system.js";
 
 export type { ApiResponse, JsonBody };
-export { eventually };
 
 export interface TestTenant extends TestProject {
   readonly token: string;

@@ -1,7 +1,8 @@
 /**
- * Crash-test writer: inserts documents and increments a counter as fast as it can through
- * the official driver, printing "insert <id>" / "counter <value>" for each acknowledged
- * write. It is killed (or loses its server) mid-burst.
+ * Crash-test writer: inserts documents, increments a counter and commits two-document
+ * transactions as fast as it can through the official driver, printing "insert <id>",
+ * "counter <value>" and "pair <id>" for each acknowledged write. It is killed (or loses its
+ * server) mid-burst. Arguments: <uri> [first id] [payload bytes].
  */
 import { MongoClient } from "mongodb";
 
@@ -11,9 +12,25 @@ await client.connect();
 const db = client.db("crash");
 const docs = db.collection("docs");
 const counters = db.collection("counters");
+const pairsA = db.collection("pairs_a");
+const pairsB = db.collection("pairs_b");
 const lanes = 4;
 let next = Number(process.argv[3] ?? 0);
-const payload = "x".repeat(200);
+const payload = "x".repeat(Number(process.argv[4] ?? 200));
+
+/** Both documents or neither: recovery must never show half of this transaction. */
+async function pair(id: number): Promise<void> {
+  const session = client.startSession();
+  try {
+    session.startTransaction();
+    await pairsA.insertOne({ _id: id as never, payload }, { session });
+    await pairsB.insertOne({ _id: id as never, payload }, { session });
+    await session.commitTransaction();
+    process.stdout.write(`pair ${id}\n`);
+  } finally {
+    await session.endSession().catch(() => {});
+  }
+}
 
 async function lane(): Promise<void> {
   for (;;) {
@@ -28,6 +45,7 @@ async function lane(): Promise<void> {
       );
       process.stdout.write(`counter ${after?.n}\n`);
     }
+    if (id % 10 === 5) await pair(id);
   }
 }
 

@@ -1,38 +1,86 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { expect } from "chai";
 import {
   CorruptFileError,
   encodeRecord,
-  scanRecords,
+  encodeRecordParts,
+  RecordReader,
 } from "../../../services/embedded-mongo/storage/record-file.js";
 
 const MAGIC = "TESTMAGC";
 
-function file(...records: Buffer[]): Buffer {
-  return Buffer.concat([Buffer.from(MAGIC, "latin1"), ...records]);
-}
-
 describe("embedded-mongo record files", () => {
+  let dir: string;
+  let count = 0;
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "embedded-mongo-records-"));
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  function file(...parts: Buffer[]): string {
+    const name = path.join(dir, `f${count++}`);
+    fs.writeFileSync(name, Buffer.concat([Buffer.from(MAGIC, "latin1"), ...parts]));
+    return name;
+  }
+
+  /** Every record's payload (copied), and how the file ended. */
+  function readAll(name: string, magics = [MAGIC]) {
+    const reader = RecordReader.open(name, magics);
+    const records: Buffer[] = [];
+    for (let p = reader.next(); p; p = reader.next()) records.push(Buffer.from(p));
+    return { records, validLength: reader.validLength, tornTailAt: reader.tornTailAt };
+  }
+
   const a = encodeRecord(Buffer.from("first record"));
   const b = encodeRecord(Buffer.from("second record"));
 
   it("reads back every record", () => {
-    const scan = scanRecords("f", file(a, b), MAGIC);
+    const scan = readAll(file(a, b));
     expect(scan.records.map(String)).to.deep.equal(["first record", "second record"]);
+    expect(scan.tornTailAt).to.equal(undefined);
+    expect(scan.validLength).to.equal(MAGIC.length + a.length + b.length);
+  });
+
+  it("frames a record given in parts exactly as the same bytes given whole", () => {
+    const parts = [Buffer.from("one "), Buffer.from("two "), Buffer.alloc(0), Buffer.from("3")];
+    expect(encodeRecordParts(parts).equals(encodeRecord(Buffer.concat(parts)))).to.equal(true);
+  });
+
+  it("streams records larger than its read-ahead and many small ones across refills", () => {
+    const big = Buffer.alloc(3 * 1024 * 1024 + 5, 7);
+    big[0] = 1;
+    big[big.length - 1] = 9;
+    const small = Array.from({ length: 40_000 }, (_, i) => encodeRecord(Buffer.from(`r${i}`)));
+    const scan = readAll(
+      file(...small.slice(0, 20_000), encodeRecord(big), ...small.slice(20_000)),
+    );
+    expect(scan.records).to.have.length(40_001);
+    expect(scan.records[20_000].equals(big)).to.equal(true);
+    expect(String(scan.records[19_999])).to.equal("r19999");
+    expect(String(scan.records[40_000])).to.equal("r39999");
     expect(scan.tornTailAt).to.equal(undefined);
   });
 
   it("reports a record cut short at the end as a torn tail", () => {
-    const data = file(a, b.subarray(0, b.length - 3));
-    const scan = scanRecords("f", data, MAGIC);
+    const scan = readAll(file(a, b.subarray(0, b.length - 3)));
     expect(scan.records.map(String)).to.deep.equal(["first record"]);
     expect(scan.tornTailAt).to.equal(MAGIC.length + a.length);
     expect(scan.validLength).to.equal(MAGIC.length + a.length);
   });
 
+  it("reports a header cut short, and a file cut inside its magic, as torn", () => {
+    expect(readAll(file(a, b.subarray(0, 5))).tornTailAt).to.equal(MAGIC.length + a.length);
+    const name = path.join(dir, "short");
+    fs.writeFileSync(name, MAGIC.slice(0, 3));
+    expect(readAll(name)).to.deep.include({ records: [], validLength: 0, tornTailAt: 0 });
+  });
+
   it("reports a bad checksum on the final record as a torn tail", () => {
     const damaged = Buffer.from(b);
     damaged[damaged.length - 1] ^= 1;
-    const scan = scanRecords("f", file(a, damaged), MAGIC);
+    const scan = readAll(file(a, damaged));
     expect(scan.records).to.have.length(1);
     expect(scan.tornTailAt).to.equal(MAGIC.length + a.length);
   });
@@ -40,13 +88,13 @@ describe("embedded-mongo record files", () => {
   it("treats a bad record followed by more data as corruption", () => {
     const damaged = Buffer.from(a);
     damaged[damaged.length - 1] ^= 1;
-    expect(() => scanRecords("f", file(damaged, b), MAGIC)).to.throw(CorruptFileError, /checksum/);
+    expect(() => readAll(file(damaged, b))).to.throw(CorruptFileError, /checksum/);
   });
 
-  it("refuses a file of another kind", () => {
-    expect(() => scanRecords("f", Buffer.from("NOTMAGIC..."), MAGIC)).to.throw(
-      CorruptFileError,
-      /header/,
-    );
+  it("refuses a file of another kind, and accepts any of the allowed magics", () => {
+    const name = path.join(dir, "other");
+    fs.writeFileSync(name, "NOTMAGIC...");
+    expect(() => readAll(name)).to.throw(CorruptFileError, /header/);
+    expect(RecordReader.open(name, [MAGIC, "NOTMAGIC"]).magic).to.equal("NOTMAGIC");
   });
 });

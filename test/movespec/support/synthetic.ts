@@ -174,7 +174,7 @@ const STAND_IN: Record<string, string> = {
  * Renders a pose seen by a camera turned `view` degrees from the front (90 = the person's left
  * side faces the camera). Keypoints are [x, y, z, visibility].
  */
-export function render(pose: Pose, view = 0): number[][] {
+function render(pose: Pose, view = 0): number[][] {
   const j = body(pose);
   const a = view * RAD;
   const cx = 0.5 * ASPECT;
@@ -212,7 +212,7 @@ export function animate(
 }
 
 /** 0 -> 1 -> 0 over one period (a smooth repetition profile), 0 outside [0, period]. */
-export function bump(t: number, period: number): number {
+function bump(t: number, period: number): number {
   if (t <= 0 || t >= period) return 0;
   return (1 - Math.cos((2 * Math.PI * t) / period)) / 2;
 }

@@ -10,7 +10,7 @@ const LEFT_HIP = 23;
 const RIGHT_HIP = 24;
 
 /** Drops z and visibility: what a 2D pose model without confidences gives. */
-export function twoD(frames: Frame[]): Frame[] {
+function twoD(frames: Frame[]): Frame[] {
   return frames.map((f) => ({ ...f, keypoints: f.keypoints.map((p) => [p[0], p[1]]) }));
 }
 
@@ -18,7 +18,7 @@ export function twoD(frames: Frame[]): Frame[] {
  * Turns the camera by `degrees` about the vertical axis through the hips (orthographic, in
  * aspect-corrected units), then keeps x and y only.
  */
-export function rotated(frames: Frame[], degrees: number): Frame[] {
+function rotated(frames: Frame[], degrees: number): Frame[] {
   const a = (degrees * Math.PI) / 180;
   const cos = Math.cos(a);
   const sin = Math.sin(a);
@@ -43,7 +43,7 @@ export function rotated(frames: Frame[], degrees: number): Frame[] {
  * from the camera, so the exercised right arm of the shoulder recordings stays visible) get
  * visibility 0.3, the near side 0.9. Keypoints are [x, y, 0, visibility].
  */
-export function sideViewFarSideDim(frames: Frame[]): Frame[] {
+function sideViewFarSideDim(frames: Frame[]): Frame[] {
   return rotated(frames, 90).map((f) => ({
     ...f,
     keypoints: f.keypoints.map((p, i) => [p[0], p[1], 0, FAR_SIDE.has(i) ? 0.3 : 0.9]),
@@ -52,12 +52,12 @@ export function sideViewFarSideDim(frames: Frame[]): Frame[] {
 const FAR_SIDE = new Set([1, 2, 3, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31]);
 
 /** Every other frame (15 fps from 30 fps), renumbered. */
-export function halfRate(frames: Frame[]): Frame[] {
+function halfRate(frames: Frame[]): Frame[] {
   return frames.filter((_, i) => i % 2 === 0).map((f, i) => ({ ...f, seq: i }));
 }
 
 /** Adds deterministic jitter of about `sigma` image heights to x and y. */
-export function jittered(frames: Frame[], sigma: number, seed = 1): Frame[] {
+function jittered(frames: Frame[], sigma: number, seed = 1): Frame[] {
   let s = seed >>> 0;
   const rand = () => {
     s = (s * 1664525 + 1013904223) >>> 0;
@@ -78,7 +78,7 @@ export function jittered(frames: Frame[], sigma: number, seed = 1): Frame[] {
  * Moves both hip landmarks down by `fraction` of the torso (negative: up). Pose models disagree
  * on where the hip is (Kinect's hip joints sit higher than BlazePose's).
  */
-export function hipsMoved(frames: Frame[], fraction: number): Frame[] {
+function hipsMoved(frames: Frame[], fraction: number): Frame[] {
   return frames.map((f) => {
     const kp = f.keypoints.map((p) => [...p]);
     const torso = (kp[LEFT_HIP][1] + kp[RIGHT_HIP][1]) / 2 - (kp[11][1] + kp[12][1]) / 2;
@@ -90,7 +90,7 @@ export function hipsMoved(frames: Frame[], fraction: number): Frame[] {
 /** BlazePose-33 index of each COCO-17 keypoint. */
 const COCO_FROM_BLAZEPOSE = [0, 2, 5, 7, 8, 11, 12, 13, 14, 15, 16, 23, 24, 25, 26, 27, 28];
 
-export function toCoco17(frames: Frame[]): Frame[] {
+function toCoco17(frames: Frame[]): Frame[] {
   return frames.map((f) => ({ ...f, keypoints: COCO_FROM_BLAZEPOSE.map((i) => f.keypoints[i]) }));
 }
 

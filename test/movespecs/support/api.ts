@@ -74,19 +74,5 @@ export function catalogueClient(
   return createClient(CatalogueService, transport(grpcUrl, protocol));
 }
 
-/** Polls `check` until it returns true (or throws the last failure after `timeoutMs`). */
-export async function eventually(
-  check: () => Promise<boolean>,
-  timeoutMs = 10_000,
-  stepMs = 50,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, stepMs));
-  }
-}
-
 /** A MoveSpec draft that does not load: a YAML syntax error at line 4, column 8. */
 export const BROKEN_YAML = "movespec: 1\nname: Broken\nphases:\n  up: [\n";

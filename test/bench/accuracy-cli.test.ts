@@ -1,0 +1,80 @@
+/** The accuracy benchmark as a process, on the bundled UI-PRMD fixtures. */
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect } from "chai";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const FIXTURES = join(root, "test", "fixtures", "posedata", "uiprmd");
+
+function bench(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ["--import", "tsx", join(root, "bench", "accuracy", "accuracy.bench.ts"), ...args],
+      { cwd: root },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (error.code as number) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe("accuracy benchmark command", () => {
+  it("counts the UI-PRMD deep squats exactly, inside their boundaries (--json)", async () => {
+    const r = await bench([FIXTURES, "--exercise", "deep_squat", "--json", "--split"]);
+    expect(r.code, r.stderr).to.equal(0);
+    const report = JSON.parse(r.stdout);
+    const [ds] = report.datasets;
+    expect(ds.present).to.equal(true);
+    expect(ds.clips.map((c: { id: string }) => c.id)).to.deep.equal([
+      "m01_s01",
+      "m01_s02",
+      "m01_s03",
+    ]);
+    expect(ds.exercises).to.have.length(1);
+    expect(ds.exercises[0]).to.include({
+      exercise: "deep_squat",
+      spec: "squat",
+      clips: 3,
+      exact: 3,
+      withinOne: 3,
+      mae: 0,
+      counted: 30,
+      inside: 30,
+    });
+    expect(ds.halves.tune.overall.clips + ds.halves["held-out"].overall.clips).to.equal(3);
+    expect(r.stderr).to.match(/3 recordings/);
+  });
+
+  it("prints a table per exercise and a line per recording with -v", async () => {
+    const r = await bench([FIXTURES, "--exercise", "side_lunge,deep_squat", "-v"]);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stdout).to.match(/^deep_squat\s+squat\s+3\s+3 \(100%\)\s+3 \(100%\)\s+0\.00/m);
+    expect(r.stdout).to.match(/^side_lunge\s+lunge\s+3 /m);
+    expect(r.stdout).to.match(/^all\s+6\s+6 \(100%\)/m);
+    expect(r.stdout).to.match(/m04_s02 .*expected\s+10\s+counted\s+10 \(0\)\s+inside 10\/10/);
+  });
+
+  it("scores an exercise without a reference MoveSpec as a miss", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "no-specs-"));
+    try {
+      const r = await bench([FIXTURES, "--specs", empty, "--exercise", "sit_to_stand", "--json"]);
+      expect(r.code, r.stderr).to.equal(0);
+      const row = JSON.parse(r.stdout).datasets[0].exercises[0];
+      expect(row).to.include({ clips: 3, missing: 3, exact: 0, withinOne: 0, mae: 10 });
+    } finally {
+      rmSync(empty, { recursive: true });
+    }
+  });
+
+  it("refuses a data directory that does not exist, and a wrong option", async () => {
+    const missing = await bench([join(root, "no-such-dir")]);
+    expect(missing.code).to.equal(2);
+    expect(missing.stderr).to.match(/not a directory/);
+    const wrong = await bench(["--frobnicate"]);
+    expect(wrong.code).to.equal(2);
+    expect(wrong.stderr).to.match(/usage:/);
+  });
+});
