@@ -34,6 +34,12 @@ function traceparent(): { header: string; traceId: string; parentId: string } {
   return { header: `00-${traceId}-${parentId}-01`, traceId, parentId };
 }
 
+/** Every span's parent was exported too (or is the caller's span): nothing is still missing. */
+function connected(spans: readonly ReceivedSpan[], rootParent: string): boolean {
+  const ids = new Set(spans.map((span) => span.spanId));
+  return spans.every((span) => ids.has(span.parentSpanId) || span.parentSpanId === rootParent);
+}
+
 /** Every span of the trace reaches the caller's span through parents that were all exported. */
 function expectConnected(spans: readonly ReceivedSpan[], rootParent: string): void {
   const ids = new Set(spans.map((span) => span.spanId));
@@ -104,11 +110,10 @@ describe("observability: one connected trace per request, and a dashboard of rea
         has("authoring", "authoring.v1.AuthoringService/ResolveVersion") &&
         has("auth", "auth.v1.AuthService/MintRuntimeToken") &&
         ofTrace().some((span) => span.service === "detection" && isStore(span)) &&
-        ofTrace().some((span) => span.service === "authoring" && isStore(span)),
+        ofTrace().some((span) => span.service === "authoring" && isStore(span)) &&
+        connected(ofTrace(), caller.parentId),
       20_000,
     );
-    // Late spans of the same trace (the batch processors flush every 100 ms).
-    await new Promise((resolve) => setTimeout(resolve, 500));
     const spans = ofTrace();
     expectConnected(spans, caller.parentId);
 
@@ -210,10 +215,10 @@ describe("observability: one connected trace per request, and a dashboard of rea
       () =>
         ofTrace().some((s) => s.service === "gateway" && s.kind === SERVER) &&
         ofTrace().some((s) => s.service === "detection" && s.kind === SERVER) &&
-        ofTrace().some((s) => s.service === "detection" && isStore(s)),
+        ofTrace().some((s) => s.service === "detection" && isStore(s)) &&
+        connected(ofTrace(), caller.parentId),
       20_000,
     );
-    await new Promise((resolve) => setTimeout(resolve, 500));
     const spans = ofTrace();
     expectConnected(spans, caller.parentId);
     const gatewaySpan = only(

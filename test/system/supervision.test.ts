@@ -6,6 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { expect } from "chai";
+import { eventually } from "../support/eventually.js";
 import {
   ENTRY_POINTS,
   type Launcher,
@@ -30,17 +31,19 @@ async function readiness(
   }
 }
 
-/** Polls until `done` holds for the answer of `probe`; returns every answer seen on the way. */
+/** Polls `probe` (eventually) until `done` holds for its answer; returns every answer seen. */
 async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number) {
   const seen: T[] = [];
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    seen.push(value);
-    if (done(value)) return seen;
-    if (Date.now() > deadline) throw new Error(`not reached within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await eventually(
+    async () => {
+      const value = await probe();
+      seen.push(value);
+      return done(value);
+    },
+    timeoutMs,
+    100,
+  );
+  return seen;
 }
 
 describe("npm start: access log, supervision and readiness", function () {
@@ -114,7 +117,11 @@ describe("npm start: access log, supervision and readiness", function () {
     });
     expect(Number(line.fields.bytes_out)).to.be.above(0);
     expect(line.text).to.not.include("secret123");
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Lines of one process arrive in order: once a later request's line is in, a second line for
+    // the first request would be too.
+    const marker = randomBytes(4).toString("hex");
+    await fetch(`${launcher.gatewayUrl}/api/health?marker=${marker}`);
+    await launcher.waitForLine((l) => l.fields.query === `marker=${marker}`, 10_000);
     expect(launcher.lines.filter((l) => l.fields.trace_id === traceId)).to.have.length(1);
   });
 
