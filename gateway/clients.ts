@@ -1,6 +1,5 @@
 import type { DescService } from "@bufbuild/protobuf";
 import { type Client, createClient, type Interceptor, type Transport } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
 import { AuthService } from "../proto/gen/auth/v1/auth_pb.js";
 import { AuthoringService } from "../proto/gen/authoring/v1/authoring_pb.js";
 import { CatalogueService } from "../proto/gen/catalogue/v1/catalogue_pb.js";
@@ -10,9 +9,14 @@ import {
   currentRequestContext,
   REQUEST_ID_HEADER,
 } from "../services/shared/logging/request-context.js";
+import {
+  createInternalTransport,
+  type InternalIdentity,
+} from "../services/shared/security/internal-transport.js";
+import type { Workload } from "../services/shared/security/workloads.js";
 import type { GatewayConfig } from "./config.js";
 
-/** One typed gRPC client per internal service, over HTTP/2. */
+/** One typed gRPC client per internal service, over HTTP/2 with mutual TLS (the gateway's identity). */
 export interface ServiceClients {
   readonly auth: Client<typeof AuthService>;
   readonly catalogue: Client<typeof CatalogueService>;
@@ -38,47 +42,51 @@ const forwardRequestId: Interceptor = (next) => (request) => {
 };
 
 export function grpcTransport(
+  identity: InternalIdentity,
   baseUrl: string,
+  expected: Workload,
   timeoutMs: number,
   interceptors: readonly Interceptor[] = [],
 ): Transport {
-  return createGrpcTransport({
+  return createInternalTransport(identity, {
     baseUrl,
+    expected,
+    timeoutMs,
     interceptors: [forwardRequestId, ...interceptors],
-    defaultTimeoutMs: timeoutMs,
-    idleConnectionTimeoutMs: 30_000,
   });
 }
 
 /**
- * `interceptors` run on every call, inside the request-id forwarding: tracing and metrics. One
- * transport (one HTTP/2 connection) per service address, shared by its API and its health.
+ * `interceptors` run on every call, inside the request-id forwarding: the RPC metrics. One
+ * transport (one HTTP/2 connection, mutual TLS as the gateway) per service address, shared by its
+ * API and its health.
  */
 export function createServiceClients(
   config: GatewayConfig,
+  identity: InternalIdentity,
   interceptors: readonly Interceptor[] = [],
 ): ServiceClients {
   const transports = new Map<string, Transport>();
-  const transportOf = (url: string): Transport => {
+  const transportOf = (url: string, expected: Workload): Transport => {
     let transport = transports.get(url);
     if (!transport) {
-      transport = grpcTransport(url, config.rpcTimeoutMs, interceptors);
+      transport = grpcTransport(identity, url, expected, config.rpcTimeoutMs, interceptors);
       transports.set(url, transport);
     }
     return transport;
   };
-  const client = <T extends DescService>(service: T, url: string): Client<T> =>
-    createClient(service, transportOf(url));
+  const client = <T extends DescService>(service: T, url: string, expected: Workload): Client<T> =>
+    createClient(service, transportOf(url, expected));
   const dependency = (name: DependencyClient["name"], url: string): DependencyClient => ({
     name,
     url,
-    client: client(Health, url),
+    client: client(Health, url, name),
   });
   return {
-    auth: client(AuthService, config.authServiceUrl),
-    catalogue: client(CatalogueService, config.catalogueServiceUrl),
-    authoring: client(AuthoringService, config.authoringServiceUrl),
-    detection: config.detectionServiceUrls.map((url) => client(DetectionService, url)),
+    auth: client(AuthService, config.authServiceUrl, "auth"),
+    catalogue: client(CatalogueService, config.catalogueServiceUrl, "catalogue"),
+    authoring: client(AuthoringService, config.authoringServiceUrl, "authoring"),
+    detection: config.detectionServiceUrls.map((url) => client(DetectionService, url, "detection")),
     health: [
       dependency("auth", config.authServiceUrl),
       dependency("catalogue", config.catalogueServiceUrl),

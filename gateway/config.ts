@@ -9,6 +9,12 @@ import {
   envString,
 } from "../services/shared/config/env.js";
 import { LOG_LEVELS, type LogLevel } from "../services/shared/config/service-config.js";
+import {
+  checkInternalUrl,
+  type InternalSecurity,
+  internalServiceUrl,
+  readInternalSecurity,
+} from "../services/shared/security/internal-security-config.js";
 import { readTelemetryConfig, type TelemetryConfig } from "../services/shared/telemetry/config.js";
 import { readTokenSettings, type TokenSettings } from "../services/shared/tokens/index.js";
 
@@ -36,9 +42,12 @@ export interface GatewayConfig {
   readonly tokens: TokenSettings;
   /** Tracing (OpenTelemetry's standard OTEL_* variables). */
   readonly telemetry: TelemetryConfig;
+  /** The gateway's workload identity on internal calls and the stream hop (mutual TLS). */
+  readonly security: InternalSecurity;
 }
 
 export function loadGatewayConfig(env: Env): GatewayConfig {
+  const security = readInternalSecurity(env, "gateway");
   return Object.freeze({
     environment: envString(env, "ENVIRONMENT", "development"),
     logLevel: envEnum(env, "LOG_LEVEL", LOG_LEVELS, "info"),
@@ -52,14 +61,17 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     }),
     corsAllowedOrigins: envList(env, "CORS_ALLOWED_ORIGINS", ["*"]),
     shutdownTimeoutMs: envInt(env, "SHUTDOWN_TIMEOUT_MS", 5000, { min: 0, max: 600_000 }),
-    authServiceUrl: envString(env, "AUTH_SERVICE_URL", "http://127.0.0.1:50051"),
-    catalogueServiceUrl: envString(env, "CATALOGUE_SERVICE_URL", "http://127.0.0.1:50052"),
-    authoringServiceUrl: envString(env, "AUTHORING_SERVICE_URL", "http://127.0.0.1:50053"),
-    detectionServiceUrls: envList(env, "DETECTION_SERVICE_URLS", ["http://127.0.0.1:50054"]),
+    authServiceUrl: internalServiceUrl(env, "AUTH_SERVICE_URL", 50051, security),
+    catalogueServiceUrl: internalServiceUrl(env, "CATALOGUE_SERVICE_URL", 50052, security),
+    authoringServiceUrl: internalServiceUrl(env, "AUTHORING_SERVICE_URL", 50053, security),
+    detectionServiceUrls: envList(env, "DETECTION_SERVICE_URLS", [
+      `${security.transport === "mtls" ? "https" : "http"}://127.0.0.1:50054`,
+    ]).map((url) => checkInternalUrl("DETECTION_SERVICE_URLS", url, security)),
     rpcTimeoutMs: envInt(env, "RPC_TIMEOUT_MS", 10_000, { min: 100, max: 600_000 }),
     supervised: envBool(env, "SUPERVISED", false),
     trustProxy: envBool(env, "TRUST_PROXY", false),
     tokens: readTokenSettings(env),
     telemetry: readTelemetryConfig(env, "gateway"),
+    security,
   });
 }

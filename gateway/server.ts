@@ -3,7 +3,8 @@ import type { Socket } from "node:net";
 import { createLogger, type Logger } from "../services/shared/logging/logger.js";
 import { createAdminServer } from "../services/shared/runtime/admin-server.js";
 import { listen } from "../services/shared/runtime/listen.js";
-import { clientTracingInterceptor } from "../services/shared/telemetry/rpc-tracing.js";
+import { PLAINTEXT_WARNING } from "../services/shared/security/internal-security-config.js";
+import { loadInternalIdentity } from "../services/shared/security/internal-transport.js";
 import { startTracing } from "../services/shared/telemetry/tracing.js";
 import { createGatewayApp } from "./app.js";
 import { createGatewayTokenVerifier } from "./auth/token-verifier.js";
@@ -35,8 +36,13 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     logger,
   });
   const metrics = createGatewayMetrics();
-  const clients = createServiceClients(config, [
-    ...(tracing.mode === "off" ? [] : [clientTracingInterceptor()]),
+  const identity = loadInternalIdentity(config.security, (error) =>
+    logger.warn({ err: error.message }, "internal TLS files not reloaded"),
+  );
+  if (config.security.transport === "h2c") logger.warn(PLAINTEXT_WARNING);
+  // Client spans come with every internal transport (when tracing is on); the gateway adds its
+  // per-method RPC metrics.
+  const clients = createServiceClients(config, identity, [
     rpcClientMetricsInterceptor(metrics.rpc),
   ]);
   const dependencies = watchDependencies(clients.health, {
@@ -46,7 +52,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   });
   const tokenVerifier = createGatewayTokenVerifier(clients.auth, config.tokens);
   void tokenVerifier.warmUp();
-  const deps = { config, clients, logger, tokenVerifier };
+  const deps = { config, clients, logger, tokenVerifier, identity };
   const app = createGatewayApp(deps, metrics.http);
 
   let accepting = true;
@@ -90,6 +96,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
         clearTimeout(deadline);
         await admin.close();
         dependencies.stop();
+        identity.tls?.close();
         await tracing.shutdown();
         logger.info("stopped");
       })();

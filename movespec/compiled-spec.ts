@@ -14,6 +14,13 @@ export type Smoothing =
   | { kind: "one_euro"; minCutoff: number; beta: number; dCutoff: number }
   | { kind: "ema"; timeConstant: number };
 
+/**
+ * What a signal measures, worked out from the functions it uses: degrees (angles), body scales
+ * (distances), a fraction 0..1 (visibility), a ratio of like quantities, or a rate of change per
+ * second of degrees or body scales. Undefined when the expression mixes units.
+ */
+export type SignalUnit = "deg" | "deg/s" | "scale" | "scale/s" | "fraction" | "ratio";
+
 export interface SignalDef {
   readonly name: string;
   readonly expr: Expr;
@@ -24,6 +31,7 @@ export interface SignalDef {
   readonly sided: boolean;
   /** Possible values, from the functions used ([-inf, inf] when unknown). */
   readonly range: readonly [number, number];
+  readonly unit?: SignalUnit;
 }
 
 export interface PhaseDef {

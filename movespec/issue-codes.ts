@@ -58,6 +58,8 @@ export const ISSUE_CODES = {
   SIGNAL_UNUSED: "warning",
   SMOOTHING_LAG: "warning",
   SIDES_UNUSED: "warning",
+  ANGLE_IN_RADIANS: "warning",
+  DURATION_BARE_NUMBER: "warning",
 } as const satisfies Record<string, Severity>;
 
 export type IssueCode = keyof typeof ISSUE_CODES;

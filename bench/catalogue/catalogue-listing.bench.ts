@@ -64,7 +64,7 @@ const system = await startTestSystem({
 });
 let bare: ReturnType<typeof startProcess> | undefined;
 try {
-  const catalogue = catalogueClient(system.services.catalogue.grpcUrl);
+  const catalogue = catalogueClient(system);
   const projectId = newId();
   const started = Date.now();
   for (let start = 0; start < ENTRIES; start += 500) {

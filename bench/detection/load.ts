@@ -52,9 +52,20 @@ export interface BenchSocket {
 }
 
 /** Opens a stream and attaches (hello -> ready). */
-export function openStream(url: string, runtimeToken: string): Promise<BenchSocket> {
+/** The client certificate, key and CA of a mutual TLS stream hop (straight to a replica). */
+export interface StreamTls {
+  readonly cert: Buffer;
+  readonly key: Buffer;
+  readonly ca: Buffer;
+}
+
+export function openStream(
+  url: string,
+  runtimeToken: string,
+  tls?: StreamTls,
+): Promise<BenchSocket> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { perMessageDeflate: false });
+    const ws = new WebSocket(url, { perMessageDeflate: false, ...tls });
     const listeners: ((text: string) => void)[] = [];
     ws.on("message", (data) => {
       const text = data.toString();

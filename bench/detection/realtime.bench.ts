@@ -23,8 +23,6 @@
  * BENCH_REPLAY_FRAMES (200000), BENCH_TRIALS (3), BENCH_LIVE_DIRECT=1 to also run the live
  * levels straight to the replica.
  */
-import { createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
 import { DetectionService } from "../../proto/gen/detection/v1/detection_pb.js";
 import {
   createTenant,
@@ -34,6 +32,7 @@ import {
 import { loadExample, readFrames, runFrames } from "../../test/movespec/support/recordings.js";
 import { median } from "../../test/support/statistics.js";
 import { startTestSystem, type TestSystem } from "../../test/support/system.js";
+import { tlsFilesOf, workloadClient } from "../../test/support/workloads.js";
 import { prepareFrames } from "./load.js";
 import {
   cpuSpent,
@@ -69,18 +68,19 @@ async function main(): Promise<void> {
   try {
     const tenant = await createTenant(system);
     const { movespecId } = await publishMoveSpec(tenant, exampleYaml("squat"), { name: "squat" });
-    const { streamPort } = await createClient(
+    const { streamPort } = await workloadClient(
+      system,
       DetectionService,
-      createGrpcTransport({
-        baseUrl: system.services.detection.grpcUrl,
-        idleConnectionTimeoutMs: 1000,
-      }),
+      "gateway",
     ).getStreamEndpoint({});
     const gateway: Target = { name: "gateway", url: (session) => session.stream_url };
+    // Straight to the replica, as the gateway reaches it: mutual TLS with its certificate.
+    const { cert, key, ca } = tlsFilesOf(system, "gateway");
     const direct: Target = {
       name: "direct",
       url: (session) =>
-        `ws://127.0.0.1:${streamPort}/api/detection/sessions/${session.session_id}/stream`,
+        `wss://127.0.0.1:${streamPort}/api/detection/sessions/${session.session_id}/stream`,
+      tls: { cert, key, ca },
     };
     console.log(
       `machine: ${(await import("node:os")).cpus().length} cores, node ${process.version}`,

@@ -13,6 +13,7 @@ import {
   openStream,
   type PreparedFrames,
   percentile,
+  type StreamTls,
 } from "./load.js";
 
 /** Frames that arrive before this are not timed (connections settle, JIT warms up). */
@@ -27,6 +28,8 @@ export interface Session {
 export interface Target {
   readonly name: "gateway" | "direct";
   url(session: Session): string;
+  /** A replica's own listener answers only the gateway's certificate (mutual TLS). */
+  readonly tls?: StreamTls;
 }
 
 async function createSessions(
@@ -139,7 +142,7 @@ export async function liveLevel(
 ): Promise<LiveResult> {
   const sessions = await createSessions(tenant, movespecId, "live", count);
   const sockets: BenchSocket[] = await inBatches(sessions, 32, (session) =>
-    openStream(target.url(session), session.runtime_token),
+    openStream(target.url(session), session.runtime_token, target.tls),
   );
   const samples: number[] = [];
   let problems = 0;
@@ -231,7 +234,7 @@ export async function replayRun(
   batch: number,
 ): Promise<{ framesPerSecond: number; accepted: number }> {
   const [session] = await createSessions(tenant, movespecId, "replay", 1);
-  const socket = await openStream(target.url(session), session.runtime_token);
+  const socket = await openStream(target.url(session), session.runtime_token, target.tls);
   let acked = -1;
   socket.onText((text) => {
     if (text.startsWith('{"type":"ack"'))

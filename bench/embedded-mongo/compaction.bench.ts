@@ -23,6 +23,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { MongoClient } from "mongodb";
+import { authenticatedUri } from "../../services/embedded-mongo/security/client-credentials.js";
 
 const MiB = 1024 * 1024;
 const TARGET = Number(process.env.BENCH_MIB ?? 200) * MiB;
@@ -121,7 +122,10 @@ async function startServer(main: string, dataDir: string): Promise<ServerProcess
   const ready = await nextLog(/^ready$/);
   return {
     pid: child.pid!,
-    uri: String(ready.uri),
+    // A revision with authentication names its credentials file; an older baseline has none.
+    uri: ready.credentialsFile
+      ? authenticatedUri({ uri: String(ready.uri), credentialsFile: String(ready.credentialsFile) })
+      : String(ready.uri),
     nextLog,
     async stop(signal: NodeJS.Signals = "SIGTERM") {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);

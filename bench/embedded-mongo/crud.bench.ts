@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { type Collection, type Document, MongoClient } from "mongodb";
 import { createEmbeddedMongoServer } from "../../services/embedded-mongo/embedded-mongo-server.js";
+import { authenticatedUri } from "../../services/embedded-mongo/security/client-credentials.js";
 
 const LARGE = Number(process.env.BENCH_DOCS ?? 100_000);
 const SMALL = 1_000;
@@ -75,7 +76,7 @@ async function measure(
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "embedded-mongo-bench-"));
   const server = createEmbeddedMongoServer({ dataDir });
-  const { uri } = await server.start();
+  const uri = authenticatedUri(await server.start());
   const client = new MongoClient(uri);
   const db = client.db("bench");
   const figures: Figure[] = [];

@@ -14,6 +14,8 @@ export interface ManagedProcess {
   readonly exited: Promise<number | string>;
   /** The last lines it wrote (stdout and stderr), oldest first: what to quote when it dies. */
   recentLines(): readonly string[];
+  /** What the child wrote to its private pipe (fd 3), once it closed it; see `privatePipe`. */
+  readonly privateOutput: Promise<string> | undefined;
 }
 
 export type LineSink = (name: string, line: LogLine | string) => void;
@@ -31,13 +33,33 @@ export function startProcess(options: {
   args?: readonly string[];
   /** Give the child a stdin pipe that closes when this process dies, however it dies. */
   stdinLifeline?: boolean;
+  /**
+   * Open a private pipe as the child's fd 3, for what must never go through its logs (the
+   * development key); its whole content is `privateOutput`.
+   */
+  privatePipe?: boolean;
 }): ManagedProcess {
   const nodeArgs = options.entry.endsWith(".ts") ? ["--import", "tsx"] : [];
   const child = spawn(process.execPath, [...nodeArgs, options.entry, ...(options.args ?? [])], {
     cwd: options.cwd,
     env: options.env,
-    stdio: [options.stdinLifeline ? "pipe" : "ignore", "pipe", "pipe"],
+    stdio: [
+      options.stdinLifeline ? "pipe" : "ignore",
+      "pipe",
+      "pipe",
+      ...(options.privatePipe ? (["pipe"] as const) : []),
+    ],
   });
+  const privateOutput = options.privatePipe
+    ? new Promise<string>((resolve) => {
+        const pipe = child.stdio[3] as NodeJS.ReadableStream;
+        let text = "";
+        pipe.setEncoding("utf8");
+        pipe.on("data", (chunk: string) => (text += chunk));
+        pipe.on("end", () => resolve(text));
+        pipe.on("error", () => resolve(text));
+      })
+    : undefined;
   const waiters = new Set<{ messages: readonly string[]; resolve: (line: LogLine) => void }>();
   const exited = new Promise<number | string>((resolve) => {
     child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown"));
@@ -70,6 +92,7 @@ export function startProcess(options: {
     child,
     exited,
     recentLines: () => [...recent],
+    privateOutput,
     waitFor(messages, timeoutMs) {
       return new Promise((resolve, reject) => {
         const waiter = {

@@ -7,6 +7,11 @@ export interface LauncherConfig {
   readonly mongodbUri: string | undefined;
   /** Where the embedded store keeps its data (default .data/mongo). */
   readonly dataDir: string | undefined;
+  /**
+   * Where the local CA, the workload certificates (pki/) and the development secrets (secrets/)
+   * are kept, outside the store's files (default .data).
+   */
+  readonly stateDir: string | undefined;
   /** `fixed` (the documented ports) or `ephemeral` (free ports, for tests and side-by-side runs). */
   readonly ports: "fixed" | "ephemeral";
   /** What happens when a child dies on its own (see supervisor.ts and the README). */
@@ -17,6 +22,7 @@ export function loadLauncherConfig(env: Env): LauncherConfig {
   return Object.freeze({
     mongodbUri: envOptionalString(env, "MONGODB_URI"),
     dataDir: envOptionalString(env, "EMBEDDED_MONGO_DATA_DIR"),
+    stateDir: envOptionalString(env, "LAUNCHER_STATE_DIR"),
     ports: envEnum(env, "LAUNCHER_PORTS", ["fixed", "ephemeral"] as const, "fixed"),
     restart: Object.freeze({
       maxRestarts: envInt(env, "LAUNCHER_MAX_RESTARTS", 5, { min: 0, max: 1000 }),

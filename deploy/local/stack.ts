@@ -2,7 +2,11 @@ import { existsSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { DevCredentials } from "../../services/auth/operations/dev-bootstrap.js";
+import { authenticatedUri } from "../../services/embedded-mongo/security/client-credentials.js";
 import { type LineSink, type ManagedProcess, startProcess } from "./child-process.js";
+import { ensureLocalPki, type LocalPki } from "./local-pki.js";
+import { ensureDevSecrets } from "./local-secrets.js";
 import { createSupervisor, type RestartPolicy, type SupervisedProcess } from "./supervisor.js";
 
 export const SERVICE_NAMES = ["auth", "catalogue", "authoring", "detection"] as const;
@@ -25,6 +29,12 @@ export interface StackOptions {
   /** A real MongoDB; when absent the embedded store is started on `dataDir`. */
   readonly mongodbUri?: string;
   readonly dataDir?: string;
+  /**
+   * Where the local CA and workload certificates (pki/) and the development secrets (secrets/)
+   * live, outside the store's data files. Default .data (npm start); the test harness gives each
+   * system a temporary one.
+   */
+  readonly stateDir?: string;
   /** `fixed` for npm start, `ephemeral` (port 0 everywhere) for tests. */
   readonly ports: "fixed" | "ephemeral";
   /** Extra environment for every process (short timeouts in tests, LOG_LEVEL, ...). */
@@ -33,7 +43,8 @@ export interface StackOptions {
   readonly detectionReplicas?: number;
   /**
    * `npm start` only: auth creates a development organization, project and key on an empty
-   * database and logs the key once. Ignored when ENVIRONMENT=production.
+   * database and hands the key over on a private pipe (never its log): `Stack.devCredentials`.
+   * Ignored when ENVIRONMENT=production.
    */
   readonly devBootstrap?: boolean;
   readonly sink: LineSink;
@@ -56,9 +67,16 @@ export interface ServiceEndpoint {
 }
 
 export interface Stack {
+  /** The development key auth created on an empty database (devBootstrap), shown once. */
+  readonly devCredentials: DevCredentials | undefined;
   readonly gatewayUrl: string;
+  /** The local CA and every workload's certificate (absent with INTERNAL_TRANSPORT=h2c). */
+  readonly pki: LocalPki | undefined;
   readonly gatewayAdminUrl: string;
+  /** Carries the store's credentials: hand it to processes, never to a log. */
   readonly mongodbUri: string;
+  /** The embedded store's 0600 credentials file (unset with an external MongoDB). */
+  readonly storeCredentialsFile?: string;
   readonly services: Readonly<Record<ServiceName, ServiceEndpoint>>;
   readonly detectionReplicas: readonly ServiceEndpoint[];
   readonly processes: readonly ManagedProcess[];
@@ -104,7 +122,26 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   };
 
   try {
+    const stateDir = options.stateDir ?? join(REPO_ROOT, ".data");
+    // Every internal call is mutual TLS unless h2c was asked for (a trusted network, benchmarks).
+    const tlsOn = (base.INTERNAL_TRANSPORT ?? "mtls") !== "h2c";
+    const pki = tlsOn ? await ensureLocalPki({ dir: join(stateDir, "pki") }) : undefined;
+    const identityEnv = (workload: string): NodeJS.ProcessEnv =>
+      pki ? { INTERNAL_TLS_DIR: join(pki.dir, workload), TRUST_DOMAIN: pki.trustDomain } : {};
+    // Auth's pepper and key-encryption key: from files, unless the caller configured its own.
+    const authSet = { ...base, ...options.serviceEnv?.auth };
+    const secretsEnv: NodeJS.ProcessEnv = {};
+    if (base.ENVIRONMENT !== "production") {
+      const secrets = await ensureDevSecrets(join(stateDir, "secrets"));
+      if (!authSet.AUTH_SECRET_PEPPER && !authSet.AUTH_SECRET_PEPPER_FILE) {
+        secretsEnv.AUTH_SECRET_PEPPER_FILE = secrets.pepperFile;
+      }
+      if (!authSet.KEY_ENCRYPTION_KEYS && !authSet.KEY_ENCRYPTION_KEYS_FILE) {
+        secretsEnv.KEY_ENCRYPTION_KEYS_FILE = secrets.keyEncryptionKeysFile;
+      }
+    }
     let mongodbUri = options.mongodbUri;
+    let storeCredentialsFile: string | undefined;
     if (!mongodbUri) {
       const entry = join(REPO_ROOT, "services/embedded-mongo/main.ts");
       if (!existsSync(entry)) throw new Error(`embedded store missing: ${entry}`);
@@ -123,13 +160,20 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       const store = spawn(storeSpec(port));
       started.push(store);
       const ready = await store.waitFor(["ready"], timeout);
-      mongodbUri = String(ready.uri);
+      // The ready line's URI has no password; the store's credentials file (0600) has it. A
+      // restarted store keeps its data directory, so its credentials and this URI stay valid.
+      storeCredentialsFile = String(ready.credentialsFile);
+      mongodbUri = authenticatedUri({
+        uri: String(ready.uri),
+        credentialsFile: storeCredentialsFile,
+      });
       pin(store, storeSpec(Number(ready.port)));
     }
 
+    const bootstrap = options.devBootstrap === true && base.ENVIRONMENT !== "production";
     const replicas = Math.max(1, options.detectionReplicas ?? 1);
     const ports = await planPorts(options.ports, replicas);
-    const url = (port: number) => `http://127.0.0.1:${port}`;
+    const url = (port: number) => `${tlsOn ? "https" : "http"}://127.0.0.1:${port}`;
     // Every process knows every service's address: services call each other too.
     const addresses: NodeJS.ProcessEnv = {
       AUTH_SERVICE_URL: url(ports.auth[0].grpc),
@@ -140,12 +184,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const serviceEnv = (name: ServiceName, index = 0): NodeJS.ProcessEnv => ({
       ...base,
       ...addresses,
+      ...identityEnv(name),
+      // Internal ports answer this machine only; the gateway is the public edge.
+      GRPC_HOST: "127.0.0.1",
       MONGODB_URI: mongodbUri,
       GRPC_PORT: String(ports[name][index].grpc),
       ADMIN_PORT: String(ports[name][index].admin),
-      ...(name === "auth" && options.devBootstrap && base.ENVIRONMENT !== "production"
-        ? { DEV_BOOTSTRAP: "1" }
-        : {}),
+      ...(name === "auth" ? secretsEnv : {}),
+      ...(name === "auth" && bootstrap ? { DEV_BOOTSTRAP: "1", DEV_CREDENTIALS_FD: "3" } : {}),
       ...options.serviceEnv?.[name],
     });
     const launch = async (name: ServiceName, index = 0): Promise<ServiceEndpoint> => {
@@ -156,6 +202,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         cwd: REPO_ROOT,
         env: serviceEnv(name, index),
         sink,
+        privatePipe: name === "auth" && index === 0 && bootstrap,
       });
       started.push(child);
       const line = await child.waitFor(["serving"], timeout);
@@ -164,7 +211,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       return {
         name: processName,
         grpcPort,
-        grpcUrl: `http://127.0.0.1:${grpcPort}`,
+        grpcUrl: url(grpcPort),
         adminUrl: `http://127.0.0.1:${Number(line.admin_port)}`,
         process: child,
       };
@@ -185,6 +232,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       env: {
         ...base,
         ...addresses,
+        ...identityEnv("gateway"),
         PORT: String(port),
         ADMIN_PORT: String(adminPort),
         ...options.serviceEnv?.gateway,
@@ -199,9 +247,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const line = await gateway.waitFor(["serving"], timeout);
     pin(gateway, gatewaySpec(Number(line.port), Number(line.admin_port)));
     return {
+      devCredentials: await devCredentialsOf(auth.process),
+      pki,
       gatewayUrl: `http://127.0.0.1:${Number(line.port)}`,
       gatewayAdminUrl: `http://127.0.0.1:${Number(line.admin_port)}`,
       mongodbUri,
+      storeCredentialsFile,
       services,
       detectionReplicas: detection,
       processes: started,
@@ -265,4 +316,15 @@ function quietSink(sink: LineSink, level: string | undefined): LineSink {
     const rank = LEVEL_RANK[String(line.level)] ?? LEVEL_RANK.info;
     if (rank >= threshold || LIFECYCLE.has(String(line.msg))) sink(name, line);
   };
+}
+
+/** Auth closes its private pipe once its bootstrap is done: a key, or nothing on a used database. */
+async function devCredentialsOf(auth: ManagedProcess): Promise<DevCredentials | undefined> {
+  if (!auth.privateOutput) return undefined;
+  const text = await Promise.race([
+    auth.privateOutput,
+    new Promise<string>((resolve) => setTimeout(() => resolve(""), 5000).unref()),
+  ]);
+  const line = text.split("\n").find((entry) => entry.trim() !== "");
+  return line ? (JSON.parse(line) as DevCredentials) : undefined;
 }

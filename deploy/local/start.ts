@@ -6,8 +6,8 @@
  * everything, and `npm start` exits 1.
  */
 
-import { DEV_CREDENTIALS_MESSAGE } from "../../services/auth/operations/dev-bootstrap.js";
-import type { LogLine } from "./child-process.js";
+import type { DevCredentials } from "../../services/auth/operations/dev-bootstrap.js";
+import { redactUri } from "../../services/embedded-mongo/security/client-credentials.js";
 import { loadLauncherConfig } from "./config.js";
 import { createPrettyPrinter } from "./pretty-log.js";
 import { type Stack, startStack } from "./stack.js";
@@ -16,8 +16,6 @@ const config = loadLauncherConfig(process.env);
 const print = createPrettyPrinter(process.stdout.isTTY === true);
 let stack: Stack | undefined;
 let stopping = false;
-// Logged once by auth when DEV_BOOTSTRAP creates the development key on an empty database.
-let devCredentials: LogLine | undefined;
 
 const stop = async (reason: string, exitCode = 0) => {
   if (stopping) return;
@@ -34,14 +32,12 @@ try {
   stack = await startStack({
     mongodbUri: config.mongodbUri,
     dataDir: config.dataDir,
+    stateDir: config.stateDir,
     ports: config.ports,
     devBootstrap: true,
     restart: config.restart,
     onGiveUp: (name) => void stop(`${name} keeps crashing`, 1),
     sink: (name, line) => {
-      if (name === "auth" && typeof line === "object" && line.msg === DEV_CREDENTIALS_MESSAGE) {
-        devCredentials = line;
-      }
       if (!stopping || typeof line !== "string") process.stdout.write(`${print(name, line)}\n`);
     },
   });
@@ -51,10 +47,13 @@ try {
       "",
       `  Gateway ready: ${stack.gatewayUrl}`,
       `  Try:           curl ${stack.gatewayUrl}/api/health`,
-      `  Store:         ${stack.mongodbUri}`,
+      `  Store:         ${redactUri(stack.mongodbUri)}`,
+      ...(stack.storeCredentialsFile
+        ? [`                 (user and password: ${stack.storeCredentialsFile}, mode 0600)`]
+        : []),
       "  Stop:          Ctrl-C",
       "",
-      ...(devCredentials ? developmentKeyBanner(stack.gatewayUrl, devCredentials) : []),
+      ...(stack.devCredentials ? developmentKeyBanner(stack.gatewayUrl, stack.devCredentials) : []),
       "",
     ].join("\n"),
   );
@@ -64,13 +63,16 @@ try {
   process.exit(1);
 }
 
-/** Shown once, on the first start with an empty data directory: the key is not stored anywhere. */
-function developmentKeyBanner(gatewayUrl: string, line: LogLine): string[] {
-  const body = JSON.stringify({ api_key: line.api_key });
+/**
+ * Shown once, on the first start with an empty data directory. The key came on auth's private
+ * pipe: it is in no log and stored nowhere (only its hash).
+ */
+function developmentKeyBanner(gatewayUrl: string, credentials: DevCredentials): string[] {
+  const body = JSON.stringify({ api_key: credentials.api_key });
   return [
     "  ==================== development API key (shown once) ====================",
-    `  Project:  ${line.project_id} (organization ${line.organization_id})`,
-    `  API key:  ${line.api_key}`,
+    `  Project:  ${credentials.project_id} (organization ${credentials.organization_id})`,
+    `  API key:  ${credentials.api_key}`,
     "  Mint an access token:",
     `    curl -s -X POST ${gatewayUrl}/api/auth/access-tokens -H 'Content-Type: application/json' -d '${body}'`,
     "  Save the key now: later starts do not print it again.",

@@ -116,6 +116,9 @@ export function createSupervisor(
         get restarts() {
           return restarts;
         },
+        get privateOutput() {
+          return current.privateOutput;
+        },
         recentLines: () => current.recentLines(),
         waitFor: (messages, timeoutMs) => current.waitFor(messages, timeoutMs),
         restartWith(next) {

@@ -37,7 +37,7 @@ async function verify(ctx: GatewayContext, verifier: TokenVerifier, header: stri
   if (!match)
     throw unauthenticated(Reason.tokenInvalid, "the Authorization header is not a bearer token");
   try {
-    ctx.state.principal = principalOf(await verifier.verifyAccessToken(match[1]));
+    ctx.state.principal = principalOf(await verifier.verifyAccessToken(match[1]), match[1]);
   } catch (error) {
     if (error instanceof TokenError) {
       throw unauthenticated(

@@ -1,6 +1,6 @@
-import { create } from "@bufbuild/protobuf";
-import { type Caller, CallerSchema } from "../../proto/gen/common/v1/caller_pb.js";
+import type { CallOptions } from "@connectrpc/connect";
 import { GatewayReason, Reason } from "../../services/shared/errors/reasons.js";
+import { onBehalfOf } from "../../services/shared/security/caller.js";
 import type { AccessClaims } from "../../services/shared/tokens/claims.js";
 import { ApiError } from "../errors/api-error.js";
 import type { GatewayContext } from "../state.js";
@@ -13,15 +13,18 @@ export interface Principal {
   readonly scopes: ReadonlySet<Scope>;
   readonly credentialId: string;
   readonly tokenId: string;
+  /** The verified token itself: internal calls made for this principal forward it. */
+  readonly accessToken: string;
 }
 
-export function principalOf(claims: AccessClaims): Principal {
+export function principalOf(claims: AccessClaims, accessToken: string): Principal {
   return {
     organizationId: claims.organizationId,
     projectId: claims.projectId,
     scopes: new Set(claims.scopes),
     credentialId: claims.credentialId,
     tokenId: claims.tokenId,
+    accessToken,
   };
 }
 
@@ -61,12 +64,10 @@ export function requireScope(ctx: GatewayContext, scope: Scope): Principal {
   return principal;
 }
 
-/** The caller as internal services see it; anonymous when there is no principal. */
-export function callerOf(principal: Principal | undefined): Caller {
-  return create(CallerSchema, {
-    organizationId: principal?.organizationId ?? "",
-    projectId: principal?.projectId ?? "",
-    scopes: principal ? [...principal.scopes] : [],
-    credentialId: principal?.credentialId ?? "",
-  });
+/**
+ * Call options of an internal call made for `principal`: its access token in `authorization`, so
+ * that the service verifies the user itself (docs/security.md). Anonymous without a principal.
+ */
+export function asUser(principal: Principal | undefined): CallOptions {
+  return onBehalfOf(principal);
 }

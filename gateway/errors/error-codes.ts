@@ -112,6 +112,11 @@ export const CODE_FROM_REASON: Readonly<Record<ErrorReason, ApiErrorCode>> = {
   SESSION_QUOTA_EXCEEDED: "resource_exhausted",
   CONTRACT_UNSUPPORTED: "invalid_argument",
   MOVESPEC_UNLOADABLE: "failed_precondition",
+  // An internal caller refused: the deployment is wrong, not the client's request.
+  WORKLOAD_UNAUTHENTICATED: "internal",
+  WORKLOAD_NOT_ALLOWED: "internal",
+  USER_TOKEN_NOT_ACCEPTED: "internal",
+  CLIENT_ADDRESS_NOT_ALLOWED: "internal",
   ROUTE_NOT_FOUND: "not_found",
   METHOD_NOT_ALLOWED: "method_not_allowed",
   SCOPE_MISSING: "permission_denied",

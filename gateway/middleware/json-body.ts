@@ -1,6 +1,7 @@
 import type { Middleware } from "koa";
 import getRawBody from "raw-body";
-import { GatewayReason } from "../../services/shared/errors/reasons.js";
+import { GatewayReason, Reason } from "../../services/shared/errors/reasons.js";
+import { hasLoneSurrogate } from "../../services/shared/text/display-name.js";
 import { ApiError } from "../errors/api-error.js";
 import type { GatewayState } from "../state.js";
 
@@ -65,9 +66,39 @@ export function jsonBody(limitBytes: number): Middleware<GatewayState> {
         "request body must be a JSON object",
       );
     }
+    const broken = illFormedField(parsed, "");
+    if (broken !== undefined) {
+      // "\ud800" parses to a string UTF-8 cannot carry: the services would store U+FFFD instead.
+      throw new ApiError(
+        "invalid_argument",
+        Reason.fieldInvalid,
+        `${broken || "a key"} holds a lone surrogate (not valid Unicode text)`,
+        { field: broken, problem: "lone_surrogate" },
+      );
+    }
     ctx.state.body = parsed as Record<string, unknown>;
     return next();
   };
+}
+
+/** The path of the first string (or key) that is not well-formed UTF-16, if any. */
+function illFormedField(value: unknown, path: string): string | undefined {
+  if (typeof value === "string") return hasLoneSurrogate(value) ? path : undefined;
+  if (typeof value !== "object" || value === null) return undefined;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = illFormedField(item, `${path}[${index}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    const here = path === "" ? key : `${path}.${key}`;
+    if (hasLoneSurrogate(key)) return here;
+    const found = illFormedField(item, here);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 function hasBody(headers: Record<string, string | string[] | undefined>): boolean {

@@ -1,7 +1,12 @@
 import { connect, type Socket } from "node:net";
+import { connect as connectTls } from "node:tls";
 import type { Client } from "@connectrpc/connect";
 import type { DetectionService } from "../../proto/gen/detection/v1/detection_pb.js";
 import type { Logger } from "../../services/shared/logging/logger.js";
+import {
+  ASSERTED_WORKLOAD_HEADER,
+  type InternalIdentity,
+} from "../../services/shared/security/internal-transport.js";
 
 type DetectionClient = Client<typeof DetectionService>;
 
@@ -23,6 +28,8 @@ export interface StreamUpstream {
   readonly socket: Socket;
   readonly replica: string;
   readonly maxMessageBytes: number;
+  /** Extra header lines the replica must see on the upgrade (the asserted identity under h2c). */
+  readonly headers: readonly string[];
   /** Call once the proxied stream ended (balancing counts open streams per replica). */
   done(): void;
 }
@@ -31,7 +38,8 @@ export interface StreamUpstream {
  * The detection replicas' stream listeners, for new websocket streams: the replica with the
  * fewest open streams first (ties in turn), the next one if it cannot be reached. Each
  * replica's stream port is asked once over gRPC (GetStreamEndpoint) and asked again after a
- * failed connection (a restarted replica may listen elsewhere).
+ * failed connection (a restarted replica may listen elsewhere). The hop is mutual TLS: the
+ * gateway presents its certificate and accepts only a detection certificate in return.
  */
 export interface StreamReplicas {
   connect(): Promise<StreamUpstream>;
@@ -44,7 +52,10 @@ export function createStreamReplicas(
   clients: readonly DetectionClient[],
   urls: readonly string[],
   logger: Logger,
+  identity: InternalIdentity,
 ): StreamReplicas {
+  const tls = identity.tls?.clientOptions("detection");
+  const headers = tls ? [] : [`${ASSERTED_WORKLOAD_HEADER}: ${identity.security.workload}`];
   const replicas: Replica[] = clients.map((client, index) => ({
     url: urls[index] ?? `replica-${index}`,
     client,
@@ -74,7 +85,7 @@ export function createStreamReplicas(
     const endpoint = await endpointOf(replica);
     let socket: Socket;
     try {
-      socket = await openSocket(endpoint.host, endpoint.port);
+      socket = await openSocket(endpoint.host, endpoint.port, tls);
     } catch (error) {
       replica.endpoint = undefined;
       throw error;
@@ -85,6 +96,7 @@ export function createStreamReplicas(
       socket,
       replica: replica.url,
       maxMessageBytes: endpoint.maxMessageBytes,
+      headers,
       done() {
         if (counted) replica.open -= 1;
         counted = false;
@@ -121,14 +133,20 @@ export function createStreamReplicas(
   };
 }
 
-function openSocket(host: string, port: number): Promise<Socket> {
+function openSocket(
+  host: string,
+  port: number,
+  tls: ReturnType<NonNullable<InternalIdentity["tls"]>["clientOptions"]> | undefined,
+): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host, port, noDelay: true });
+    const socket = tls
+      ? connectTls({ host, port, ...tls, ALPNProtocols: ["http/1.1"] }).setNoDelay(true)
+      : connect({ host, port, noDelay: true });
     const timer = setTimeout(
       () => socket.destroy(new Error("connect timeout")),
       CONNECT_TIMEOUT_MS,
     );
-    socket.once("connect", () => {
+    socket.once(tls ? "secureConnect" : "connect", () => {
       clearTimeout(timer);
       socket.off("error", reject);
       resolve(socket);

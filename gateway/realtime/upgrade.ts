@@ -15,6 +15,7 @@ import {
   acceptRequestId,
   REQUEST_ID_HEADER,
 } from "../../services/shared/logging/request-context.js";
+import { ASSERTED_WORKLOAD_HEADER } from "../../services/shared/security/internal-transport.js";
 import {
   contextFromIncoming,
   outgoingTraceHeaders,
@@ -34,13 +35,17 @@ const STREAM_ROUTE = "/api/detection/sessions/:session_id/stream";
 const MESSAGE_TOO_BIG = 1009;
 /** How long the server gets to answer the gateway's close before both sockets are cut. */
 const CLOSE_GRACE_MS = 2000;
-/** Headers the gateway sets itself on the forwarded upgrade (the trace: its own span's). */
+/**
+ * Headers the gateway sets itself on the forwarded upgrade (the trace: its own span's; the
+ * asserted workload under h2c: its own, never the client's).
+ */
 const REPLACED_HEADERS = new Set([
   "x-request-id",
   "x-forwarded-for",
   "traceparent",
   "tracestate",
   "baggage",
+  ASSERTED_WORKLOAD_HEADER,
 ]);
 
 /**
@@ -61,6 +66,7 @@ export function createUpgradeHandler(
     deps.clients.detection,
     deps.config.detectionServiceUrls,
     deps.logger,
+    deps.identity,
   );
   const { logger } = deps;
 
@@ -93,7 +99,9 @@ export function createUpgradeHandler(
           attach.refused(499);
           return;
         }
-        upstream.socket.write(upgradeRequest(request, requestId, attach.traceHeaders));
+        upstream.socket.write(
+          upgradeRequest(request, requestId, attach.traceHeaders, upstream.headers),
+        );
         attach.proxied(upstream.replica);
         pipeStream(socket, upstream.socket, head, upstream.maxMessageBytes, attach);
         upstream.socket.once("close", () => upstream.done());
@@ -252,6 +260,7 @@ function upgradeRequest(
   request: IncomingMessage,
   requestId: string,
   traceHeaders: Record<string, string>,
+  extraHeaders: readonly string[],
 ): string {
   const lines = [`GET ${request.url} HTTP/1.1`];
   const raw = request.rawHeaders;
@@ -261,6 +270,7 @@ function upgradeRequest(
   lines.push(`X-Request-Id: ${requestId}`);
   lines.push(`X-Forwarded-For: ${request.socket.remoteAddress ?? ""}`);
   for (const [name, value] of Object.entries(traceHeaders)) lines.push(`${name}: ${value}`);
+  lines.push(...extraHeaders);
   return `${lines.join("\r\n")}\r\n\r\n`;
 }
 

@@ -2,7 +2,7 @@ import Router from "@koa/router";
 import type { MoveSpec } from "../../proto/gen/authoring/v1/authoring_pb.js";
 import { Visibility } from "../../proto/gen/authoring/v1/authoring_pb.js";
 import { Reason } from "../../services/shared/errors/reasons.js";
-import { callerOf, requireScope } from "../auth/principal.js";
+import { asUser, requireScope } from "../auth/principal.js";
 import { ApiError } from "../errors/api-error.js";
 import type { GatewayContext, GatewayState } from "../state.js";
 import { optionalString, requiredString } from "./movespecs/body-fields.js";
@@ -106,14 +106,16 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
         },
       );
     }
-    const created = await authoring.createMoveSpec({
-      caller: callerOf(principal),
-      projectId,
-      name,
-      description,
-      visibility,
-      idempotencyKey: idempotencyKey(ctx),
-    });
+    const created = await authoring.createMoveSpec(
+      {
+        projectId,
+        name,
+        description,
+        visibility,
+        idempotencyKey: idempotencyKey(ctx),
+      },
+      asUser(principal),
+    );
     ctx.set("Location", `/api/movespecs/${created.movespec?.movespecId}`);
     const json = moveSpecJson(created.movespec as MoveSpec, 0);
     ctx.status = 201;
@@ -122,18 +124,20 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
   });
 
   router.get("/api/movespecs/:movespecId", async (ctx) => {
-    const { movespec } = await readWithOptionalScope(ctx, (caller) =>
-      authoring.getMoveSpec({ caller, movespecId: ctx.params.movespecId }),
+    const { movespec } = await readWithOptionalScope(ctx, (user) =>
+      authoring.getMoveSpec({ movespecId: ctx.params.movespecId }, user),
     );
     await answerMoveSpec(ctx, movespec);
   });
 
   router.get("/api/movespecs/:movespecId/draft", async (ctx) => {
     const principal = requireScope(ctx, "movespecs:read");
-    const { draft } = await authoring.getDraft({
-      caller: callerOf(principal),
-      movespecId: ctx.params.movespecId,
-    });
+    const { draft } = await authoring.getDraft(
+      {
+        movespecId: ctx.params.movespecId,
+      },
+      asUser(principal),
+    );
     if (!draft) throw ApiError.internal(new Error("the service answered without a draft"));
     ctx.set("ETag", draftETag(draft.revision));
     ctx.body = draftJson(draft);
@@ -146,12 +150,14 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
     // Revisions start at 1: 0 never matches (a weak or foreign ETag in If-Match).
     const ifRevision =
       ifMatch.kind === "revision" ? ifMatch.revision : ifMatch.kind === "never" ? 0 : undefined;
-    const { draft } = await authoring.replaceDraft({
-      caller: callerOf(principal),
-      movespecId: ctx.params.movespecId,
-      yamlSource,
-      ifRevision,
-    });
+    const { draft } = await authoring.replaceDraft(
+      {
+        movespecId: ctx.params.movespecId,
+        yamlSource,
+        ifRevision,
+      },
+      asUser(principal),
+    );
     if (!draft) throw ApiError.internal(new Error("the service answered without a draft"));
     ctx.set("ETag", draftETag(draft.revision));
     ctx.body = draftJson(draft);
@@ -159,22 +165,22 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
 
   router.post("/api/movespecs/:movespecId/draft/validate", async (ctx) => {
     const principal = requireScope(ctx, "movespecs:write");
-    const result = await authoring.validateDraft({
-      caller: callerOf(principal),
-      movespecId: ctx.params.movespecId,
-    });
+    const result = await authoring.validateDraft(
+      {
+        movespecId: ctx.params.movespecId,
+      },
+      asUser(principal),
+    );
     ctx.body = validationJson(result);
   });
 
   router.get("/api/movespecs/:movespecId/versions", async (ctx) => {
     const page = pageParams(new URLSearchParams(ctx.querystring));
-    const listing = await readWithOptionalScope(ctx, (caller) =>
-      authoring.listVersions({
-        caller,
-        movespecId: ctx.params.movespecId,
-        limit: page.limit,
-        offset: page.offset,
-      }),
+    const listing = await readWithOptionalScope(ctx, (user) =>
+      authoring.listVersions(
+        { movespecId: ctx.params.movespecId, limit: page.limit, offset: page.offset },
+        user,
+      ),
     );
     ctx.body = {
       items: listing.items.map(versionJson),
@@ -187,11 +193,13 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
 
   router.post("/api/movespecs/:movespecId/versions", async (ctx) => {
     const principal = requireScope(ctx, "movespecs:write");
-    const { version } = await authoring.createVersion({
-      caller: callerOf(principal),
-      movespecId: ctx.params.movespecId,
-      idempotencyKey: idempotencyKey(ctx),
-    });
+    const { version } = await authoring.createVersion(
+      {
+        movespecId: ctx.params.movespecId,
+        idempotencyKey: idempotencyKey(ctx),
+      },
+      asUser(principal),
+    );
     if (!version) throw ApiError.internal(new Error("the service answered without a version"));
     ctx.status = 201;
     ctx.set(
@@ -202,12 +210,11 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
   });
 
   router.get("/api/movespecs/:movespecId/versions/:versionId", async (ctx) => {
-    const { version } = await readWithOptionalScope(ctx, (caller) =>
-      authoring.getVersion({
-        caller,
-        movespecId: ctx.params.movespecId,
-        movespecVersionId: ctx.params.versionId,
-      }),
+    const { version } = await readWithOptionalScope(ctx, (user) =>
+      authoring.getVersion(
+        { movespecId: ctx.params.movespecId, movespecVersionId: ctx.params.versionId },
+        user,
+      ),
     );
     if (!version) throw ApiError.internal(new Error("the service answered without a version"));
     ctx.body = versionJson(version);
@@ -215,17 +222,19 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
 
   router.post("/api/movespecs/:movespecId/versions/:versionId/release", async (ctx) => {
     const principal = requireScope(ctx, "movespecs:write");
-    const { movespec } = await authoring.releaseVersion({
-      caller: callerOf(principal),
-      movespecId: ctx.params.movespecId,
-      movespecVersionId: ctx.params.versionId,
-    });
+    const { movespec } = await authoring.releaseVersion(
+      {
+        movespecId: ctx.params.movespecId,
+        movespecVersionId: ctx.params.versionId,
+      },
+      asUser(principal),
+    );
     await answerMoveSpec(ctx, movespec);
   });
 
   router.get("/api/movespecs/:movespecId/released-source", async (ctx) => {
-    const source = await readWithOptionalScope(ctx, (caller) =>
-      authoring.getReleasedSource({ caller, movespecId: ctx.params.movespecId }),
+    const source = await readWithOptionalScope(ctx, (user) =>
+      authoring.getReleasedSource({ movespecId: ctx.params.movespecId }, user),
     );
     ctx.body = {
       movespec_id: source.movespecId,

@@ -1,7 +1,7 @@
 import Router from "@koa/router";
 import { Reason } from "../../services/shared/errors/reasons.js";
 import { isUuid } from "../../services/shared/ids/uuid-v7.js";
-import { callerOf, requirePrincipal } from "../auth/principal.js";
+import { asUser, requirePrincipal } from "../auth/principal.js";
 import { ApiError } from "../errors/api-error.js";
 import type { GatewayState } from "../state.js";
 import type { RouteDeps } from "./route-deps.js";
@@ -18,10 +18,7 @@ export function projectRoutes(deps: RouteDeps): Router<GatewayState> {
     if (!isUuid(projectId) || projectId !== principal.projectId) {
       throw new ApiError("not_found", Reason.projectNotFound, "project not found");
     }
-    const { project } = await deps.clients.auth.getProject({
-      caller: callerOf(principal),
-      projectId,
-    });
+    const { project } = await deps.clients.auth.getProject({ projectId }, asUser(principal));
     if (!project) throw ApiError.internal(new Error("GetProject answered without a project"));
     ctx.body = {
       project_id: project.projectId,

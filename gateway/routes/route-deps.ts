@@ -1,4 +1,5 @@
 import type { Logger } from "../../services/shared/logging/logger.js";
+import type { InternalIdentity } from "../../services/shared/security/internal-transport.js";
 import type { TokenVerifier } from "../../services/shared/tokens/index.js";
 import type { ServiceClients } from "../clients.js";
 import type { GatewayConfig } from "../config.js";
@@ -10,4 +11,6 @@ export interface RouteDeps {
   readonly logger: Logger;
   /** Verifies access tokens locally against the auth service's public keys. */
   readonly tokenVerifier: TokenVerifier;
+  /** The gateway's workload identity (the stream hop to detection uses it too). */
+  readonly identity: InternalIdentity;
 }

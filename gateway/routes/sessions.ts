@@ -8,7 +8,7 @@ import {
 } from "../../proto/gen/detection/v1/detection_pb.js";
 import { Reason, SessionReason } from "../../services/shared/errors/reasons.js";
 import { isUuid } from "../../services/shared/ids/uuid-v7.js";
-import { callerOf, requireScope } from "../auth/principal.js";
+import { asUser, requireScope } from "../auth/principal.js";
 import { ApiError } from "../errors/api-error.js";
 import { createDetectionReplicas } from "../realtime/detection-replicas.js";
 import type { GatewayContext, GatewayState } from "../state.js";
@@ -73,15 +73,10 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
       typeof contract === "number" ? (Math.abs(contract) <= INT32_MAX ? contract : -1) : undefined;
     const idempotencyKey = ctx.get("idempotency-key") || undefined;
     const created = await call((client) =>
-      client.createSession({
-        caller: callerOf(principal),
-        projectId,
-        mode,
-        contractMajor,
-        movespecId,
-        movespecVersionId,
-        idempotencyKey,
-      }),
+      client.createSession(
+        { projectId, mode, contractMajor, movespecId, movespecVersionId, idempotencyKey },
+        asUser(principal),
+      ),
     );
     const session = created.session;
     if (!session) throw ApiError.internal(new Error("the service answered without a session"));
@@ -102,9 +97,7 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
   router.get("/api/detection/sessions/:sessionId", async (ctx) => {
     const principal = requireScope(ctx, "sessions:read");
     const sessionId = sessionIdParam(ctx);
-    const { session } = await call((client) =>
-      client.getSession({ caller: callerOf(principal), sessionId }),
-    );
+    const { session } = await call((client) => client.getSession({ sessionId }, asUser(principal)));
     ctx.body = sessionJson(session);
   });
 
@@ -112,7 +105,7 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
     const principal = requireScope(ctx, "sessions:write");
     const sessionId = sessionIdParam(ctx);
     const { session } = await call((client) =>
-      client.finalizeSession({ caller: callerOf(principal), sessionId }),
+      client.finalizeSession({ sessionId }, asUser(principal)),
     );
     ctx.body = sessionJson(session);
   });

@@ -1,213 +1,428 @@
 /**
- * movespec command-line tool.
+ * movespec: the MoveSpec author's command-line tool.
  *
- *   node --import tsx movespec/cli/main.ts validate <spec.yaml>
- *   node --import tsx movespec/cli/main.ts run <spec.yaml> <recording.jsonl>
- *        [--json] [--plot out.svg] [--topology blazepose-33|coco-17] [--aspect 16:9]
+ *   npm run movespec -- validate <spec.yaml...>
+ *   npm run movespec -- run <spec.yaml> <recording.jsonl[.gz]> [-v] [--stats] [--plot out.svg] ...
+ *   npm run movespec -- test <spec.yaml...>
+ *   npm run movespec -- <command> --help
  *
- * Exit codes: 0 success, 1 the MoveSpec has errors or the run failed, 2 wrong usage.
+ * Exit codes: 0 success, 1 the MoveSpec has errors, a run failed or a reference count is off,
+ * 2 wrong usage.
+ *
+ * Arguments are parsed with commander (the parser the admin tool uses too): it gives every
+ * subcommand a --help generated from the options it really has, "did you mean" for mistyped
+ * commands and options, and usage errors without stack traces.
  */
-import { readFileSync, writeFileSync } from "node:fs";
-import { parseArgs } from "node:util";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { parseAspectRatio } from "../aspect-ratio.js";
-import { createEngine, type DetectionEvent, load } from "../index.js";
+import type { CompiledSpec } from "../compiled-spec.js";
+import type { DetectionEvent } from "../engine/events.js";
 import type { Issue } from "../issues.js";
-import { isTopologyName, TOPOLOGY_NAMES } from "../topology.js";
+import { type LoadResult, load } from "../load/load.js";
+import { sidesPlan } from "../sides.js";
+import { TOPOLOGY_NAMES, type TopologyName } from "../topology.js";
+import { describeEvent } from "./describe-event.js";
+import { createOutput, type Io } from "./output.js";
 import { type PlotSample, plotSvg } from "./plot-svg.js";
-import { createProgressBar, NO_PROGRESS } from "./progress-bar.js";
-import { readRecording, recordingSize } from "./recording.js";
+import { referencePath, testReferences } from "./references.js";
+import { replay } from "./replay.js";
+import { createStats, statsTable } from "./signal-stats.js";
 
-const USAGE = `usage:
-  movespec validate <spec.yaml>
-  movespec run <spec.yaml> <recording.jsonl> [--json] [--plot out.svg] [--topology ${TOPOLOGY_NAMES.join("|")}] [--aspect 16:9]`;
-
-/** Files this large get a progress bar (when stderr is a terminal). */
+/** Files this large get a progress bar by default (when stderr is a terminal). */
 const PROGRESS_MIN_BYTES = 2 * 1024 * 1024;
+
+const ENVIRONMENT = `
+Environment variables:
+  none: the tool reads no environment variables (the progress bar depends on stderr being a
+  terminal, and --progress / --no-progress override that).`;
+
+const EXIT_CODES = `
+Exit codes: 0 success, 1 the MoveSpec has errors or the run failed, 2 wrong usage.`;
 
 function formatIssue(file: string, i: Issue): string {
   const where = i.line !== undefined ? `${file}:${i.line}:${i.column}` : file;
   return `${where}: ${i.severity} ${i.code}: ${i.message}${i.path ? ` (${i.path})` : ""}`;
 }
 
-function loadSpec(file: string, out: NodeJS.WriteStream) {
-  const result = load(readFileSync(file, "utf8"));
-  for (const i of [...result.errors, ...result.warnings]) out.write(`${formatIssue(file, i)}\n`);
+function loadSpec(file: string, io: Io): LoadResult | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    io.stderr.write(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? err}\n`);
+    return undefined;
+  }
+  const result = load(text);
+  for (const i of [...result.errors, ...result.warnings])
+    io.stderr.write(`${formatIssue(file, i)}\n`);
   return result;
 }
 
-function parseAspect(s: string | undefined): number | undefined {
-  if (s === undefined) return undefined;
+function parseAspect(s: string): number {
   const ratio = parseAspectRatio(s);
-  if (ratio === undefined) throw new Error(`--aspect must look like 16:9 or 1.78, not '${s}'`);
+  if (ratio === undefined) throw new InvalidArgumentError("it must look like 16:9 or 1.78");
   return ratio;
 }
 
-function describe(e: DetectionEvent): string {
-  const at = `t=${e.t.toFixed(2)}s seq=${e.seq}`;
-  const side = e.side ? ` [${e.side}]` : "";
-  switch (e.type) {
-    case "rep.completed":
-      return `${at} rep ${e.count}${side} (${e.metrics.duration}s, score ${e.score}${e.violations.length ? `, ${e.violations.join(", ")}` : ""})`;
-    case "rep.partial":
-      return `${at} partial rep${side}: ${e.reason}${e.progress !== undefined ? ` (progress ${e.progress})` : ""}`;
-    case "phase.entered":
-      return `${at} phase ${e.phase}${side} ${JSON.stringify(e.values)}`;
-    case "form.violation":
-      return `${at} ${e.severity} ${e.rule}${side}: ${e.message}`;
-    case "tracking.lost":
-      return `${at} tracking lost${side}: ${e.missing.join(", ")}`;
-    case "tracking.regained":
-      return `${at} tracking regained${side} after ${e.lost_for}s`;
-    case "hold.started":
-      return `${at} hold started${side} (target ${e.target}s)`;
-    case "hold.progress":
-      return `${at} hold ${e.elapsed}s${side} (${e.remaining}s to go)`;
-    case "hold.completed":
-      return `${at} hold completed${side} (${e.elapsed}s)`;
-    case "hold.broken":
-      return `${at} hold broken${side} after ${e.elapsed}s (${e.reason})`;
-    case "session.summary":
-      return `${at} summary: ${e.count} counted${e.counts ? ` (left ${e.counts.left}, right ${e.counts.right})` : ""}, ${e.partials} partial, score ${e.score}${e.longest_hold ? `, longest hold ${e.longest_hold}s` : ""}`;
-  }
+function parseSeconds(s: string): number {
+  const v = Number(s.replace(/s$/, ""));
+  if (s.trim() === "" || !Number.isFinite(v) || v < 0)
+    throw new InvalidArgumentError("it must be a number of seconds, such as 12.5");
+  return v;
 }
 
-export async function main(
-  argv: string[],
-  io = { stdout: process.stdout, stderr: process.stderr },
+const topologyOption = () =>
+  new Option(
+    "--topology <name>",
+    "topology of the recording's keypoints (default: blazepose-33)",
+  ).choices(TOPOLOGY_NAMES as string[]);
+
+interface RunOptions {
+  json?: boolean;
+  verbose?: boolean;
+  stats?: boolean;
+  plot?: string;
+  from?: number;
+  to?: number;
+  topology?: TopologyName;
+  aspect?: number;
+  progress?: boolean;
+}
+
+/** What `run -v` says about the start condition, which is engine state rather than an event. */
+function startText(spec: CompiledSpec): string {
+  const start = spec.repetition?.start;
+  if (!start) return "";
+  const phase = spec.phases[start.phase].name;
+  return `in '${phase}' for ${start.for} s${start.when ? " while its 'when' holds" : ""}`;
+}
+
+async function runCommand(
+  specFile: string,
+  recordingFile: string,
+  opts: RunOptions,
+  io: Io,
+  stdoutClosed: () => boolean,
 ): Promise<number> {
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        json: { type: "boolean" },
-        plot: { type: "string" },
-        topology: { type: "string" },
-        aspect: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (err) {
-    io.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  const [command, specFile, recordingFile] = parsed.positionals;
-  const opts = parsed.values as {
-    json?: boolean;
-    plot?: string;
-    topology?: string;
-    aspect?: string;
-    help?: boolean;
-  };
-  if (opts.help) {
-    io.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
-  if (command === "validate" && specFile) {
-    const result = loadSpec(specFile, io.stderr);
-    if (opts.json)
-      io.stdout.write(
-        `${JSON.stringify({ ok: result.errors.length === 0, errors: result.errors, warnings: result.warnings })}\n`,
-      );
-    else
-      io.stdout.write(
-        result.spec
-          ? `${specFile}: ok (${result.spec.name}; runs on ${result.spec.topologies.join(", ")})\n`
-          : `${specFile}: ${result.errors.length} error(s)\n`,
-      );
-    return result.spec ? 0 : 1;
-  }
-  if (command !== "run" || !specFile || !recordingFile) {
-    io.stderr.write(`${USAGE}\n`);
-    return 2;
-  }
-  const topology = opts.topology;
-  if (topology !== undefined && !isTopologyName(topology)) {
-    io.stderr.write(`--topology must be one of ${TOPOLOGY_NAMES.join(", ")}\n`);
-    return 2;
-  }
-  let aspectRatio: number | undefined;
-  try {
-    aspectRatio = parseAspect(opts.aspect);
-  } catch (err) {
-    io.stderr.write(`${(err as Error).message}\n`);
-    return 2;
-  }
-  const result = loadSpec(specFile, io.stderr);
-  if (!result.spec) return 1;
+  const result = loadSpec(specFile, io);
+  if (!result?.spec) return 1;
   const spec = result.spec;
-  let engine: ReturnType<typeof createEngine>;
-  try {
-    engine = createEngine(spec, { topology, aspectRatio });
-  } catch (err) {
-    io.stderr.write(`${(err as Error).message}\n`);
-    return 1;
-  }
   let size: number;
   try {
-    size = recordingSize(recordingFile);
+    size = statSync(recordingFile).size;
   } catch (err) {
     io.stderr.write(
       `cannot read ${recordingFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`,
     );
     return 1;
   }
-  const progress =
-    io.stderr.isTTY && size >= PROGRESS_MIN_BYTES
-      ? createProgressBar(io.stderr, size, recordingFile)
-      : NO_PROGRESS;
-  const events: DetectionEvent[] = [];
+  // A bar only makes sense on a terminal; --progress draws it for small files too.
+  const showBar = io.stderr.isTTY === true && (opts.progress ?? size >= PROGRESS_MIN_BYTES);
+  const out = createOutput(io, showBar ? { total: size, label: recordingFile } : undefined);
+  const print = (line: string) => {
+    if (!stdoutClosed()) out.line(line);
+  };
+  const machineNames =
+    sidesPlan(spec.sides).machines.length > 1
+      ? sidesPlan(spec.sides).machines.map((m) => ` [${m.sides[0]}]`)
+      : [""];
+  const stats = opts.stats ? createStats(spec) : undefined;
   const samples: PlotSample[] = [];
-  let rejected = 0;
+  const events: DetectionEvent[] = [];
+  let started: boolean[] = [];
+  let everStarted = false;
   const emit = (list: DetectionEvent[]) => {
     for (const e of list) {
       events.push(e);
-      if (opts.json) io.stdout.write(`${JSON.stringify(e)}\n`);
-      else if (e.type !== "phase.entered") io.stdout.write(`${describe(e)}\n`);
+      if (opts.json) print(JSON.stringify(e));
+      else if (e.type !== "phase.entered" || opts.verbose) print(describeEvent(e));
     }
   };
-  for await (const line of readRecording(recordingFile)) {
-    progress.update(line.bytesRead);
-    if (line.error) {
-      rejected++;
-      io.stderr.write(`${recordingFile}:${line.line}: ${line.error}\n`);
-      continue;
-    }
-    const r = engine.push(line.frame);
-    if (!r.ok) {
-      rejected++;
-      io.stderr.write(`${recordingFile}:${line.line}: frame rejected: ${r.reason}: ${r.message}\n`);
-      continue;
-    }
-    emit(r.events);
-    if (opts.plot)
-      samples.push({
-        t: (line.frame as { t: number }).t,
-        values: engine.signalValues(),
-        phases: engine.currentPhases(),
-      });
+  let run: Awaited<ReturnType<typeof replay>>;
+  try {
+    run = await replay(
+      spec,
+      recordingFile,
+      { topology: opts.topology, aspectRatio: opts.aspect },
+      {
+        frame(engine, t, list) {
+          emit(list);
+          const met = engine.startConditionMet();
+          met.forEach((now, i) => {
+            if (now) everStarted = true;
+            if (opts.verbose && !opts.json && now !== (started[i] ?? false))
+              print(
+                now
+                  ? `t=${t.toFixed(2)}s start condition met${machineNames[i]}: ${startText(spec)}; repetitions count from here`
+                  : `t=${t.toFixed(2)}s start condition reset${machineNames[i]} (tracking lost): ${startText(spec)} again`,
+              );
+          });
+          started = met;
+          if (stats) stats.add(engine.signalValues(), engine.currentPhases());
+          if (opts.plot)
+            samples.push({ t, values: engine.signalValues(), phases: engine.currentPhases() });
+        },
+        rejected: (line, message) => out.note(`${recordingFile}:${line}: ${message}`),
+        progress: (bytes) => out.progress(bytes),
+        stopped: stdoutClosed,
+      },
+    );
+  } catch (err) {
+    out.finish();
+    io.stderr.write(`${(err as Error).message}\n`);
+    return 1;
   }
-  progress.finish();
-  const { events: last, summary } = engine.finish();
-  emit(last);
+  emit(run.last);
+  out.finish();
+  if (stdoutClosed()) return 0;
+  const { summary } = run;
   if (!opts.json) {
+    if (spec.repetition && !everStarted)
+      io.stdout.write(
+        `note: the start condition was never met (${startText(spec)}), so nothing could be counted; see it with -v and --stats\n`,
+      );
     io.stdout.write(
       `count: ${summary.count}${summary.counts ? ` (left ${summary.counts.left}, right ${summary.counts.right})` : ""}\n`,
     );
   }
-  if (rejected > 0) io.stderr.write(`${rejected} frame(s) rejected\n`);
+  if (stats) {
+    const table = stats.result();
+    if (opts.json) io.stdout.write(`${JSON.stringify({ stats: table })}\n`);
+    else io.stdout.write(`${statsTable(spec, table).join("\n")}\n`);
+  }
+  if (run.rejected > 0) io.stderr.write(`${run.rejected} line(s) rejected\n`);
   if (opts.plot) {
-    writeFileSync(opts.plot, plotSvg(spec, samples, events, `${spec.name}: ${recordingFile}`));
-    io.stderr.write(`plot written to ${opts.plot}\n`);
+    const svg = plotSvg(spec, samples, events, {
+      title: `${spec.name}: ${recordingFile}`,
+      from: opts.from,
+      to: opts.to,
+    });
+    writeFileSync(opts.plot, svg);
+    io.stderr.write(`plot written to ${opts.plot} (${Math.ceil(svg.length / 1024)} KB)\n`);
   }
   return 0;
+}
+
+async function validateCommand(files: string[], opts: { json?: boolean }, io: Io) {
+  let failed = false;
+  for (const file of files) {
+    const result = loadSpec(file, io);
+    if (!result) {
+      failed = true;
+      continue;
+    }
+    // References are files next to the MoveSpec: a missing one is worth saying at once.
+    const missing = (result.spec?.references ?? []).filter((ref) => {
+      try {
+        statSync(referencePath(file, ref));
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    for (const ref of missing)
+      io.stderr.write(
+        `${file}: warning: reference recording not found: ${ref.recording} (resolved to ${referencePath(file, ref)}; paths are relative to the MoveSpec file)\n`,
+      );
+    if (opts.json)
+      io.stdout.write(
+        `${JSON.stringify({ file, ok: result.errors.length === 0, errors: result.errors, warnings: result.warnings })}\n`,
+      );
+    else
+      io.stdout.write(
+        result.spec
+          ? `${file}: ok (${result.spec.name}; runs on ${result.spec.topologies.join(", ")}${result.warnings.length ? `; ${result.warnings.length} warning(s)` : ""})\n`
+          : `${file}: ${result.errors.length} error(s)\n`,
+      );
+    if (!result.spec) failed = true;
+  }
+  return failed ? 1 : 0;
+}
+
+async function testCommand(files: string[], opts: { json?: boolean }, io: Io) {
+  let passed = 0;
+  let failed = 0;
+  let brokenSpecs = 0;
+  const withoutReferences: string[] = [];
+  for (const file of files) {
+    const result = loadSpec(file, io);
+    if (!result?.spec) {
+      brokenSpecs++;
+      if (opts.json) io.stdout.write(`${JSON.stringify({ file, ok: false, loaded: false })}\n`);
+      else io.stdout.write(`${file}: does not load\n`);
+      continue;
+    }
+    if (result.spec.references.length === 0) {
+      withoutReferences.push(file);
+      if (opts.json) io.stdout.write(`${JSON.stringify({ file, ok: true, references: [] })}\n`);
+      continue;
+    }
+    const results = await testReferences(file, result.spec, {});
+    for (const r of results)
+      if (r.ok) passed++;
+      else failed++;
+    if (opts.json) {
+      io.stdout.write(
+        `${JSON.stringify({ file, ok: results.every((r) => r.ok), references: results })}\n`,
+      );
+      continue;
+    }
+    io.stdout.write(`${file}\n`);
+    for (const r of results) {
+      const counted =
+        r.count === undefined
+          ? ""
+          : `count ${r.count}, expected ${r.expected}${r.partials ? `, ${r.partials} partial` : ""}`;
+      io.stdout.write(
+        `  ${r.ok ? "ok  " : "FAIL"}  ${r.recording}  ${[counted, r.problem].filter(Boolean).join("; ")}\n`,
+      );
+    }
+  }
+  if (!opts.json) {
+    const specs = files.length - withoutReferences.length - brokenSpecs;
+    io.stdout.write(
+      `${passed + failed} reference(s) in ${specs} MoveSpec(s): ${passed} passed, ${failed} failed${brokenSpecs ? `; ${brokenSpecs} MoveSpec(s) do not load` : ""}${withoutReferences.length ? `; no references in ${withoutReferences.join(", ")}` : ""}\n`,
+    );
+  }
+  return failed > 0 || brokenSpecs > 0 ? 1 : 0;
+}
+
+function buildProgram(io: Io, setCode: (code: number) => void, stdoutClosed: () => boolean) {
+  const program = new Command("movespec")
+    .description(
+      "Validate, run, tune and test MoveSpecs (docs/movespec.md, docs/tuning-movespecs.md).",
+    )
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    })
+    .showHelpAfterError("(add --help for the options)")
+    .addHelpText("after", `${ENVIRONMENT}\n${EXIT_CODES}`);
+
+  program
+    .command("validate")
+    .description(
+      "Check MoveSpecs: every error and warning with file:line:column, and reference recordings that are missing.",
+    )
+    .argument("<spec...>", "MoveSpec YAML files")
+    .option("--json", "one JSON object per file: {file, ok, errors, warnings}")
+    .addHelpText("after", `${ENVIRONMENT}\n${EXIT_CODES}`)
+    .action(async (files: string[], opts: { json?: boolean }) =>
+      setCode(await validateCommand(files, opts, io)),
+    );
+
+  program
+    .command("run")
+    .description(
+      "Run a MoveSpec over a recording (JSON Lines of pose frames, .jsonl or .jsonl.gz) and print its events and count.",
+    )
+    .argument("<spec>", "MoveSpec YAML file")
+    .argument("<recording>", "recording: one {seq, t, keypoints} frame per line")
+    .option("--json", "print every event (phase.entered too) as JSON Lines instead of text")
+    .option(
+      "-v, --verbose",
+      "also print phase changes and when the start condition is met (tracking events are always printed)",
+    )
+    .option(
+      "--stats",
+      "after the run, print each signal's min / median / max in each phase, to choose thresholds from (with --json: one {stats} object)",
+    )
+    .option(
+      "--plot <file.svg>",
+      "draw each signal over time with its thresholds, the phases, counted and partial repetitions",
+    )
+    .option("--from <seconds>", "start the plot at this time", parseSeconds)
+    .option("--to <seconds>", "end the plot at this time", parseSeconds)
+    .addOption(topologyOption())
+    .option(
+      "--aspect <w:h>",
+      "image aspect ratio of the recording, if not the MoveSpec's camera.aspect_ratio",
+      parseAspect,
+    )
+    .option(
+      "--progress",
+      "draw the progress bar even for small files (default: over 2 MB; only when stderr is a terminal)",
+    )
+    .option("--no-progress", "never draw the progress bar")
+    .addHelpText(
+      "after",
+      `
+Output: events on stdout, one line each (text, or JSON Lines with --json), then 'count: N';
+issues, rejected lines and the progress bar on stderr. Piping into head is fine.
+${ENVIRONMENT}
+${EXIT_CODES}`,
+    )
+    .action(async (spec: string, recording: string, opts: RunOptions) =>
+      setCode(await runCommand(spec, recording, opts, io, stdoutClosed)),
+    );
+
+  program
+    .command("test")
+    .description(
+      "Run each MoveSpec over the recordings its 'references:' list and fail when a count is off (a regression test the MoveSpec carries).",
+    )
+    .argument("<spec...>", "MoveSpec YAML files")
+    .option(
+      "--json",
+      "one JSON object per file: {file, ok, references: [{recording, expected, count, ok}]}",
+    )
+    .addHelpText(
+      "after",
+      `
+Reference paths are relative to the MoveSpec file. The expected count is the reference's
+expected_count, or else expected_repetitions in the manifest beside the recording
+(x.jsonl.gz -> x.manifest.json).
+${ENVIRONMENT}
+Exit codes: 0 every count as expected, 1 a count is off, a recording is missing or a MoveSpec
+does not load, 2 wrong usage.`,
+    )
+    .action(async (files: string[], opts: { json?: boolean }) =>
+      setCode(await testCommand(files, opts, io)),
+    );
+
+  return program;
+}
+
+export async function main(
+  argv: string[],
+  io: Io = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
+  // `movespec run ... | head`: once the reader is gone, stop quietly instead of an EPIPE trace.
+  let closed = false;
+  const onError = (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") closed = true;
+    else throw err;
+  };
+  io.stdout.on("error", onError);
+  let code = 0;
+  const program = buildProgram(
+    io,
+    (c) => (code = c),
+    () => closed,
+  );
+  try {
+    await program.parseAsync(argv, { from: "user" });
+  } catch (err) {
+    if (!(err instanceof CommanderError)) throw err;
+    // --help (and --version) are answers, not errors.
+    if (err.code === "commander.helpDisplayed" || err.code === "commander.version") return 0;
+    return 2;
+  } finally {
+    io.stdout.removeListener("error", onError);
+  }
+  return code;
 }
 
 const invokedDirectly =
   process.argv[1] &&
   import.meta.url.endsWith(process.argv[1].replace(/\\/g, "/").split("/").pop() ?? "");
 if (invokedDirectly) {
+  // Writes after the reader went away keep failing with EPIPE: ignore them once we know.
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE") throw err;
+  });
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

@@ -1,10 +1,28 @@
 /**
- * Draws a run as an SVG, with no dependencies: each signal over time, the thresholds the phases
- * compare it with, the phases as coloured bands, and a marker at each counted repetition.
+ * Draws a run as an SVG, with no dependencies: a panel per signal over time (its unit on the
+ * axis, round ticks), the thresholds the phases and form rules compare it with, the phases as
+ * coloured bands, a green line at each counted repetition and an orange one, labelled with its
+ * reason, at each partial one.
+ *
+ * Long recordings stay small and readable: each signal is decimated to a few points per pixel
+ * column, the phase bands to one run per column, bands and markers are drawn once and reused
+ * by every panel, and labels that would overlap are moved (thresholds) or left out with a note
+ * (markers; `--from` / `--to` zoom in).
  */
 import type { CompiledSpec } from "../compiled-spec.js";
 import type { DetectionEvent } from "../engine/events.js";
 import type { Expr } from "../expression/ast.js";
+import {
+  columnRanges,
+  decimate,
+  labelStep,
+  niceTicks,
+  placeInRows,
+  roundTo,
+  spreadApart,
+  textWidth,
+} from "./plot-layout.js";
+import { signalTitle, unitLabel } from "./units.js";
 
 export interface PlotSample {
   t: number;
@@ -12,17 +30,28 @@ export interface PlotSample {
   phases: string[];
 }
 
-const COLORS = [
-  "#1f77b4",
-  "#d62728",
-  "#2ca02c",
-  "#9467bd",
-  "#ff7f0e",
-  "#8c564b",
-  "#e377c2",
-  "#17becf",
-];
+export interface PlotOptions {
+  title: string;
+  /** Time window (seconds of the recording); default: all of it. */
+  from?: number;
+  to?: number;
+}
+
+const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2"];
 const BANDS = ["#fde0dd", "#deebf7", "#e5f5e0", "#fff7bc", "#efedf5", "#fee6ce"];
+const REP = "#2ca02c";
+const PARTIAL = "#e6550d";
+const FONT = 12;
+const LABEL_FONT = 11;
+
+const WIDTH = 1200;
+const LEFT = 84;
+const RIGHT = 20;
+const PLOT_W = WIDTH - LEFT - RIGHT;
+const PANEL_H = 160;
+const PANEL_GAP = 46;
+const LANE_ROWS = 3;
+const LANE_ROW_H = 14;
 
 function esc(s: string): string {
   return s
@@ -31,13 +60,21 @@ function esc(s: string): string {
     .replace(/>/g, "&gt;")
     .replace(/"/g, "&quot;");
 }
+const f1 = (v: number) => v.toFixed(1);
 
-/** Thresholds per signal name: every `signal <op> number` comparison in the phases. */
-function thresholds(spec: CompiledSpec): Map<string, { value: number; label: string }[]> {
-  const out = new Map<string, { value: number; label: string }[]>();
+interface Threshold {
+  value: number;
+  label: string;
+}
+
+/** Thresholds per signal name: every `signal <op> number` in the phases and form rules. */
+function thresholds(spec: CompiledSpec): Map<string, Threshold[]> {
+  const out = new Map<string, Threshold[]>();
   const add = (name: string, value: number, label: string) => {
     const list = out.get(name) ?? [];
-    if (!list.some((x) => x.value === value)) list.push({ value, label });
+    const same = list.find((x) => x.value === value);
+    if (!same) list.push({ value, label });
+    else if (!same.label.split(", ").includes(label)) same.label += `, ${label}`;
     out.set(name, list);
   };
   const visit = (e: Expr, label: string) => {
@@ -54,140 +91,286 @@ function thresholds(spec: CompiledSpec): Map<string, { value: number; label: str
     visit(p.enter, `${p.name} enter`);
     visit(p.stay, `${p.name} exit`);
   }
+  for (const rule of spec.form) visit(rule.when, `rule ${rule.id}`);
   return out;
+}
+
+/** One band per pixel column: the phase the first state machine was in for most of it. */
+function bandRuns(
+  samples: readonly PlotSample[],
+  column: (t: number) => number,
+  phaseNames: readonly string[],
+): { from: number; to: number; phase: number }[] {
+  const majority: number[] = [];
+  let i = 0;
+  while (i < samples.length) {
+    const c = Math.floor(column(samples[i].t));
+    const votes = new Map<number, number>();
+    for (; i < samples.length && Math.floor(column(samples[i].t)) === c; i++) {
+      const p = phaseNames.indexOf(samples[i].phases[0] ?? "");
+      votes.set(p, (votes.get(p) ?? 0) + 1);
+    }
+    let best = -1;
+    let bestVotes = 0;
+    for (const [p, n] of votes) if (n > bestVotes) [best, bestVotes] = [p, n];
+    if (c >= 0 && c < PLOT_W) majority[c] = best;
+  }
+  const runs: { from: number; to: number; phase: number }[] = [];
+  let previous = -1;
+  for (let c = 0; c < PLOT_W; c++) {
+    // A column between two frames (a short recording) keeps the phase of the frame before it.
+    const p = majority[c] ?? previous;
+    previous = p;
+    const last = runs[runs.length - 1];
+    if (last && last.phase === p && last.to === c) last.to = c + 1;
+    else if (p >= 0) runs.push({ from: c, to: c + 1, phase: p });
+  }
+  return runs;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
 }
 
 export function plotSvg(
   spec: CompiledSpec,
-  samples: PlotSample[],
-  events: DetectionEvent[],
-  title: string,
+  allSamples: readonly PlotSample[],
+  allEvents: readonly DetectionEvent[],
+  opts: PlotOptions,
 ): string {
-  const width = 1200;
-  const left = 70;
-  const right = 20;
-  const panelHeight = 170;
-  const gap = 40;
+  const from = opts.from ?? Number.NEGATIVE_INFINITY;
+  const to = opts.to ?? Number.POSITIVE_INFINITY;
+  const samples = allSamples.filter((s) => s.t >= from && s.t <= to);
+  const events = allEvents.filter((e) => e.t >= from && e.t <= to);
   const names = [...new Set(samples.flatMap((s) => Object.keys(s.values)))];
-  const height = 60 + names.length * (panelHeight + gap) + 40;
   const t0 = samples[0]?.t ?? 0;
-  const t1 = samples[samples.length - 1]?.t ?? 1;
-  const x = (t: number) => left + ((t - t0) / Math.max(1e-9, t1 - t0)) * (width - left - right);
+  const t1 = Math.max(samples[samples.length - 1]?.t ?? 1, t0 + 1e-6);
+  const column = (t: number) => ((t - t0) / (t1 - t0)) * (PLOT_W - 1);
+  const x = (t: number) => LEFT + column(t);
   const phaseNames = spec.phases.map((p) => p.name);
   const limits = thresholds(spec);
-  const parts: string[] = [];
-  parts.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
-  );
-  parts.push(`<rect width="100%" height="100%" fill="white"/>`);
-  parts.push(`<text x="${left}" y="24" font-size="16" font-weight="bold">${esc(title)}</text>`);
   const reps = events.filter((e) => e.type === "rep.completed");
   const partials = events.filter((e) => e.type === "rep.partial");
+
+  const laneTop = 96;
+  const firstPanel = laneTop + LANE_ROWS * LANE_ROW_H + 22;
+  const panelTop = (k: number) => firstPanel + k * (PANEL_H + PANEL_GAP);
+  const axisY = panelTop(names.length) - PANEL_GAP + 18;
+  const height = axisY + 36;
+  const parts: string[] = [];
   parts.push(
-    `<text x="${left}" y="44">${reps.length} repetitions counted (green lines), ${partials.length} partial (orange); phases:</text>`,
+    `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="${FONT}">`,
   );
+  parts.push(`<rect width="100%" height="100%" fill="white"/>`);
+  parts.push(
+    `<text x="${LEFT}" y="24" font-size="16" font-weight="bold">${esc(opts.title)}</text>`,
+  );
+
+  // Legend: one row, each item placed after the previous one's measured width.
+  let lx = LEFT;
+  const legend = (swatch: string, label: string) => {
+    parts.push(swatch.replace(/\{x\}/g, f1(lx)).replace(/\{x2\}/g, f1(lx + 18)));
+    parts.push(`<text x="${f1(lx + 22)}" y="50">${esc(label)}</text>`);
+    lx += 22 + textWidth(label, FONT) + 14;
+  };
   phaseNames.forEach((n, i) => {
-    const lx = left + 380 + i * 110;
-    parts.push(
-      `<rect x="${lx}" y="34" width="14" height="12" fill="${BANDS[i % BANDS.length]}" stroke="#999"/>`,
+    legend(
+      `<rect x="{x}" y="40" width="18" height="12" fill="${BANDS[i % BANDS.length]}" stroke="#999"/>`,
+      `phase ${n}`,
     );
-    parts.push(`<text x="${lx + 18}" y="44">${esc(n)}</text>`);
   });
+  legend(
+    `<line x1="{x}" x2="{x2}" y1="46" y2="46" stroke="${REP}" stroke-width="2"/>`,
+    "counted repetition",
+  );
+  legend(
+    `<line x1="{x}" x2="{x2}" y1="46" y2="46" stroke="${PARTIAL}" stroke-width="2" stroke-dasharray="3,3"/>`,
+    "partial (reason)",
+  );
+  legend(
+    `<line x1="{x}" x2="{x2}" y1="46" y2="46" stroke="#555" stroke-dasharray="5,4"/>`,
+    "threshold",
+  );
+
+  // Marker labels in a lane above the panels: the repetition numbers (every step-th when they
+  // are too many to show all), then the partial repetitions' reasons where there is room.
+  const repLabel = (e: (typeof reps)[number]) =>
+    `${e.side && e.side !== "both" ? e.side[0].toUpperCase() : ""}${e.count}`;
+  const widest = Math.max(0, ...reps.map((e) => textWidth(repLabel(e), LABEL_FONT)));
+  const step = labelStep(reps.length, PLOT_W, widest + 4);
+  const markers = [
+    ...reps
+      .filter((e) => step === 1 || e.count % step === 0)
+      .map((e) => ({ t: e.t, text: repLabel(e), color: REP })),
+    ...partials.map((e) => ({
+      t: e.t,
+      text:
+        e.reason === "too_fast" || e.reason === "too_slow"
+          ? `${e.reason} ${e.duration}s`
+          : e.reason,
+      color: PARTIAL,
+    })),
+  ];
+  // Centred on its marker, but kept inside the plot's width.
+  const labelX = markers.map((m) => {
+    const half = textWidth(m.text, LABEL_FONT) / 2;
+    return Math.min(Math.max(x(m.t), LEFT + half), WIDTH - RIGHT - half);
+  });
+  const rows = placeInRows(
+    markers.map((m, i) => ({ at: labelX[i], width: textWidth(m.text, LABEL_FONT) })),
+    LANE_ROWS,
+  );
+  const hidden = rows.filter((r) => r < 0).length;
+  markers.forEach((m, i) => {
+    if (rows[i] < 0) return;
+    const y = laneTop + (rows[i] + 1) * LANE_ROW_H - 3;
+    parts.push(
+      `<text class="label" x="${f1(labelX[i])}" y="${y}" text-anchor="middle" font-size="${LABEL_FONT}" fill="${m.color}">${esc(m.text)}</text>`,
+    );
+  });
+  // Too dense to read one by one: markers become ticks, signals their range per pixel, and the
+  // phase bands (noise at that scale) are left out.
+  const xs = [...reps, ...partials].map((e) => x(e.t)).sort((a, b) => a - b);
+  const denseMarkers = xs.length > 2 && median(xs.slice(1).map((v, i) => v - xs[i])) < 6;
+  const runs = bandRuns(samples, column, phaseNames);
+  const denseBands = runs.length > 0 && PLOT_W / runs.length < 6;
+  const secondsPerPixel = (t1 - t0) / PLOT_W;
+  const envelope = secondsPerPixel > 0.2;
+  const window =
+    samples.length > 0 ? `${roundTo(t0, 0.01)} s to ${roundTo(t1, 0.01)} s` : "no frames";
+  const notes = [
+    `${reps.length} repetition(s) counted, ${partials.length} partial; ${window}`,
+    step > 1 ? `every ${step}th repetition numbered` : "",
+    hidden > 0 ? `${hidden} label(s) left out where they would overlap` : "",
+    envelope ? `${roundTo(secondsPerPixel, 0.01)} s per pixel: signals drawn as their range` : "",
+    denseBands ? "phase bands left out" : "",
+    hidden > 0 || envelope || denseBands || denseMarkers ? "zoom in with --from and --to" : "",
+  ].filter(Boolean);
+  parts.push(`<text x="${LEFT}" y="76" fill="#333">${esc(notes.join("; "))}</text>`);
+
+  // Bands and markers are drawn once (y from 0 to 1), a path each, and reused by every panel.
+  const markerPath = (list: readonly DetectionEvent[]) =>
+    list.map((e) => `M${f1(x(e.t))} 0v${denseMarkers ? 0.06 : 1}`).join("");
+  parts.push("<defs>");
+  parts.push(`<g id="bands">`);
+  if (!denseBands)
+    phaseNames.forEach((_, p) => {
+      const d = runs
+        .filter((r) => r.phase === p)
+        .map((r) => `M${LEFT + r.from} 0h${r.to - r.from}v1h${r.from - r.to}z`)
+        .join("");
+      if (d) parts.push(`<path d="${d}" fill="${BANDS[p % BANDS.length]}"/>`);
+    });
+  parts.push("</g>");
+  parts.push(`<g id="markers">`);
+  if (reps.length)
+    parts.push(
+      `<path d="${markerPath(reps)}" stroke="${REP}" stroke-width="1.5" vector-effect="non-scaling-stroke"/>`,
+    );
+  if (partials.length)
+    parts.push(
+      `<path d="${markerPath(partials)}" stroke="${PARTIAL}" stroke-width="1.5" stroke-dasharray="3,3" vector-effect="non-scaling-stroke"/>`,
+    );
+  parts.push("</g>");
+  parts.push("</defs>");
 
   names.forEach((name, k) => {
-    const top = 60 + k * (panelHeight + gap);
+    const top = panelTop(k);
     const base = name.includes(".") ? name.split(".")[1] : name;
-    const ys = samples.map((s) => s.values[name]).filter((v) => Number.isFinite(v));
+    const values = samples.map((s) => s.values[name]);
+    const finite = values.filter((v) => Number.isFinite(v));
     const lines = limits.get(base) ?? [];
-    let lo = Math.min(...ys, ...lines.map((l) => l.value));
-    let hi = Math.max(...ys, ...lines.map((l) => l.value));
-    if (!Number.isFinite(lo) || !Number.isFinite(hi)) {
-      lo = 0;
-      hi = 1;
-    }
-    if (hi - lo < 1e-9) {
-      hi += 1;
-      lo -= 1;
-    }
-    const pad = (hi - lo) * 0.05;
-    lo -= pad;
-    hi += pad;
-    const y = (v: number) => top + panelHeight - ((v - lo) / (hi - lo)) * panelHeight;
-    // Phase bands (first state machine).
-    let start = 0;
-    for (let i = 1; i <= samples.length; i++) {
-      const cur = samples[start].phases[0] ?? "";
-      if (i < samples.length && (samples[i].phases[0] ?? "") === cur) continue;
-      const pi = phaseNames.indexOf(cur);
-      if (pi >= 0) {
-        const xa = x(samples[start].t);
-        const xb = x(samples[i - 1].t);
-        parts.push(
-          `<rect x="${xa.toFixed(1)}" y="${top}" width="${Math.max(0.5, xb - xa).toFixed(1)}" height="${panelHeight}" fill="${BANDS[pi % BANDS.length]}"/>`,
-        );
-      }
-      start = i;
+    const all = [...finite, ...lines.map((l) => l.value)];
+    let lo = all.length ? all.reduce((a, b) => Math.min(a, b)) : 0;
+    let hi = all.length ? all.reduce((a, b) => Math.max(a, b)) : 1;
+    const ticks = niceTicks(lo, hi, 4);
+    lo = ticks[0];
+    hi = ticks[ticks.length - 1];
+    const y = (v: number) => top + PANEL_H - ((v - lo) / (hi - lo)) * PANEL_H;
+    parts.push(
+      `<use xlink:href="#bands" href="#bands" transform="translate(0,${top}) scale(1,${PANEL_H})"/>`,
+    );
+    for (const v of ticks) {
+      parts.push(
+        `<line x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${f1(y(v))}" y2="${f1(y(v))}" stroke="#e6e6e6"/>`,
+      );
+      parts.push(
+        `<text x="${LEFT - 6}" y="${f1(y(v) + 4)}" text-anchor="end" fill="#555">${v}</text>`,
+      );
     }
     parts.push(
-      `<rect x="${left}" y="${top}" width="${width - left - right}" height="${panelHeight}" fill="none" stroke="#999"/>`,
+      `<rect x="${LEFT}" y="${top}" width="${PLOT_W}" height="${PANEL_H}" fill="none" stroke="#999"/>`,
     );
-    parts.push(`<text x="${left}" y="${top - 6}" font-weight="bold">${esc(name)}</text>`);
-    for (const v of [lo + pad, (lo + hi) / 2, hi - pad]) {
+    parts.push(
+      `<text x="${LEFT}" y="${top - 8}" font-weight="bold">${esc(signalTitle(spec, name))}</text>`,
+    );
+    const unit = unitLabel(spec.signals.find((s) => s.name === base)?.unit, spec.scale);
+    if (unit)
       parts.push(
-        `<text x="${left - 6}" y="${y(v) + 4}" text-anchor="end" fill="#555">${+v.toFixed(2)}</text>`,
+        `<text x="16" y="${top + PANEL_H / 2}" text-anchor="middle" fill="#555" transform="rotate(-90 16 ${top + PANEL_H / 2})">${esc(unit)}</text>`,
       );
-    }
-    for (const l of lines) {
+    // Thresholds: dashed lines; their labels at the right end, spread so that none overlap.
+    const labelYs = spreadApart(
+      lines.map((l) => y(l.value) - 3),
+      LABEL_FONT + 2,
+      top + LABEL_FONT + (denseMarkers ? 12 : 0),
+      top + PANEL_H - 3,
+    );
+    lines.forEach((l, i) => {
       parts.push(
-        `<line x1="${left}" x2="${width - right}" y1="${y(l.value).toFixed(1)}" y2="${y(l.value).toFixed(1)}" stroke="#555" stroke-dasharray="5,4"/>`,
+        `<line x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${f1(y(l.value))}" y2="${f1(y(l.value))}" stroke="#555" stroke-dasharray="5,4"/>`,
       );
       parts.push(
-        `<text x="${width - right - 4}" y="${(y(l.value) - 3).toFixed(1)}" text-anchor="end" fill="#555">${esc(l.label)} ${l.value}</text>`,
+        `<text class="label" x="${WIDTH - RIGHT - 4}" y="${f1(labelYs[i])}" text-anchor="end" font-size="${LABEL_FONT}" fill="#333" stroke="white" stroke-width="3" paint-order="stroke">${esc(`${l.label}: ${l.value}`)}</text>`,
       );
-    }
-    const d: string[] = [];
-    let pen = "M";
-    for (const s of samples) {
-      const v = s.values[name];
-      if (!Number.isFinite(v)) {
-        pen = "M";
-        continue;
+    });
+    const color = COLORS[k % COLORS.length];
+    if (envelope) {
+      // Many frames per pixel: the range the signal covered in each column, as a filled band.
+      const cols = columnRanges(
+        samples.length,
+        (i) => column(samples[i].t),
+        (i) => values[i],
+      );
+      const upper = cols.map((c) => `${f1(LEFT + c.column)},${f1(y(c.max))}`);
+      const lower = cols.map((c) => `${f1(LEFT + c.column)},${f1(y(c.min) + 0.5)}`).reverse();
+      if (cols.length)
+        parts.push(
+          `<path d="M${[...upper, ...lower].join("L")}Z" fill="${color}" fill-opacity="0.55" stroke="none"/>`,
+        );
+    } else {
+      const keep = decimate(
+        samples.length,
+        (i) => column(samples[i].t),
+        (i) => values[i],
+      );
+      const d: string[] = [];
+      let pen = "M";
+      for (const i of keep) {
+        if (!Number.isFinite(values[i])) {
+          pen = "M";
+          continue;
+        }
+        d.push(`${pen}${f1(x(samples[i].t))},${f1(y(values[i]))}`);
+        pen = "L";
       }
-      d.push(`${pen}${x(s.t).toFixed(1)},${y(v).toFixed(1)}`);
-      pen = "L";
+      parts.push(
+        `<path d="${d.join("")}" fill="none" stroke="${color}" stroke-width="1.5" stroke-linejoin="round"/>`,
+      );
     }
     parts.push(
-      `<path d="${d.join(" ")}" fill="none" stroke="${COLORS[k % COLORS.length]}" stroke-width="1.5"/>`,
+      `<use xlink:href="#markers" href="#markers" transform="translate(0,${top}) scale(1,${PANEL_H})"/>`,
     );
-    for (const r of reps) {
-      parts.push(
-        `<line x1="${x(r.t).toFixed(1)}" x2="${x(r.t).toFixed(1)}" y1="${top}" y2="${top + panelHeight}" stroke="#2ca02c" stroke-width="1.5"/>`,
-      );
-      if (k === 0)
-        parts.push(
-          `<text x="${x(r.t).toFixed(1)}" y="${top + 12}" text-anchor="middle" fill="#2ca02c" font-weight="bold">${r.count}</text>`,
-        );
-    }
-    for (const r of partials) {
-      parts.push(
-        `<line x1="${x(r.t).toFixed(1)}" x2="${x(r.t).toFixed(1)}" y1="${top}" y2="${top + panelHeight}" stroke="#ff7f0e" stroke-dasharray="3,3"/>`,
-      );
-    }
   });
-  const axisY = height - 30;
-  const step = niceStep((t1 - t0) / 10);
-  for (let t = Math.ceil(t0 / step) * step; t <= t1 + 1e-9; t += step) {
-    parts.push(
-      `<text x="${x(t).toFixed(1)}" y="${axisY}" text-anchor="middle" fill="#555">${+t.toFixed(2)} s</text>`,
-    );
+
+  // Time axis: round ticks and a title.
+  for (const t of niceTicks(t0, t1, 10).filter((t) => t >= t0 - 1e-9 && t <= t1 + 1e-9)) {
+    parts.push(`<text x="${f1(x(t))}" y="${axisY}" text-anchor="middle" fill="#555">${t}</text>`);
   }
+  parts.push(
+    `<text x="${LEFT + PLOT_W / 2}" y="${axisY + 22}" text-anchor="middle" fill="#333">time (s)</text>`,
+  );
   parts.push("</svg>");
   return parts.join("\n");
-}
-
-function niceStep(raw: number): number {
-  if (!(raw > 0)) return 1;
-  const p = 10 ** Math.floor(Math.log10(raw));
-  for (const m of [1, 2, 5, 10]) if (m * p >= raw) return m * p;
-  return 10 * p;
 }

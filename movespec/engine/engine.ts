@@ -63,6 +63,11 @@ export interface Engine {
   signalValues(): Record<string, number>;
   /** Current phase per machine (for plots): phase name or "" in transition. */
   currentPhases(): string[];
+  /**
+   * Per machine: whether the repetition's start condition has been met (for debugging: it is not
+   * an event). False without a repetition; false again after a tracking reset.
+   */
+  startConditionMet(): boolean[];
 }
 
 export function supportsTopology(spec: CompiledSpec, topology: TopologyName): boolean {
@@ -274,6 +279,10 @@ class EngineImpl implements Engine {
       out[s.side === "none" ? s.name : `${s.side}.${s.name}`] = this.program.memory.values[i];
     });
     return out;
+  }
+
+  startConditionMet(): boolean[] {
+    return this.machines.map((m) => this.spec.repetition !== undefined && m.state.armed);
   }
 
   currentPhases(): string[] {

@@ -74,6 +74,8 @@ export type DetectionEvent =
       reason: "turned_back" | "timeout" | "too_fast" | "too_slow" | "voided" | "tracking_lost";
       start_t: number;
       duration: number;
+      /** The bound broken, seconds: within.min (too_fast) or within.max (too_slow, timeout). */
+      limit?: number;
       reached: string[];
       progress?: number;
       violations?: string[];

@@ -43,6 +43,7 @@ function tokenize(src: string): Token[] {
     if (numMatch) {
       tokens.push({ kind: "num", text: numMatch[0], start: i, end: i + numMatch[0].length });
       i += numMatch[0].length;
+      unitSuffix(src, numMatch[0], i);
       continue;
     }
     const identMatch = /^[A-Za-z_][A-Za-z0-9_]*/.exec(src.slice(i, i + 128));
@@ -72,6 +73,45 @@ function tokenize(src: string): Token[] {
   }
   tokens.push({ kind: "end", text: "", start: src.length, end: src.length });
   return tokens;
+}
+
+/**
+ * A number followed by a unit (`80deg`, `0.5 s`, `80%`) is never valid: a number is not followed
+ * by a name. Authors write units out of habit, so say what the language expects instead.
+ */
+const UNIT_AFTER_NUMBER = /^\s*(°|%|[A-Za-z]+)/;
+function unitSuffix(src: string, number: string, at: number): void {
+  const m = UNIT_AFTER_NUMBER.exec(src.slice(at, at + 16));
+  if (!m) return;
+  const unit = m[1];
+  const where = at + m[0].length - unit.length;
+  const value = Number(number);
+  const word = unit.toLowerCase();
+  if (unit === "°" || /^deg(ree)?s?$/.test(word))
+    throw new ExpressionSyntaxError(
+      `angles are bare degrees: write ${number}, not ${number}${unit}`,
+      where,
+    );
+  if (/^rad(ian)?s?$/.test(word))
+    throw new ExpressionSyntaxError(
+      `angles are bare degrees, not radians: write ${+((value * 180) / Math.PI).toFixed(1)} for ${number} ${unit}`,
+      where,
+    );
+  if (/^(ms|s|secs?|seconds?|min|minutes?)$/.test(word))
+    throw new ExpressionSyntaxError(
+      `an expression compares signal values, not durations: write ${number} without '${unit}' (durations go in keys such as min_dwell, for and within)`,
+      where,
+    );
+  if (unit === "%")
+    throw new ExpressionSyntaxError(
+      `percentages are written as fractions: write ${+(value / 100).toFixed(4)} for ${number}%`,
+      where,
+    );
+  if (/^(px|mm|cm|m|in|inch(es)?)$/.test(word))
+    throw new ExpressionSyntaxError(
+      `distances are in body scales (torso lengths by default), not ${unit}: write a bare number such as 0.5`,
+      where,
+    );
 }
 
 const KEYWORDS = new Set(["and", "or", "not"]);

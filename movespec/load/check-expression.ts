@@ -3,12 +3,14 @@
  * landmarks, signals; works out which signals an expression uses, whether it depends on the side
  * evaluated, and the range of values it can take.
  */
+import type { SignalUnit } from "../compiled-spec.js";
 import { type Expr, isBooleanExpr, type Span } from "../expression/ast.js";
 import { FUNCTIONS } from "../expression/functions.js";
 import { ExpressionSyntaxError, parseExpression } from "../expression/parser.js";
 import type { ErrorCode } from "../issue-codes.js";
 import type { IssueList, Position } from "../issues.js";
 import { parseLandmarkName } from "../topology.js";
+import { landmarkSuggestion } from "./landmark-suggestion.js";
 import { suggestion } from "./reader.js";
 import type { YScalar } from "./yaml-tree.js";
 
@@ -196,7 +198,7 @@ export function checkExpression(
         if (!lm) {
           fail(
             "UNKNOWN_LANDMARK",
-            `unknown landmark '${a.name}'${suggestion(a.name, LANDMARK_HINTS)}`,
+            `unknown landmark '${a.name}'${landmarkSuggestion(a.name)}`,
             a.span,
           );
           return;
@@ -220,36 +222,6 @@ export function checkExpression(
   info.boolean = isBooleanExpr(e);
   return ctx.issues.errors.length === before ? info : undefined;
 }
-
-const LANDMARK_HINTS = [
-  "nose",
-  "shoulder",
-  "elbow",
-  "wrist",
-  "hip",
-  "knee",
-  "ankle",
-  "heel",
-  "foot_index",
-  "ear",
-  "eye",
-  "left_shoulder",
-  "right_shoulder",
-  "left_elbow",
-  "right_elbow",
-  "left_wrist",
-  "right_wrist",
-  "left_hip",
-  "right_hip",
-  "left_knee",
-  "right_knee",
-  "left_ankle",
-  "right_ankle",
-  "mid_shoulder",
-  "mid_hip",
-  "mid_knee",
-  "mid_ankle",
-];
 
 /** Interval arithmetic over an expression, given the ranges of the signals it uses. */
 export function rangeOf(e: Expr, signalRange: (ref: string) => Range): Range {
@@ -297,6 +269,57 @@ export function rangeOf(e: Expr, signalRange: (ref: string) => Range): Range {
     }
     default:
       return ANY;
+  }
+}
+
+const FUNCTION_UNITS: Readonly<Record<string, SignalUnit>> = {
+  angle: "deg",
+  angle2d: "deg",
+  angle_to_vertical: "deg",
+  angle_to_horizontal: "deg",
+  distance: "scale",
+  dx: "scale",
+  dy: "scale",
+  above: "scale",
+  visibility: "fraction",
+};
+
+/**
+ * The unit of an expression's value, given the units of the signals it uses: undefined for a
+ * bare number or when units mix. Sums keep a unit; a quotient of like units is a ratio.
+ */
+export function unitOf(
+  e: Expr,
+  signalUnit: (ref: string) => SignalUnit | undefined,
+): SignalUnit | "number" | undefined {
+  switch (e.kind) {
+    case "num":
+      return "number";
+    case "ref":
+      return signalUnit(e.name);
+    case "neg":
+      return unitOf(e.operand, signalUnit);
+    case "arith": {
+      const a = unitOf(e.left, signalUnit);
+      const b = unitOf(e.right, signalUnit);
+      if (e.op === "+" || e.op === "-")
+        return a === "number" ? b : b === "number" || a === b ? a : undefined;
+      if (e.op === "*") return a === "number" ? b : b === "number" ? a : undefined;
+      if (b === "number") return a;
+      return a !== undefined && a === b ? "ratio" : undefined;
+    }
+    case "call": {
+      const fixed = FUNCTION_UNITS[e.fn];
+      if (fixed) return fixed;
+      const args = e.args.map((a) => unitOf(a, signalUnit));
+      if (e.fn === "velocity")
+        return args[0] === "deg" ? "deg/s" : args[0] === "scale" ? "scale/s" : undefined;
+      if (e.fn === "peak" || e.fn === "trough") return args[0];
+      const units = new Set(args.filter((u) => u !== "number"));
+      return units.size === 1 ? [...units][0] : units.size === 0 ? "number" : undefined;
+    }
+    default:
+      return undefined;
   }
 }
 

@@ -73,29 +73,31 @@ export function warnUnusedPhases(r: Reader, phaseSources: readonly PhaseSource[]
   });
 }
 
-/**
- * With sides none, a side-relative signal may only be read with its side named
- * (left.knee_angle); a sides mode with nothing side-relative is probably a mistake.
- */
-export function checkSides(
-  r: Reader,
-  sides: SidesMode,
-  sidesEntry: YEntry | undefined,
-  signals: readonly SignalDef[],
-  b: Behaviour,
-  signalsNode: YNode | undefined,
-): void {
-  const sided = new Set(signals.filter((s) => s.sided).map((s) => s.name));
-  const rootRefs = [
+/** The signals the behaviour reads directly (not through other signals), as written. */
+function rootRefs(b: Behaviour): string[] {
+  return [
     ...b.phases.flatMap((p) => [...signalRefs(p.enter), ...signalRefs(p.stay)]),
     ...b.form.flatMap((f) => signalRefs(f.when)),
     ...(b.repetition?.start.when ? signalRefs(b.repetition.start.when) : []),
     ...b.metrics,
     ...(b.scoring.depth ? [b.scoring.depth.signal] : []),
   ];
-  const anySided = rootRefs.some((ref) => sided.has(ref));
-  if (anySided && sides === "none") {
-    const first = rootRefs.find((ref) => sided.has(ref))!;
+}
+
+/**
+ * With sides none, a side-relative signal may only be read with its side named
+ * (left.knee_angle).
+ */
+export function checkSides(
+  r: Reader,
+  sides: SidesMode,
+  signals: readonly SignalDef[],
+  b: Behaviour,
+  signalsNode: YNode | undefined,
+): void {
+  const sided = new Set(signals.filter((s) => s.sided).map((s) => s.name));
+  const first = rootRefs(b).find((ref) => sided.has(ref));
+  if (first !== undefined && sides === "none") {
     const modes = SIDES_MODES.filter((m) => m !== "none").join(", ");
     r.issues.error(
       "SIDE_REQUIRED",
@@ -103,10 +105,19 @@ export function checkSides(
       { path: `signals.${first}`, pos: findKeyPos(signalsNode, first) },
     );
   }
-  if (!anySided && sides !== "none" && sidesEntry && sided.size === 0) {
+}
+
+/** A sides mode with nothing side-relative is probably a mistake. */
+export function warnUnusedSides(
+  r: Reader,
+  sides: SidesMode,
+  sidesEntry: YEntry | undefined,
+  signals: readonly SignalDef[],
+): void {
+  if (sides !== "none" && sidesEntry && !signals.some((s) => s.sided)) {
     r.issues.warn(
       "SIDES_UNUSED",
-      `sides is '${sides}' but no signal uses a side-relative landmark (knee, elbow, ...)`,
+      `sides is '${sides}' but no signal uses a side-relative landmark (knee, elbow, ...): use 'knee' rather than 'left_knee', or remove 'sides'`,
       at(sidesEntry.value),
     );
   }

@@ -5,11 +5,13 @@
 
 import type { CompiledSpec, FormRuleDef, HoldDef, RepetitionDef } from "../compiled-spec.js";
 import { type Issue, IssueList, type Position } from "../issues.js";
+import { checkRadians, checkThresholdRanges } from "./check-thresholds.js";
 import {
   type Behaviour,
   checkSides,
   usedSignals,
   warnUnusedPhases,
+  warnUnusedSides,
   warnUnusedSignals,
 } from "./check-usage.js";
 import { readForm } from "./read-form.js";
@@ -107,10 +109,9 @@ function loadInto(source: string, issues: IssueList): CompiledSpec | undefined {
   const scoring = readScoring(r, k.get("scoring")?.value, sig.declared) ?? {};
   const behaviour: Behaviour = { phases, repetition, hold, form, metrics, scoring };
 
+  checkThresholdRanges(r, r.conditions, sig.signals);
   const used = usedSignals(sig.signals, behaviour);
-  warnUnusedSignals(r, sig.signals, used, signalsNode);
-  warnUnusedPhases(r, phaseSources, behaviour);
-  checkSides(r, header.sides, k.get("sides"), sig.signals, behaviour, signalsNode);
+  checkSides(r, header.sides, sig.signals, behaviour, signalsNode);
 
   // The gate defaults to the landmarks the used signals read.
   const landmarks = new Set<string>();
@@ -126,6 +127,15 @@ function loadInto(source: string, issues: IssueList): CompiledSpec | undefined {
   });
 
   const references = readReferences(r, k.get("references")?.value);
+  // Warnings that judge the MoveSpec as a whole are only true of a MoveSpec read without errors:
+  // after a broken signal or rule, "unused" and "radians?" would follow from the error, not add
+  // to it. They appear once the errors are fixed.
+  if (issues.errors.length === 0) {
+    warnUnusedSignals(r, sig.signals, used, signalsNode);
+    warnUnusedPhases(r, phaseSources, behaviour);
+    warnUnusedSides(r, header.sides, k.get("sides"), sig.signals);
+    checkRadians(r, r.conditions, sig.signals);
+  }
   const { name } = header;
   if (name === undefined || !tracking || issues.errors.length > 0) return undefined;
   return {

@@ -58,7 +58,9 @@ export function readForm(
     const severity = k.has("severity")
       ? r.oneOf(k.get("severity")!.value, "severity", ["info", "warning", "error"] as const)
       : "warning";
-    const forSeconds = k.has("for") ? r.duration(k.get("for")!.value, "for", 60) : 0;
+    const forSeconds = k.has("for")
+      ? r.duration(k.get("for")!.value, `form rule '${id}' for`, { max: 60, usually: "short" })
+      : 0;
     const cooldown = k.has("cooldown") ? r.duration(k.get("cooldown")!.value, "cooldown") : 2;
     const voidsRep = k.has("voids_rep") ? r.boolean(k.get("voids_rep")!.value, "voids_rep") : false;
     if (

@@ -18,7 +18,9 @@ export function readHold(
   const phase =
     name === undefined ? undefined : phaseIndex(r, phases, name, phaseNode!, "hold.phase");
   const target = r.duration(targetNode, "hold.target");
-  const grace = k.has("grace") ? r.duration(k.get("grace")!.value, "hold.grace", 60) : 0.5;
+  const grace = k.has("grace")
+    ? r.duration(k.get("grace")!.value, "hold.grace", { max: 60, usually: "short" })
+    : 0.5;
   const progressEvery = k.has("progress_every")
     ? r.duration(k.get("progress_every")!.value, "hold.progress_every")
     : 5;

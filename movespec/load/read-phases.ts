@@ -44,6 +44,7 @@ export function readCondition(
     "condition",
   );
   if (!info) return undefined;
+  r.conditions.push({ expr, src });
   return { expr, src, signals: info.signals };
 }
 
@@ -118,7 +119,7 @@ function readPhase(
     ? r.number(k.get("hysteresis")!.value, "hysteresis", { min: 0 })
     : undefined;
   const minDwell = k.has("min_dwell")
-    ? r.duration(k.get("min_dwell")!.value, "min_dwell", 60)
+    ? r.duration(k.get("min_dwell")!.value, `${path}.min_dwell`, { max: 60, usually: "short" })
     : DEFAULT_MIN_DWELL;
   if (!enter || minDwell === undefined) return undefined;
   if (k.has("exit") && k.has("hysteresis")) {
@@ -146,7 +147,10 @@ function readPhase(
   };
 }
 
-/** An enter condition no value of its signals can satisfy is an error; a threshold outside them, a warning. */
+/**
+ * An enter condition no value of its signals can satisfy is an error. (A threshold outside the
+ * signal's range in a condition that can hold is a warning: see check-thresholds.ts.)
+ */
 function checkReachable(
   r: Reader,
   name: string,
@@ -163,27 +167,15 @@ function checkReachable(
       hi: range[1],
       hiOpen: false,
     });
-    const where = { pos: spanPosition(enter.src, enter.expr.span), path: `${path}.enter` };
     if (isEmpty(interval) || isEmpty(within)) {
       r.issues.error(
         "PHASE_UNREACHABLE",
         isEmpty(interval)
           ? `phase '${name}' can never be entered: its conditions on '${key}' contradict each other`
           : `phase '${name}' can never be entered: '${key}' is always within [${range[0]}, ${range[1]}]`,
-        where,
+        { pos: spanPosition(enter.src, enter.expr.span), path: `${path}.enter` },
       );
-      continue;
     }
-    // A reachable condition may still name a threshold the signal never takes (the lower first).
-    const outside = [interval.lo, interval.hi].find(
-      (v) => Number.isFinite(v) && (v < range[0] || v > range[1]),
-    );
-    if (outside !== undefined)
-      r.issues.warn(
-        "THRESHOLD_OUT_OF_RANGE",
-        `${outside} is outside the possible values of '${key}' [${range[0]}, ${range[1]}]`,
-        where,
-      );
   }
 }
 

@@ -32,7 +32,10 @@ export function readRepetition(
   if (!cycle) return undefined;
   const target = readTarget(r, k.get("target")?.value, cycle, phases);
   if (target === undefined) return undefined;
-  const within = readWithin(r, k.get("within")?.value);
+  // An open cycle ([seated, standing]) times only the move between its phases, which can take a
+  // tenth of a second: a default minimum would make every such repetition "too fast".
+  const open = cycle[0] !== cycle[cycle.length - 1];
+  const within = readWithin(r, k.get("within")?.value, open ? 0 : DEFAULT_MIN_DURATION);
   if (!within) return undefined;
   const start = readStart(r, k.get("start")?.value, cycle, phases, signalNames, position);
   if (!start) return undefined;
@@ -104,9 +107,17 @@ function readTarget(
   return i;
 }
 
+/** The shortest closed-cycle repetition by default, and the longest of any. */
+const DEFAULT_MIN_DURATION = 0.3;
+const DEFAULT_MAX_DURATION = 20;
+
 /** Shortest and longest repetition, in seconds: [min, max] or {min, max}. */
-function readWithin(r: Reader, w: YNode | undefined): { min: number; max: number } | undefined {
-  const defaults = { min: 0.3, max: 20 };
+function readWithin(
+  r: Reader,
+  w: YNode | undefined,
+  defaultMin: number,
+): { min: number; max: number } | undefined {
+  const defaults = { min: defaultMin, max: DEFAULT_MAX_DURATION };
   if (!w) return defaults;
   let minNode: YNode | undefined;
   let maxNode: YNode | undefined;
@@ -123,7 +134,9 @@ function readWithin(r: Reader, w: YNode | undefined): { min: number; max: number
     );
     return undefined;
   }
-  const lo = minNode ? r.duration(minNode, "the shortest repetition (within.min)") : 0;
+  const lo = minNode
+    ? r.duration(minNode, "the shortest repetition (within.min)", { usually: "short" })
+    : 0;
   const hi = maxNode ? r.duration(maxNode, "the longest repetition (within.max)") : defaults.max;
   if (lo === undefined || hi === undefined) return undefined;
   if (lo >= hi) {
@@ -151,26 +164,28 @@ function readStart(
   const s = r.map(node, "repetition.start");
   if (!s) return undefined;
   const sk = r.keys(s, ["phase", "for", "when"], "repetition.start");
+  // Every key is read, so that each mistake is reported in one pass.
+  let ok = true;
   if (sk.has("phase")) {
-    const name = r.string(sk.get("phase")!.value, "repetition.start.phase");
+    const node = sk.get("phase")!.value;
+    const name = r.string(node, "repetition.start.phase");
     const i =
-      name === undefined
-        ? undefined
-        : phaseIndex(r, phases, name, sk.get("phase")!.value, "repetition.start.phase");
-    if (i === undefined) return undefined;
-    if (i !== cycle[0]) {
+      name === undefined ? undefined : phaseIndex(r, phases, name, node, "repetition.start.phase");
+    if (i !== undefined && i !== cycle[0])
       r.issues.error(
         "VALUE_INVALID",
         `repetition.start.phase must be the first phase of the cycle ('${phases[cycle[0]].name}')`,
-        at(sk.get("phase")!.value),
+        at(node),
       );
-      return undefined;
-    }
+    if (i !== cycle[0]) ok = false;
   }
   if (sk.has("for")) {
-    const f = r.duration(sk.get("for")!.value, "repetition.start.for", 60);
-    if (f === undefined) return undefined;
-    start.for = f;
+    const f = r.duration(sk.get("for")!.value, "repetition.start.for", {
+      max: 60,
+      usually: "short",
+    });
+    if (f === undefined) ok = false;
+    else start.for = f;
   }
   if (sk.has("when")) {
     const c = readCondition(
@@ -180,10 +195,10 @@ function readStart(
       signalNames,
       position,
     );
-    if (!c) return undefined;
-    start.when = c.expr;
+    if (!c) ok = false;
+    else start.when = c.expr;
   }
-  return start;
+  return ok ? start : undefined;
 }
 
 /** `partial: false`, or `partial: { min_progress }` (default: enabled, 0.3). */

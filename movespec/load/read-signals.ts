@@ -11,6 +11,7 @@ import {
   parseAt,
   type Range,
   rangeOf,
+  unitOf,
 } from "./check-expression.js";
 import { at, IDENTIFIER, type Reader } from "./reader.js";
 import type { YEntry, YNode } from "./yaml-tree.js";
@@ -96,7 +97,10 @@ export function readSmoothing(
     return undefined;
   }
   if (k.has("time_constant")) {
-    const tc = r.duration(k.get("time_constant")!.value, "time_constant", 60);
+    const tc = r.duration(k.get("time_constant")!.value, "time_constant", {
+      max: 60,
+      usually: "short",
+    });
     return tc === undefined ? undefined : { kind: "ema", timeConstant: tc };
   }
   const alpha = r.number(k.get("alpha")!.value, "alpha", { min: 0.001, max: 1 });
@@ -308,5 +312,7 @@ function defineSignal(
     p.expr,
     (name) => defs.get(name)?.range ?? [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY],
   ) as Range;
-  return { name: p.name, expr: p.expr, text: p.text, smoothing, sided, range };
+  const unit = unitOf(p.expr, (name) => defs.get(name)?.unit);
+  const def: SignalDef = { name: p.name, expr: p.expr, text: p.text, smoothing, sided, range };
+  return unit === undefined || unit === "number" ? def : { ...def, unit };
 }

@@ -54,7 +54,10 @@ export function readTracking(
     def.minVisibility = v;
   }
   if (k.has("lost_after")) {
-    const v = r.duration(k.get("lost_after")!.value, "tracking.lost_after", 60);
+    const v = r.duration(k.get("lost_after")!.value, "tracking.lost_after", {
+      max: 60,
+      usually: "short",
+    });
     if (v === undefined) return undefined;
     def.lostAfter = v;
   }
@@ -64,7 +67,7 @@ export function readTracking(
     def.onLost = v;
   }
   if (k.has("reset_after")) {
-    const v = r.duration(k.get("reset_after")!.value, "tracking.reset_after", 600);
+    const v = r.duration(k.get("reset_after")!.value, "tracking.reset_after", { max: 600 });
     if (v === undefined) return undefined;
     def.resetAfter = v;
   }

@@ -1,6 +1,7 @@
 /** Typed access to the positioned YAML tree, reporting precise issues for wrong shapes. */
 import { parseDuration } from "../duration.js";
 import type { IssueList } from "../issues.js";
+import type { ConditionSite } from "./check-thresholds.js";
 import type { YEntry, YMap, YNode, YScalar } from "./yaml-tree.js";
 
 export function at(node: YNode): { pos: YNode["pos"]; path?: string } {
@@ -30,8 +31,9 @@ function editDistance(a: string, b: string): number {
   return row[b.length];
 }
 
-export function suggestion(name: string, candidates: Iterable<string>): string {
-  let best = "";
+/** The candidate closest to `name` (at most two edits away), if any. */
+export function closest(name: string, candidates: Iterable<string>): string | undefined {
+  let best: string | undefined;
   let bestDistance = 3;
   for (const c of candidates) {
     const d = editDistance(name, c);
@@ -40,10 +42,18 @@ export function suggestion(name: string, candidates: Iterable<string>): string {
       bestDistance = d;
     }
   }
+  return best;
+}
+
+export function suggestion(name: string, candidates: Iterable<string>): string {
+  const best = closest(name, candidates);
   return best ? ` (did you mean '${best}'?)` : "";
 }
 
 export class Reader {
+  /** Every condition read (phases, form rules, start), for the checks that need all signals. */
+  readonly conditions: ConditionSite[] = [];
+
   constructor(readonly issues: IssueList) {}
 
   map(node: YNode | undefined, what: string): YMap | undefined {
@@ -59,23 +69,31 @@ export class Reader {
     return node;
   }
 
-  /** Reports keys not in `known` and returns a lookup of the entries. */
+  /**
+   * Reports keys not in `known` and returns a lookup of the entries. A misspelt key (`exti`) is
+   * reported once and then read as the key it was meant to be, when that one is not also given:
+   * its absence would otherwise raise errors that only follow from the typo.
+   */
   keys(node: YMap, known: readonly string[], what: string): Map<string, YEntry> {
     const out = new Map<string, YEntry>();
+    const misspelt: [YEntry, string][] = [];
     for (const e of node.entries) {
       if (!known.includes(e.key)) {
+        const meant = closest(e.key, known);
         this.issues.error(
           "UNKNOWN_KEY",
-          `unknown key '${e.key}' in ${what}${suggestion(e.key, known)}`,
+          `unknown key '${e.key}' in ${what}${meant ? ` (did you mean '${meant}'?)` : `; expected one of ${known.join(", ")}`}`,
           {
             pos: e.keyPos,
             path: node.path ? `${node.path}.${e.key}` : e.key,
           },
         );
+        if (meant) misspelt.push([e, meant]);
         continue;
       }
       out.set(e.key, e);
     }
+    for (const [e, meant] of misspelt) if (!out.has(meant)) out.set(meant, e);
     return out;
   }
 
@@ -184,8 +202,18 @@ export class Reader {
     return node.value;
   }
 
-  duration(node: YNode | undefined, what: string, max = 3600): number | undefined {
+  /**
+   * A duration: `0.5s`, `500ms`, `2 min`, or a bare number of seconds. Bare numbers are where
+   * authors slip (`for: 100` meant as milliseconds), so an out-of-range bare number says what it
+   * meant, and for durations that are `usually` short a bare number of 10 or more is a warning.
+   */
+  duration(
+    node: YNode | undefined,
+    what: string,
+    opts: { max?: number; usually?: "short" } = {},
+  ): number | undefined {
     if (!node) return undefined;
+    const max = opts.max ?? 3600;
     const v = node.kind === "scalar" ? parseDuration(node.value) : undefined;
     if (v === undefined) {
       this.issues.error(
@@ -195,10 +223,22 @@ export class Reader {
       );
       return undefined;
     }
+    const bare = node.kind === "scalar" && isBareNumber(node.value);
+    const asMs = `did you mean ${v}ms? (a bare number is seconds)`;
     if (v > max) {
-      this.issues.error("VALUE_INVALID", `${what} must be at most ${max} s`, at(node));
+      this.issues.error(
+        "VALUE_INVALID",
+        `${what} must be at most ${max} s${bare ? `: ${v} means ${v} seconds; ${asMs}` : ""}`,
+        at(node),
+      );
       return undefined;
     }
+    if (bare && opts.usually === "short" && v >= BARE_SECONDS_SUSPECT)
+      this.issues.warn(
+        "DURATION_BARE_NUMBER",
+        `${what}: ${v} means ${v} seconds; did you mean ${v}ms? Write ${v}ms, or ${v}s to keep seconds`,
+        at(node),
+      );
     return v;
   }
 
@@ -252,6 +292,13 @@ export class Reader {
     }
     return out;
   }
+}
+
+/** A bare number this large, for a duration that is usually short, was probably meant in ms. */
+const BARE_SECONDS_SUSPECT = 10;
+
+function isBareNumber(value: unknown): boolean {
+  return typeof value === "number" || (typeof value === "string" && /^\s*[\d.]+\s*$/.test(value));
 }
 
 export const IDENTIFIER = /^[a-z][a-z0-9_]{0,63}$/;

@@ -1,6 +1,8 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
+import { InternalCallReason } from "../shared/errors/reasons.js";
 import { Code, errorInfo, serviceError } from "../shared/errors/service-error.js";
+import { callerOf, peerWorkloadOf } from "../shared/security/caller.js";
 import type { Accounts } from "./operations/accounts.js";
 import type { RuntimeTokens } from "./operations/runtime-tokens.js";
 import type { SigningKeys } from "./operations/signing-keys.js";
@@ -26,7 +28,21 @@ export interface AuthHandlerDeps {
 export function createAuthHandlers(deps: AuthHandlerDeps): ServiceImpl<typeof AuthService> {
   const { accounts } = deps;
   return {
-    async mintAccessToken(request) {
+    async mintAccessToken(request, context) {
+      // The failure limit counts per client address, so only the gateway, which saw the client's
+      // socket, may say what it is; any other caller is counted under its own workload.
+      const peer = peerWorkloadOf(context);
+      if (request.clientAddress !== "" && peer !== "gateway") {
+        throw serviceError(
+          Code.PermissionDenied,
+          InternalCallReason.clientAddressNotAllowed,
+          "only the gateway may name the client address",
+        );
+      }
+      const clientAddress =
+        peer === "gateway" && request.clientAddress !== ""
+          ? request.clientAddress
+          : `workload:${peer ?? "unknown"}`;
       const issued = await deps.exchange.mint({
         api_key: request.apiKey,
         api_key_id: request.apiKeyId,
@@ -35,7 +51,7 @@ export function createAuthHandlers(deps: AuthHandlerDeps): ServiceImpl<typeof Au
         service_account_secret: request.serviceAccountSecret,
         project_id: request.projectId,
         scopes: request.requestedScopes?.scopes,
-        clientAddress: request.clientAddress || "unknown",
+        clientAddress,
         ttlSeconds: request.ttlSeconds,
       });
       return {
@@ -58,11 +74,11 @@ export function createAuthHandlers(deps: AuthHandlerDeps): ServiceImpl<typeof Au
       return { runtimeToken: signed.token, expiresAt: signed.expiresAt.toISOString() };
     },
 
-    async getProject(request) {
-      // Only the token's own project is visible; any other answers like a missing one.
+    async getProject(request, context) {
+      // Only the project of the verified token is visible; any other answers like a missing one.
       const notFound = () =>
         serviceError(Code.NotFound, AuthReason.projectNotFound, "project not found");
-      if (!request.caller || request.caller.projectId !== request.projectId) throw notFound();
+      if (callerOf(context).projectId !== request.projectId) throw notFound();
       // A missing project answers as above; any other failure (the database is down) stays
       // what it is: never "not found".
       const found = await accounts.project(request.projectId).catch((error: unknown) => {

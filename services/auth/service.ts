@@ -1,17 +1,18 @@
-import { randomBytes } from "node:crypto";
 import { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
 import type { ServiceDefinition } from "../shared/runtime/service-runner.js";
+import { createTokenVerifier } from "../shared/tokens/index.js";
 import { keyRetentionSeconds } from "../shared/tokens/token-config.js";
 import type { AuthConfig } from "./config.js";
 import { createAuthHandlers } from "./handlers.js";
 import { createAccounts } from "./operations/accounts.js";
-import { bootstrapDevelopment } from "./operations/dev-bootstrap.js";
+import { bootstrapDevelopment, launcherChannel } from "./operations/dev-bootstrap.js";
 import { createFailureLimiter } from "./operations/failure-limiter.js";
 import { createRuntimeTokens } from "./operations/runtime-tokens.js";
 import { createSigningKeys } from "./operations/signing-keys.js";
 import { createTokenExchange } from "./operations/token-exchange.js";
 import { createDatabaseKeySource } from "./signing/database-key-source.js";
 import { createDirectoryKeySource } from "./signing/directory-key-source.js";
+import type { KeyEncryptionKeys } from "./signing/key-encryption.js";
 import { createKeyRing } from "./signing/key-ring.js";
 import { createTokenSigner } from "./signing/token-signer.js";
 import { createCredentialsStore } from "./store/credentials-store.js";
@@ -30,18 +31,20 @@ export const authService: ServiceDefinition<AuthConfig> = {
     await projects.createIndexes();
     await credentials.createIndexes();
 
-    // Production passes the pepper in; the embedded default makes one and keeps it.
-    const pepper =
-      config.secretPepper ??
-      (await createSettingsStore(db).getOrCreate("secret_pepper", () =>
-        randomBytes(32).toString("base64url"),
-      ));
+    const pepper = config.secretPepper;
+    // Older versions kept a generated pepper in the database: never leave it there.
+    if (await createSettingsStore(db).remove("secret_pepper")) {
+      logger.warn(
+        "removed the pepper an older version kept in the database; credentials created under it no longer verify unless AUTH_SECRET_PEPPER is that value",
+      );
+    }
 
     const source = config.signingKeysDir
       ? createDirectoryKeySource(config.signingKeysDir)
       : createDatabaseKeySource({
           store: createSigningKeysStore(db),
           retentionSeconds: keyRetentionSeconds(config.tokens),
+          keyEncryption: config.keyEncryption as KeyEncryptionKeys,
           logger,
         });
     const ring = createKeyRing({
@@ -64,7 +67,14 @@ export const authService: ServiceDefinition<AuthConfig> = {
         blockSeconds: config.failureBlockSeconds,
       }),
     });
-    if (config.devBootstrap) await bootstrapDevelopment({ accounts, organizations, logger });
+    if (config.devBootstrap) {
+      const channel = launcherChannel(config.devBootstrap.credentialsFd);
+      try {
+        await bootstrapDevelopment({ accounts, organizations, logger, handOver: channel.send });
+      } finally {
+        channel.close();
+      }
+    }
 
     const handlers = createAuthHandlers({
       exchange,
@@ -76,6 +86,12 @@ export const authService: ServiceDefinition<AuthConfig> = {
       }),
       ring,
     });
-    return { register: (router) => router.service(AuthService, handlers) };
+    // Users forwarded to GetProject are verified against this service's own key set.
+    const userTokens = createTokenVerifier({
+      issuer: config.tokens.issuer,
+      clockToleranceSeconds: config.tokens.clockToleranceSeconds,
+      fetchJwks: async () => JSON.parse(await ring.jwksJson()),
+    });
+    return { register: (router) => router.service(AuthService, handlers), userTokens };
   },
 };

@@ -1,5 +1,7 @@
-import { type Env, envInt, envString } from "../shared/config/env.js";
+import { type Env, envInt } from "../shared/config/env.js";
 import { readServiceConfig, type ServiceConfig } from "../shared/config/service-config.js";
+import { internalServiceUrl } from "../shared/security/internal-security-config.js";
+import { readTokenSettings, type TokenSettings } from "../shared/tokens/index.js";
 
 export interface AuthoringConfig extends ServiceConfig {
   /** Where the catalogue service listens (MoveSpec changes are pushed there). */
@@ -10,18 +12,22 @@ export interface AuthoringConfig extends ServiceConfig {
   readonly catalogueSyncIntervalMs: number;
   /** Deadline of each call to another service. */
   readonly rpcTimeoutMs: number;
+  /** Issuer and clock tolerance of the users' access tokens (verified here too). */
+  readonly tokens: TokenSettings;
 }
 
 /** The only place the authoring service reads its environment (see the README's configuration table). */
 export function loadAuthoringConfig(env: Env): AuthoringConfig {
+  const base = readServiceConfig(env, { name: "authoring", grpcPort: 50053, adminPort: 9103 });
   return Object.freeze({
-    ...readServiceConfig(env, { name: "authoring", grpcPort: 50053, adminPort: 9103 }),
-    catalogueServiceUrl: envString(env, "CATALOGUE_SERVICE_URL", "http://127.0.0.1:50052"),
-    authServiceUrl: envString(env, "AUTH_SERVICE_URL", "http://127.0.0.1:50051"),
+    ...base,
+    catalogueServiceUrl: internalServiceUrl(env, "CATALOGUE_SERVICE_URL", 50052, base.security),
+    authServiceUrl: internalServiceUrl(env, "AUTH_SERVICE_URL", 50051, base.security),
     catalogueSyncIntervalMs: envInt(env, "CATALOGUE_SYNC_INTERVAL_MS", 1000, {
       min: 50,
       max: 600_000,
     }),
     rpcTimeoutMs: envInt(env, "RPC_TIMEOUT_MS", 10_000, { min: 100, max: 600_000 }),
+    tokens: readTokenSettings(env),
   });
 }

@@ -4,11 +4,15 @@ import {
   type AuthoringService,
   GetMoveSpecResponseSchema,
 } from "../../proto/gen/authoring/v1/authoring_pb.js";
+import { withCaller as w } from "../shared/security/caller.js";
 import type { DraftOperations } from "./operations/draft-operations.js";
 import type { MoveSpecOperations } from "./operations/movespec-operations.js";
 import type { VersionOperations } from "./operations/version-operations.js";
 
-/** authoring.v1.AuthoringService: thin wrappers from messages to the operations. */
+/**
+ * authoring.v1.AuthoringService: thin wrappers from messages to the operations. The user-facing
+ * operations get the caller the forwarded access token proves (`w`: the request plus that caller).
+ */
 export function createAuthoringHandlers(operations: {
   movespecs: MoveSpecOperations;
   drafts: DraftOperations;
@@ -16,18 +20,28 @@ export function createAuthoringHandlers(operations: {
 }): ServiceImpl<typeof AuthoringService> {
   const { movespecs, drafts, versions } = operations;
   return {
-    createMoveSpec: (request) => movespecs.createMoveSpec(request),
-    getMoveSpec: async (request) =>
-      create(GetMoveSpecResponseSchema, { movespec: await movespecs.getMoveSpec(request) }),
-    getDraft: async (request) => ({ draft: await drafts.getDraft(request) }),
-    replaceDraft: async (request) => ({ draft: await drafts.replaceDraft(request) }),
-    validateDraft: (request) => drafts.validateDraft(request),
-    createVersion: async (request) => ({ version: await versions.createVersion(request) }),
-    listVersions: (request) => versions.listVersions(request),
-    getVersion: async (request) => ({ version: await versions.getVersion(request) }),
-    releaseVersion: async (request) => ({ movespec: await versions.releaseVersion(request) }),
-    getReleasedSource: (request) => versions.getReleasedSource(request),
-    resolveVersion: (request) => versions.resolveVersion(request),
+    createMoveSpec: (request, context) => movespecs.createMoveSpec(w(request, context)),
+    getMoveSpec: async (request, context) =>
+      create(GetMoveSpecResponseSchema, {
+        movespec: await movespecs.getMoveSpec(w(request, context)),
+      }),
+    getDraft: async (request, context) => ({ draft: await drafts.getDraft(w(request, context)) }),
+    replaceDraft: async (request, context) => ({
+      draft: await drafts.replaceDraft(w(request, context)),
+    }),
+    validateDraft: (request, context) => drafts.validateDraft(w(request, context)),
+    createVersion: async (request, context) => ({
+      version: await versions.createVersion(w(request, context)),
+    }),
+    listVersions: (request, context) => versions.listVersions(w(request, context)),
+    getVersion: async (request, context) => ({
+      version: await versions.getVersion(w(request, context)),
+    }),
+    releaseVersion: async (request, context) => ({
+      movespec: await versions.releaseVersion(w(request, context)),
+    }),
+    getReleasedSource: (request, context) => versions.getReleasedSource(w(request, context)),
+    resolveVersion: (request, context) => versions.resolveVersion(w(request, context)),
     setVisibility: async (request) => ({ movespec: await movespecs.setVisibility(request) }),
     delistMoveSpec: async (request) => ({ movespec: await movespecs.delist(request) }),
     updateMoveSpec: async (request) => ({ movespec: await movespecs.update(request) }),

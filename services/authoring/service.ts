@@ -1,11 +1,13 @@
 import { createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
+import type { JSONWebKeySet } from "jose";
 import { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
 import { AuthoringService } from "../../proto/gen/authoring/v1/authoring_pb.js";
 import { CatalogueService } from "../../proto/gen/catalogue/v1/catalogue_pb.js";
 import { createIdempotencyStore } from "../shared/idempotency/index.js";
 import type { ServiceDefinition } from "../shared/runtime/service-runner.js";
-import { clientTracingInterceptor } from "../shared/telemetry/rpc-tracing.js";
+import { createInternalTransport } from "../shared/security/internal-transport.js";
+import type { Workload } from "../shared/security/workloads.js";
+import { createTokenVerifier } from "../shared/tokens/index.js";
 import type { AuthoringConfig } from "./config.js";
 import { createAuthoringHandlers } from "./handlers.js";
 import { createCatalogueRelay } from "./operations/catalogue-relay.js";
@@ -20,14 +22,10 @@ import { createVersionStore } from "./store/version-store.js";
 export const authoringService: ServiceDefinition<AuthoringConfig> = {
   name: "authoring",
   services: [AuthoringService],
-  async start({ config, db, logger }) {
-    const transport = (baseUrl: string) =>
-      createGrpcTransport({
-        baseUrl,
-        defaultTimeoutMs: config.rpcTimeoutMs,
-        idleConnectionTimeoutMs: 30_000,
-        interceptors: [clientTracingInterceptor()],
-      });
+  async start({ config, db, logger, identity }) {
+    const transport = (baseUrl: string, expected: Workload) =>
+      createInternalTransport(identity, { baseUrl, expected, timeoutMs: config.rpcTimeoutMs });
+    const auth = createClient(AuthService, transport(config.authServiceUrl, "auth"));
     const movespecs = createMoveSpecStore(db);
     const versions = createVersionStore(db);
     const idempotency = createIdempotencyStore(db);
@@ -38,7 +36,7 @@ export const authoringService: ServiceDefinition<AuthoringConfig> = {
     ]);
     const relay = createCatalogueRelay({
       store: movespecs,
-      catalogue: createClient(CatalogueService, transport(config.catalogueServiceUrl)),
+      catalogue: createClient(CatalogueService, transport(config.catalogueServiceUrl, "catalogue")),
       logger,
       intervalMs: config.catalogueSyncIntervalMs,
     });
@@ -47,10 +45,7 @@ export const authoringService: ServiceDefinition<AuthoringConfig> = {
       versions,
       idempotency,
       relay,
-      projects: createProjectGuard(
-        createClient(AuthService, transport(config.authServiceUrl)),
-        logger,
-      ),
+      projects: createProjectGuard(auth, logger),
       versionLocks: createKeyedMutex(),
       logger,
       now: () => new Date(),
@@ -60,9 +55,20 @@ export const authoringService: ServiceDefinition<AuthoringConfig> = {
       drafts: createDraftOperations(deps),
       versions: createVersionOperations(deps),
     });
+    // The users the gateway forwards are verified here, against the auth service's public keys.
+    const userTokens = createTokenVerifier({
+      issuer: config.tokens.issuer,
+      clockToleranceSeconds: config.tokens.clockToleranceSeconds,
+      fetchJwks: async () => {
+        const { jwksJson } = await auth.getJwks({}, { timeoutMs: 3000 });
+        return JSON.parse(jwksJson) as JSONWebKeySet;
+      },
+    });
+    void userTokens.warmUp();
     relay.start();
     return {
       register: (router) => router.service(AuthoringService, handlers),
+      userTokens,
       stop: () => relay.stop(),
     };
   },

@@ -1,5 +1,9 @@
-import { type Env, envInt, envOptionalString, envPort, envString } from "../shared/config/env.js";
+import { type Env, envInt, envOptionalString, envPort } from "../shared/config/env.js";
 import { readServiceConfig, type ServiceConfig } from "../shared/config/service-config.js";
+import {
+  checkInternalUrl,
+  internalServiceUrl,
+} from "../shared/security/internal-security-config.js";
 import { readTokenSettings, type TokenSettings } from "../shared/tokens/index.js";
 
 /** Session limits of the contract ("Detection sessions"), all configurable for tests. */
@@ -68,11 +72,9 @@ export function loadDetectionConfig(env: Env): DetectionConfig {
   return Object.freeze({
     ...base,
     streamPort: envPort(env, "STREAM_PORT", 0),
-    advertiseUrl:
-      envOptionalString(env, "DETECTION_ADVERTISE_URL") ??
-      (base.grpcPort > 0 ? `http://127.0.0.1:${base.grpcPort}` : undefined),
-    authServiceUrl: envString(env, "AUTH_SERVICE_URL", "http://127.0.0.1:50051"),
-    authoringServiceUrl: envString(env, "AUTHORING_SERVICE_URL", "http://127.0.0.1:50053"),
+    advertiseUrl: advertiseUrl(env, base),
+    authServiceUrl: internalServiceUrl(env, "AUTH_SERVICE_URL", 50051, base.security),
+    authoringServiceUrl: internalServiceUrl(env, "AUTHORING_SERVICE_URL", 50053, base.security),
     rpcTimeoutMs: envInt(env, "RPC_TIMEOUT_MS", 10_000, { min: 100, max: 600_000 }),
     tokens: readTokenSettings(env),
     limits: Object.freeze({
@@ -112,4 +114,12 @@ export function loadDetectionConfig(env: Env): DetectionConfig {
       sweepIntervalMs: ms("DETECTION_SWEEP_INTERVAL_MS", 5000, 10 * MINUTE),
     }),
   });
+}
+
+/** How other replicas reach this one: set per replica in a cluster (the pod's IP). */
+function advertiseUrl(env: Env, base: ServiceConfig): string | undefined {
+  const set = envOptionalString(env, "DETECTION_ADVERTISE_URL");
+  if (set !== undefined) return checkInternalUrl("DETECTION_ADVERTISE_URL", set, base.security);
+  if (base.grpcPort === 0) return undefined;
+  return `${base.security.transport === "mtls" ? "https" : "http"}://127.0.0.1:${base.grpcPort}`;
 }

@@ -1,5 +1,6 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { DetectionService } from "../../proto/gen/detection/v1/detection_pb.js";
+import { callerOf, withCaller } from "../shared/security/caller.js";
 import type { SessionOperations } from "./operations/session-operations.js";
 import type { Attachments } from "./stream/attachments.js";
 
@@ -17,12 +18,12 @@ export function createDetectionHandlers(
 ): ServiceImpl<typeof DetectionService> {
   const { sessions, attachments } = deps;
   return {
-    createSession: (request) => sessions.create(request),
-    async getSession(request) {
-      return { session: await sessions.get(request.caller, request.sessionId) };
+    createSession: (request, context) => sessions.create(withCaller(request, context)),
+    async getSession(request, context) {
+      return { session: await sessions.get(callerOf(context), request.sessionId) };
     },
-    async finalizeSession(request) {
-      return { session: await sessions.finalize(request.caller, request.sessionId) };
+    async finalizeSession(request, context) {
+      return { session: await sessions.finalize(callerOf(context), request.sessionId) };
     },
     getStreamEndpoint() {
       return {

@@ -1,5 +1,4 @@
 import { createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
 import type { JSONWebKeySet } from "jose";
 import { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
 import { AuthoringService } from "../../proto/gen/authoring/v1/authoring_pb.js";
@@ -7,7 +6,8 @@ import { DetectionService } from "../../proto/gen/detection/v1/detection_pb.js";
 import { createIdempotencyStore } from "../shared/idempotency/index.js";
 import { newId } from "../shared/ids/uuid-v7.js";
 import type { ServiceDefinition } from "../shared/runtime/service-runner.js";
-import { clientTracingInterceptor } from "../shared/telemetry/rpc-tracing.js";
+import { createInternalTransport } from "../shared/security/internal-transport.js";
+import type { Workload } from "../shared/security/workloads.js";
 import { createTokenVerifier } from "../shared/tokens/index.js";
 import type { DetectionConfig } from "./config.js";
 import { createDetectionHandlers } from "./handlers.js";
@@ -30,16 +30,14 @@ import { createStreamServer } from "./stream/stream-server.js";
 export const detectionService: ServiceDefinition<DetectionConfig> = {
   name: "detection",
   services: [DetectionService],
-  async start({ config, db, logger, metrics }) {
-    const transport = (baseUrl: string) =>
-      createGrpcTransport({
-        baseUrl,
-        defaultTimeoutMs: config.rpcTimeoutMs,
-        idleConnectionTimeoutMs: 30_000,
-        interceptors: [clientTracingInterceptor()],
-      });
-    const auth = createClient(AuthService, transport(config.authServiceUrl));
-    const authoring = createClient(AuthoringService, transport(config.authoringServiceUrl));
+  async start({ config, db, logger, metrics, identity }) {
+    const transport = (baseUrl: string, expected: Workload) =>
+      createInternalTransport(identity, { baseUrl, expected, timeoutMs: config.rpcTimeoutMs });
+    const auth = createClient(AuthService, transport(config.authServiceUrl, "auth"));
+    const authoring = createClient(
+      AuthoringService,
+      transport(config.authoringServiceUrl, "authoring"),
+    );
 
     const store = createSessionStore(db);
     const specStore = createSpecStore(db);
@@ -62,7 +60,7 @@ export const detectionService: ServiceDefinition<DetectionConfig> = {
       logger,
       onLost: () => attachments.abandonAll(),
     });
-    const peers = createPeerClients(config.rpcTimeoutMs);
+    const peers = createPeerClients(identity, config.rpcTimeoutMs);
     const leases = createAttachmentLeases({
       store,
       presence,
@@ -95,6 +93,7 @@ export const detectionService: ServiceDefinition<DetectionConfig> = {
     void verifier.warmUp();
     const streams = createStreamServer({
       verifier,
+      identity,
       attacher: createSessionAttacher({
         config,
         store,
@@ -150,6 +149,8 @@ export const detectionService: ServiceDefinition<DetectionConfig> = {
     });
     return {
       register: (router) => router.service(DetectionService, handlers),
+      // The same verifier checks the users the gateway forwards (access tokens).
+      userTokens: verifier,
       async stop() {
         attachments.stop();
         await sweeper.stop();

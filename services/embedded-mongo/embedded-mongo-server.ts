@@ -1,7 +1,9 @@
 /**
  * The embedded MongoDB-compatible server as a factory: nothing happens until `start()`,
- * which recovers the data directory, then listens. `stop()` stops accepting connections,
- * lets in-flight commands finish, flushes the log and releases the data directory lock.
+ * which makes the data directory private (0700, files 0600), recovers it, loads (or at the
+ * first start creates) the store's user, then listens. Every client must authenticate
+ * (SCRAM-SHA-256). `stop()` stops accepting connections, lets in-flight commands finish,
+ * flushes the log and releases the data directory lock.
  */
 import net from "node:net";
 import { type Logger, pino } from "pino";
@@ -9,6 +11,8 @@ import type { ServerIdentity } from "./commands/command-context.js";
 import { createDispatcher } from "./commands/dispatcher.js";
 import type { EmbeddedMongoConfig } from "./config.js";
 import { CursorRegistry } from "./cursor-registry.js";
+import { secureDataDirectory } from "./security/data-directory.js";
+import { openUserRegistry } from "./security/user-registry.js";
 import { SessionRegistry } from "./sessions/session-registry.js";
 import { parseFailPoints } from "./storage/fail-points.js";
 import { StorageEngine } from "./storage/storage-engine.js";
@@ -20,8 +24,16 @@ export interface EmbeddedMongoServerOptions extends Partial<EmbeddedMongoConfig>
   logger?: Logger;
 }
 
+export interface EmbeddedMongoAddress {
+  port: number;
+  /** The connection string without credentials (safe to log): clients add them. */
+  uri: string;
+  /** The clients' copy of the credentials (0600): `withCredentials(uri, readClientCredentials(file))`. */
+  credentialsFile: string;
+}
+
 export interface EmbeddedMongoServer {
-  start(): Promise<{ port: number; uri: string }>;
+  start(): Promise<EmbeddedMongoAddress>;
   stop(): Promise<void>;
   /** Runs the TTL monitor once now (tests); resolves to the number of documents deleted. */
   sweepExpired(): Promise<number>;
@@ -55,8 +67,9 @@ export function createEmbeddedMongoServer(
   const idleWaiters = new Set<() => void>();
   let stopping: Promise<void> | undefined;
 
-  async function start(): Promise<{ port: number; uri: string }> {
+  async function start(): Promise<EmbeddedMongoAddress> {
     if (server) throw new Error("server already started");
+    secureDataDirectory(config.dataDir, logger);
     engine = StorageEngine.open({
       dataDir: config.dataDir,
       fsync: config.fsync,
@@ -70,6 +83,13 @@ export function createEmbeddedMongoServer(
       transactionLifetimeMs: config.transactionLifetimeMs,
       sessionTimeoutMs: 30 * 60 * 1000,
     });
+    let users: ReturnType<typeof openUserRegistry>;
+    try {
+      users = openUserRegistry(config.dataDir, logger);
+    } catch (error) {
+      await shutdownState();
+      throw error;
+    }
     cursors = new CursorRegistry();
     ttl = startTtlMonitor(engine, sessions.locks, config.ttlIntervalMs, logger);
     const identity: ServerIdentity = {
@@ -77,7 +97,14 @@ export function createEmbeddedMongoServer(
       replicaSetName: config.replicaSetName,
       startedAt: new Date(),
     };
-    const dispatcher = createDispatcher({ engine, sessions, cursors, identity, logger });
+    const dispatcher = createDispatcher({
+      engine,
+      sessions,
+      cursors,
+      identity,
+      users: users.registry,
+      logger,
+    });
     let nextConnectionId = 1;
     const srv = net.createServer((socket) => {
       if (stopping) {
@@ -107,12 +134,18 @@ export function createEmbeddedMongoServer(
       throw error;
     }
     const port = (srv.address() as net.AddressInfo).port;
+    if (!["127.0.0.1", "::1", "localhost"].includes(config.host)) {
+      logger.warn(
+        { host: config.host, port },
+        "listening beyond loopback: anyone who reaches this port can try the store's password",
+      );
+    }
     const host =
       config.advertisedHost ??
       (config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host);
     identity.address = `${host}:${port}`;
     const uri = `mongodb://${host}:${port}/?replicaSet=${encodeURIComponent(config.replicaSetName)}`;
-    return { port, uri };
+    return { port, uri, credentialsFile: users.credentialsFile };
   }
 
   async function shutdownState(): Promise<void> {

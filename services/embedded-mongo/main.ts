@@ -1,14 +1,18 @@
 /**
  * Runs the embedded MongoDB-compatible server as a process:
  *   node --import tsx services/embedded-mongo/main.ts [--port N] [--dbpath DIR] [--host H]
- * Prints one JSON log line with "msg":"ready", the port and the connection string once it
- * accepts connections; SIGTERM/SIGINT stop it cleanly (exit 0).
+ * Prints one JSON log line with "msg":"ready", the port, the connection string (without
+ * credentials) and the credentials file once it accepts connections; SIGTERM/SIGINT stop it
+ * cleanly (exit 0).
  */
 import { pino } from "pino";
+import { secretRedaction } from "../shared/logging/redaction.js";
 import { loadConfig } from "./config.js";
-import { createEmbeddedMongoServer } from "./embedded-mongo-server.js";
+import { createEmbeddedMongoServer, type EmbeddedMongoAddress } from "./embedded-mongo-server.js";
 
 async function main(): Promise<void> {
+  // Like mongod: whatever this process creates is its owner's only (files 0600, directories 0700).
+  process.umask(0o077);
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();
@@ -17,11 +21,12 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const logger = pino({
+    ...secretRedaction(),
     level: config.logLevel,
     base: { service: "embedded-mongo", pid: process.pid },
   });
   const server = createEmbeddedMongoServer({ ...config, logger });
-  let address: { port: number; uri: string };
+  let address: EmbeddedMongoAddress;
   try {
     address = await server.start();
   } catch (error) {
@@ -32,7 +37,14 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   logger.info(
-    { port: address.port, uri: address.uri, dataDir: config.dataDir, fsync: config.fsync },
+    {
+      port: address.port,
+      host: config.host,
+      uri: address.uri,
+      credentialsFile: address.credentialsFile,
+      dataDir: config.dataDir,
+      fsync: config.fsync,
+    },
     "ready",
   );
 

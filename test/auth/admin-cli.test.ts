@@ -24,7 +24,10 @@ describe("admin tool (services/admin)", function () {
       args,
       { stdout: (text) => stdout.push(text), stderr: (text) => stderr.push(text) },
       createAdminClients,
-      loadAdminConfig({ AUTH_SERVICE_URL: system.services.auth.grpcUrl }),
+      loadAdminConfig({
+        AUTH_SERVICE_URL: system.services.auth.grpcUrl,
+        INTERNAL_TLS_DIR: system.pki?.tlsDirOf("operator"),
+      }),
     );
     return { code, stdout: stdout.join(""), stderr: stderr.join("") };
   };
@@ -42,6 +45,8 @@ describe("admin tool (services/admin)", function () {
             AUTH_SERVICE_URL: system.services.auth.grpcUrl,
             AUTHORING_SERVICE_URL: system.services.authoring.grpcUrl,
             CATALOGUE_SERVICE_URL: system.services.catalogue.grpcUrl,
+            // The operator credential npm start issues (here: this system's).
+            INTERNAL_TLS_DIR: system.pki?.tlsDirOf("operator"),
           },
         },
       );

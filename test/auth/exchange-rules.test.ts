@@ -1,8 +1,11 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { expect } from "chai";
 import { loadAuthConfig } from "../../services/auth/config.js";
 import { presentedCredential } from "../../services/auth/domain/credential-form.js";
 import { grantScopes } from "../../services/auth/domain/scope-grant.js";
-import { hashesEqual, hashSecret } from "../../services/auth/domain/secrets.js";
+import { hashSecret } from "../../services/auth/domain/secrets.js";
 import { slugify } from "../../services/auth/domain/slug.js";
 
 describe("services/auth: exchange rules", () => {
@@ -51,12 +54,10 @@ describe("services/auth: exchange rules", () => {
   });
 
   describe("secrets", () => {
-    it("the hash depends on the pepper and compares in constant time", () => {
+    it("the hash depends on the pepper", () => {
       const a = hashSecret("p".repeat(32), "msk_x");
       expect(a).to.have.length(64);
       expect(a).to.not.equal(hashSecret("q".repeat(32), "msk_x"));
-      expect(hashesEqual(a, a)).to.equal(true);
-      expect(hashesEqual(a, "0".repeat(64))).to.equal(false);
     });
   });
 
@@ -67,11 +68,14 @@ describe("services/auth: exchange rules", () => {
   });
 
   describe("config", () => {
-    it("production refuses DEV_BOOTSTRAP and needs a pepper and a key directory", () => {
+    const KEK = `k1:${Buffer.alloc(32, 7).toString("base64url")}`;
+    it("production refuses DEV_BOOTSTRAP and needs a pepper, a key directory, a KEK and certificates", () => {
       const prod = {
         ENVIRONMENT: "production",
         AUTH_SECRET_PEPPER: "x".repeat(32),
         SIGNING_KEYS_DIR: "/k",
+        KEY_ENCRYPTION_KEYS: KEK,
+        INTERNAL_TLS_DIR: "/tls",
       };
       expect(() => loadAuthConfig({ ...prod, DEV_BOOTSTRAP: "1" })).to.throw(/DEV_BOOTSTRAP/);
       expect(() => loadAuthConfig({ ...prod, AUTH_SECRET_PEPPER: undefined })).to.throw(
@@ -80,10 +84,75 @@ describe("services/auth: exchange rules", () => {
       expect(() => loadAuthConfig({ ...prod, SIGNING_KEYS_DIR: undefined })).to.throw(
         /SIGNING_KEYS_DIR/,
       );
+      expect(() => loadAuthConfig({ ...prod, KEY_ENCRYPTION_KEYS: undefined })).to.throw(
+        /KEY_ENCRYPTION_KEYS/,
+      );
+      expect(() => loadAuthConfig({ ...prod, INTERNAL_TLS_DIR: undefined })).to.throw(
+        /INTERNAL_TLS_DIR/,
+      );
       expect(loadAuthConfig(prod).tokens.accessTokenTtlSeconds).to.equal(900);
+      const dev = { AUTH_SECRET_PEPPER: "x".repeat(32), KEY_ENCRYPTION_KEYS: KEK };
       expect(
-        loadAuthConfig({ ACCESS_TOKEN_TTL_SECONDS: "300" }).tokens.accessTokenTtlSeconds,
+        loadAuthConfig({ ...dev, ACCESS_TOKEN_TTL_SECONDS: "300" }).tokens.accessTokenTtlSeconds,
       ).to.equal(300);
+    });
+
+    it("takes the pepper from configuration only, in development too (never from the database)", () => {
+      expect(() => loadAuthConfig({ KEY_ENCRYPTION_KEYS: KEK })).to.throw(/AUTH_SECRET_PEPPER/);
+      expect(() =>
+        loadAuthConfig({ AUTH_SECRET_PEPPER: "short", KEY_ENCRYPTION_KEYS: KEK }),
+      ).to.throw(/at least 32/);
+    });
+
+    it("reads secrets from NAME or NAME_FILE (a mounted Secret), never both", async () => {
+      const dir = await mkdtemp(join(tmpdir(), "mds-secret-"));
+      try {
+        await writeFile(join(dir, "pepper"), `${"p".repeat(40)}\n`, { mode: 0o600 });
+        await writeFile(join(dir, "kek"), `${KEK}\n`, { mode: 0o600 });
+        const config = loadAuthConfig({
+          AUTH_SECRET_PEPPER_FILE: join(dir, "pepper"),
+          KEY_ENCRYPTION_KEYS_FILE: join(dir, "kek"),
+        });
+        expect(config.secretPepper).to.equal("p".repeat(40));
+        expect(config.keyEncryption?.currentId).to.equal("k1");
+        expect(() =>
+          loadAuthConfig({
+            AUTH_SECRET_PEPPER: "q".repeat(40),
+            AUTH_SECRET_PEPPER_FILE: join(dir, "pepper"),
+            KEY_ENCRYPTION_KEYS: KEK,
+          }),
+        ).to.throw(/both set/);
+        expect(() =>
+          loadAuthConfig({
+            AUTH_SECRET_PEPPER_FILE: join(dir, "missing"),
+            KEY_ENCRYPTION_KEYS: KEK,
+          }),
+        ).to.throw(/AUTH_SECRET_PEPPER_FILE cannot be read/);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+
+    it("needs a KEK to keep signing keys in the database, and checks its shape without echoing it", () => {
+      const pepper = { AUTH_SECRET_PEPPER: "x".repeat(32) };
+      expect(() => loadAuthConfig(pepper)).to.throw(/KEY_ENCRYPTION_KEYS/);
+      // Keys from a directory need none outside production.
+      expect(loadAuthConfig({ ...pepper, SIGNING_KEYS_DIR: "/k" }).keyEncryption).to.equal(
+        undefined,
+      );
+      const secretish = "k1:tooShortToBeAKey";
+      let message = "";
+      try {
+        loadAuthConfig({ ...pepper, KEY_ENCRYPTION_KEYS: secretish });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).to.match(/32 random bytes/);
+      expect(message).to.not.include("tooShortToBeAKey");
+      const two = `${KEK},old:${Buffer.alloc(32, 9).toString("base64url")}`;
+      const keys = loadAuthConfig({ ...pepper, KEY_ENCRYPTION_KEYS: two }).keyEncryption;
+      expect(keys?.currentId).to.equal("k1");
+      expect([...(keys?.byId.keys() ?? [])]).to.deep.equal(["k1", "old"]);
     });
   });
 });

@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { decodeJwt, decodeProtectedHeader, type JSONWebKeySet } from "jose";
+import { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
 import { newId } from "../../services/shared/ids/uuid-v7.js";
 import {
   createTokenVerifier,
@@ -15,6 +16,7 @@ import {
   type TestProject,
 } from "../support/auth.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
+import { workloadClient } from "../support/workloads.js";
 
 describe("signing keys: embedded default, rotation without downtime (black box)", function () {
   this.timeout(60_000);
@@ -125,7 +127,8 @@ describe("signing keys: embedded default, rotation without downtime (black box)"
     });
 
     it("refuses bad ids and lifetimes beyond the maximum", async () => {
-      const client = authAdminClient(system);
+      // Only the detection service mints runtime tokens.
+      const client = workloadClient(system, AuthService, "detection");
       await client
         .mintRuntimeToken({
           sessionId: "s1",

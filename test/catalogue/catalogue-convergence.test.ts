@@ -53,6 +53,14 @@ describe("catalogue convergence after a crash", function () {
         CATALOGUE_SERVICE_URL: catalogue.grpcUrl,
         AUTHORING_SERVICE_URL: authoring.grpcUrl,
         DETECTION_SERVICE_URLS: detection.grpcUrl,
+        GRPC_HOST: "127.0.0.1",
+        // Its own workload certificate, as the launcher gave it.
+        ...(system.pki
+          ? {
+              INTERNAL_TLS_DIR: system.pki.tlsDirOf("catalogue"),
+              TRUST_DOMAIN: system.pki.trustDomain,
+            }
+          : {}),
       },
       sink: () => undefined,
     });
@@ -62,7 +70,7 @@ describe("catalogue convergence after a crash", function () {
 
   it("lists exactly the public MoveSpecs once the catalogue is back", async () => {
     const call = apiOf(system.gatewayUrl);
-    const admin = authoringClient(system.services.authoring.grpcUrl);
+    const admin = authoringClient(system);
     const owner = await createProjectWithToken(system);
     const create = async (name: string, visibility: string) => {
       const response = await call("POST", "/api/movespecs", {

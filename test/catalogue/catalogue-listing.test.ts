@@ -10,7 +10,6 @@ import {
   Sort,
   Visibility,
 } from "../../proto/gen/catalogue/v1/catalogue_pb.js";
-import { CallerSchema } from "../../proto/gen/common/v1/caller_pb.js";
 import { listingQuery } from "../../services/catalogue/domain/listing-query.js";
 import { newId } from "../../services/shared/ids/uuid-v7.js";
 import { apiOf, catalogueClient, type JsonBody } from "../movespecs/support/api.js";
@@ -105,7 +104,10 @@ const EXPECTED_ORDER: Record<string, (a: Model, b: Model) => number> = {
 describe("catalogue listing and search", function () {
   this.timeout(90_000);
   let system: TestSystem;
+  /** As the authoring service (which alone pushes entries). */
   let catalogue: Client<typeof CatalogueService>;
+  /** As the operator (the admin tool stars on behalf of organizations). */
+  let operator: Client<typeof CatalogueService>;
   let call: ReturnType<typeof apiOf>;
   const model = seedModel();
   const listed = model.filter((entry) => entry.listed);
@@ -116,7 +118,8 @@ describe("catalogue listing and search", function () {
       env: { LOG_LEVEL: "info" },
       serviceEnv: { catalogue: { MONGODB_DATABASE: CATALOGUE_DATABASE } },
     });
-    catalogue = catalogueClient(system.services.catalogue.grpcUrl, "connect");
+    catalogue = catalogueClient(system, "connect", "authoring");
+    operator = catalogueClient(system, "connect", "operator");
     call = apiOf(system.gatewayUrl);
     const projectId = newId();
     for (let start = 0; start < model.length; start += 100) {
@@ -125,10 +128,12 @@ describe("catalogue listing and search", function () {
         entries: batch.map((m, i) => snapshot(m, start + i, projectId)),
       });
     }
+    const organizations = Array.from({ length: 1 + Math.max(...model.map((m) => m.stars)) }, () =>
+      newId(),
+    );
     for (const entry of model.filter((m) => m.stars > 0)) {
       for (let star = 0; star < entry.stars; star += 1) {
-        const caller = create(CallerSchema, { organizationId: `org-${star}`, projectId: newId() });
-        await catalogue.starMoveSpec({ caller, movespecId: entry.id });
+        await operator.starMoveSpec({ organizationId: organizations[star], movespecId: entry.id });
       }
     }
   });
@@ -153,7 +158,7 @@ describe("catalogue listing and search", function () {
   async function pageThroughGrpc(sort: Sort, limit: number): Promise<string[]> {
     const ids: string[] = [];
     for (let offset = 0; ; offset += limit) {
-      const page = await catalogue.listMoveSpecs({ sort, limit, offset: BigInt(offset) });
+      const page = await operator.listMoveSpecs({ sort, limit, offset: BigInt(offset) });
       expect(page.total).to.equal(PUBLIC_COUNT);
       ids.push(...page.items.map((item) => item.movespecId));
       expect(page.hasMore).to.equal(offset + limit < PUBLIC_COUNT);
@@ -240,27 +245,31 @@ describe("catalogue listing and search", function () {
     expect(all.filter((id) => hidden.has(id))).to.deep.equal([]);
     const search = await call("GET", "/api/movespecs?q=hidden&limit=200");
     expect(search.body.total).to.equal(0);
-    const counts = await catalogue.getStarCounts({ movespecIds: [...hidden].slice(0, 3) });
+    const counts = await operator.getStarCounts({ movespecIds: [...hidden].slice(0, 3) });
     expect(Object.values(counts.starCounts)).to.deep.equal([0, 0, 0]);
   });
 
   it("keeps one star per organization and hides private entries from strangers", async () => {
     const target = listed[500];
-    const caller = create(CallerSchema, { organizationId: newId(), projectId: newId() });
-    expect((await catalogue.starMoveSpec({ caller, movespecId: target.id })).starCount).to.equal(1);
-    expect((await catalogue.starMoveSpec({ caller, movespecId: target.id })).starCount).to.equal(1);
+    const caller = { organizationId: newId() };
+    expect((await operator.starMoveSpec({ ...caller, movespecId: target.id })).starCount).to.equal(
+      1,
+    );
+    expect((await operator.starMoveSpec({ ...caller, movespecId: target.id })).starCount).to.equal(
+      1,
+    );
     const got = await call("GET", `/api/movespecs?sort=stars&limit=200`);
     expect(got.body.items.find((i: JsonBody) => i.movespec_id === target.id)?.star_count).to.equal(
       1,
     );
-    expect((await catalogue.unstarMoveSpec({ caller, movespecId: target.id })).starCount).to.equal(
-      0,
-    );
-    expect((await catalogue.unstarMoveSpec({ caller, movespecId: target.id })).starCount).to.equal(
-      0,
-    );
+    expect(
+      (await operator.unstarMoveSpec({ ...caller, movespecId: target.id })).starCount,
+    ).to.equal(0);
+    expect(
+      (await operator.unstarMoveSpec({ ...caller, movespecId: target.id })).starCount,
+    ).to.equal(0);
     const privateOne = model.find((m) => !m.listed) as Model;
-    const refused = await catalogue.starMoveSpec({ caller, movespecId: privateOne.id }).then(
+    const refused = await operator.starMoveSpec({ ...caller, movespecId: privateOne.id }).then(
       () => "starred",
       (error: Error) => error.message,
     );

@@ -39,6 +39,8 @@ const OPERATOR_SECRETS = [
   "gateway-tls",
   "mongodb-bootstrap",
   "mongodb-keyfile",
+  "mongodb-tls",
+  "mongodb-ca",
   "otel-collector-export",
 ];
 /** Read by Node itself or by the container image, not by a config.ts. */
@@ -216,7 +218,7 @@ describe("deploy/k8s manifests", () => {
         }
       });
 
-      it("services are ready on grpc.health.v1 at their gRPC port, alive on their admin port; the gateway probes over HTTP", () => {
+      it("services are ready and alive on their admin port (the gRPC port wants a client certificate); the gateway probes over HTTP", () => {
         for (const workload of appWorkloads(render(overlay))) {
           const container = mainContainer(workload);
           const port = (name: string) =>
@@ -231,12 +233,15 @@ describe("deploy/k8s manifests", () => {
               port: "http",
             });
           } else {
-            expect(container.readinessProbe?.grpc?.port, workload.name).to.be.a("number");
-            expect(container.readinessProbe?.grpc?.port, workload.name).to.equal(port("grpc"));
-            expect(container.livenessProbe?.grpc, workload.name).to.deep.equal({
-              port: port("grpc"),
-              service: "liveness",
+            expect(container.readinessProbe?.httpGet, workload.name).to.deep.include({
+              path: "/readyz",
+              port: "admin",
             });
+            expect(container.livenessProbe?.httpGet, workload.name).to.deep.include({
+              path: "/livez",
+              port: "admin",
+            });
+            expect(port("admin"), workload.name).to.be.a("number");
           }
           const env = environmentOf(container, render(overlay));
           if (workload.name === "gateway") {
@@ -247,7 +252,7 @@ describe("deploy/k8s manifests", () => {
           expect(Number(env.ADMIN_PORT), `${workload.name} ADMIN_PORT`).to.equal(port("admin"));
           if (workload.name === "detection") {
             expect(Number(env.STREAM_PORT), "detection STREAM_PORT").to.equal(port("stream"));
-            expect(env.DETECTION_ADVERTISE_URL).to.equal(`http://$(POD_IP):${port("grpc")}`);
+            expect(env.DETECTION_ADVERTISE_URL).to.equal(`https://$(POD_IP):${port("grpc")}`);
           }
         }
       });
@@ -421,6 +426,10 @@ describe("deploy/k8s manifests", () => {
         const defined = new Set(
           manifests.map((manifest) => `${manifest.kind}/${manifest.metadata.name}`),
         );
+        // cert-manager writes the Secret each Certificate names.
+        for (const certificate of ofKind(manifests, "Certificate")) {
+          defined.add(`Secret/${(certificate.spec as { secretName: string }).secretName}`);
+        }
         const readme = await readFile(join(REPO_ROOT, "deploy/README.md"), "utf8");
         const references: string[] = [];
         for (const workload of workloadsOf(manifests)) {
@@ -456,6 +465,82 @@ describe("deploy/k8s manifests", () => {
           expect(OPERATOR_SECRETS, `${reference}: an operator's Secret`).to.include(name);
           expect(readme, `deploy/README.md explains Secret ${name}`).to.include(`\`${name}\``);
         }
+      });
+
+      it("workload identity: each process mounts its own certificate (its SPIFFE ID, from the CA issuer) at INTERNAL_TLS_DIR, and calls https://", () => {
+        const manifests = render(overlay);
+        type CertificateSpec = {
+          secretName: string;
+          uris?: string[];
+          usages?: string[];
+          issuerRef: { name: string; kind: string };
+          privateKey?: { algorithm?: string; rotationPolicy?: string };
+          isCA?: boolean;
+        };
+        const certificates = new Map(
+          ofKind(manifests, "Certificate").map((c) => [
+            (c.spec as CertificateSpec).secretName,
+            c.spec as CertificateSpec,
+          ]),
+        );
+        const mounted = new Set<string>();
+        for (const workload of appWorkloads(manifests)) {
+          const container = mainContainer(workload) as ContainerView & {
+            volumeMounts?: { name: string; mountPath: string }[];
+          };
+          const env = environmentOf(container, manifests);
+          const secretName = `mds-${workload.name}-tls`;
+          const volume = workload.pod.volumes?.find((v) => v.secret?.secretName === secretName);
+          expect(volume, `${workload.name} mounts ${secretName}`).to.not.equal(undefined);
+          const mount = container.volumeMounts?.find((m) => m.name === volume?.name);
+          expect(mount?.mountPath, workload.name).to.equal(env.INTERNAL_TLS_DIR);
+          mounted.add(secretName);
+          const certificate = certificates.get(secretName);
+          expect(certificate, `a Certificate writes ${secretName}`).to.not.equal(undefined);
+          expect(certificate?.uris).to.deep.equal([
+            `spiffe://${env.TRUST_DOMAIN}/${workload.name}`,
+          ]);
+          expect(certificate?.issuerRef).to.deep.include({ name: "mds-ca-issuer", kind: "Issuer" });
+          expect(certificate?.privateKey).to.deep.include({ rotationPolicy: "Always" });
+          expect(certificate?.usages).to.include("client auth");
+          if (workload.name !== "gateway") expect(certificate?.usages).to.include("server auth");
+          for (const name of [
+            "AUTH_SERVICE_URL",
+            "CATALOGUE_SERVICE_URL",
+            "AUTHORING_SERVICE_URL",
+          ]) {
+            expect(env[name], `${workload.name} ${name}`).to.match(/^https:\/\//);
+          }
+          expect(env.INTERNAL_TRANSPORT ?? "mtls", workload.name).to.equal("mtls");
+        }
+        // The internal tools' credential exists, and no pod holds it.
+        expect(certificates.get("mds-operator-tls")?.uris).to.deep.equal([
+          "spiffe://movement-detection.local/operator",
+        ]);
+        expect(mounted.has("mds-operator-tls")).to.equal(false);
+        // The CA the issuer signs with is cert-manager's own, made by the self-signed issuer.
+        expect(certificates.get("mds-ca")).to.deep.include({ isCA: true });
+        expect(named(manifests, "Issuer", "mds-ca-issuer").spec).to.deep.equal({
+          ca: { secretName: "mds-ca" },
+        });
+      });
+
+      it("auth reads its pepper and key-encryption keys from the mounted auth-secrets Secret, not the environment", () => {
+        const manifests = render(overlay);
+        const auth = appWorkloads(manifests).find((w) => w.name === "auth") as Workload;
+        const container = mainContainer(auth) as ContainerView & {
+          volumeMounts?: { name: string; mountPath: string }[];
+        };
+        const env = environmentOf(container, manifests);
+        const volume = auth.pod.volumes?.find((v) => v.secret?.secretName === "auth-secrets");
+        const mount = container.volumeMounts?.find((m) => m.name === volume?.name);
+        expect(mount, "auth-secrets mounted").to.not.equal(undefined);
+        for (const name of ["AUTH_SECRET_PEPPER_FILE", "KEY_ENCRYPTION_KEYS_FILE"]) {
+          expect(env[name], name).to.match(new RegExp(`^${mount?.mountPath}/`));
+        }
+        expect(env).to.not.have.property("AUTH_SECRET_PEPPER");
+        expect(env).to.not.have.property("KEY_ENCRYPTION_KEYS");
+        expect(env).to.not.have.property("DEV_BOOTSTRAP");
       });
 
       it("every ConfigMap variable of the processes is one that a config.ts reads", async () => {
@@ -633,6 +718,10 @@ async function variablesReadByConfig(): Promise<Set<string>> {
     for (const entry of entries.filter((e) => /(^|[/-])config\.ts$/.test(e))) {
       const text = await readFile(join(REPO_ROOT, root, entry), "utf8");
       for (const match of text.matchAll(/"([A-Z][A-Z0-9_]+)"/g)) names.add(match[1]);
+      // A secret read with envSecret may come from NAME or from the file NAME_FILE names.
+      for (const match of text.matchAll(/envSecret\(env, "([A-Z][A-Z0-9_]+)"\)/g)) {
+        names.add(`${match[1]}_FILE`);
+      }
     }
   }
   return names;

@@ -8,6 +8,7 @@ import { promisify } from "node:util";
 import { expect } from "chai";
 import { exportJWK, generateKeyPair } from "jose";
 import { type ManagedProcess, startProcess } from "../../deploy/local/child-process.js";
+import { ensureLocalPki } from "../../deploy/local/local-pki.js";
 import { type EmbeddedMongoHandle, startEmbeddedMongo } from "../support/embedded-mongo.js";
 import { eventually } from "../support/eventually.js";
 import { grpcJsHealthCheck } from "../support/grpc-health.js";
@@ -136,6 +137,17 @@ describe("production build (the image's /app, built and started outside Docker)"
     };
 
     const pepper = randomBytes(32).toString("hex");
+    // What cert-manager mounts in each pod: a certificate per workload, from one CA.
+    const pki = await ensureLocalPki({ dir: join(work, "pki") });
+    const identity = (workload: string) => ({ INTERNAL_TLS_DIR: join(pki.dir, workload) });
+    const operator = {
+      cert: await readFile(join(pki.tlsDirOf("operator"), "tls.crt")),
+      key: await readFile(join(pki.tlsDirOf("operator"), "tls.key")),
+      ca: await readFile(join(pki.tlsDirOf("operator"), "ca.crt")),
+      certPath: "",
+      keyPath: "",
+      caPath: "",
+    };
     // Every replica creates its indexes at start-up: together, on an empty database, they must
     // all come up (index creation is idempotent).
     const services = await Promise.all(
@@ -146,10 +158,17 @@ describe("production build (the image's /app, built and started outside Docker)"
             GRPC_HOST: "127.0.0.1",
             GRPC_PORT: "0",
             ADMIN_PORT: "0",
-            ...(name === "auth" ? { SIGNING_KEYS_DIR: secrets, AUTH_SECRET_PEPPER: pepper } : {}),
+            ...identity(name),
+            ...(name === "auth"
+              ? {
+                  SIGNING_KEYS_DIR: secrets,
+                  AUTH_SECRET_PEPPER: pepper,
+                  KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString("base64url")}`,
+                }
+              : {}),
           });
           const listening = await child.waitFor(["listening"], 30_000);
-          return { name, child, url: `http://127.0.0.1:${Number(listening.grpc_port)}` };
+          return { name, child, url: `https://127.0.0.1:${Number(listening.grpc_port)}` };
         }),
       ),
     );
@@ -157,7 +176,7 @@ describe("production build (the image's /app, built and started outside Docker)"
       let status: string | undefined;
       await eventually(
         async () => {
-          status = await grpcJsHealthCheck(service.url).catch(() => undefined);
+          status = await grpcJsHealthCheck(service.url, "", operator).catch(() => undefined);
           return status === "SERVING";
         },
         30_000,
@@ -178,6 +197,7 @@ describe("production build (the image's /app, built and started outside Docker)"
       PORT: "0",
       ADMIN_PORT: "0",
       PUBLIC_BASE_URL: "https://mds.example.com",
+      ...identity("gateway"),
       AUTH_SERVICE_URL: url("auth").split(",")[0],
       CATALOGUE_SERVICE_URL: url("catalogue").split(",")[0],
       AUTHORING_SERVICE_URL: url("authoring").split(",")[0],

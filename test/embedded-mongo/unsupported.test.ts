@@ -71,10 +71,15 @@ describe("embedded-mongo: unsupported features fail loudly", () => {
     ],
     ["tailable cursors", () => state.db.command({ find: "u", tailable: true }), 2, /tailable/],
     [
-      "authentication",
-      () => state.db.command({ saslStart: 1, mechanism: "SCRAM-SHA-256" }),
-      59,
-      /saslStart/,
+      "authentication mechanisms other than SCRAM-SHA-256",
+      () =>
+        state.db.command({
+          saslStart: 1,
+          mechanism: "SCRAM-SHA-1",
+          payload: Buffer.from("n,,n=someone,r=abcdefghijkl"),
+        }),
+      334,
+      /SCRAM-SHA-1 which is not enabled/,
     ],
   ];
 

@@ -1,47 +1,23 @@
-import net from "node:net";
-import { BSON } from "bson";
 import { expect } from "chai";
 import { MongoClient } from "mongodb";
+import { readClientCredentials } from "../../services/embedded-mongo/security/client-credentials.js";
 import { type EmbeddedMongoHandle, startEmbeddedMongo } from "../support/embedded-mongo.js";
+import { opMsg, RawMongoConnection, type Reply } from "../support/raw-mongo-connection.js";
 import { againstRealMongo } from "./conformance/harness.js";
 
-function opMsg(body: Record<string, unknown>, requestId = 1, flags = 0): Buffer {
-  const payload = BSON.serialize(body);
-  const out = Buffer.alloc(21 + payload.length);
-  out.writeInt32LE(out.length, 0);
-  out.writeInt32LE(requestId, 4);
-  out.writeInt32LE(0, 8);
-  out.writeInt32LE(2013, 12);
-  out.writeUInt32LE(flags, 16);
-  out.writeUInt8(0, 20);
-  out.set(payload, 21);
-  return out;
+/** Sends bytes on a new connection, returns the first reply's body (null if the server closed). */
+async function exchange(port: number, bytes: Buffer, authenticated = false): Promise<Reply | null> {
+  const connection = await RawMongoConnection.open(port);
+  try {
+    if (authenticated) await connection.authenticate(readClientCredentials(credentialsFile));
+    connection.write(bytes);
+    return await connection.reply();
+  } finally {
+    connection.close();
+  }
 }
 
-/** Sends bytes, returns the first reply's body (or null if the server closed the connection). */
-function exchange(port: number, bytes: Buffer): Promise<Record<string, unknown> | null> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, "127.0.0.1", () => socket.write(bytes));
-    let data = Buffer.alloc(0);
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error("no reply and no close"));
-    }, 5000);
-    socket.on("data", (chunk) => {
-      data = Buffer.concat([data, chunk]);
-      if (data.length >= 4 && data.length >= data.readInt32LE(0)) {
-        clearTimeout(timer);
-        socket.destroy();
-        resolve(BSON.deserialize(data.subarray(21, data.readInt32LE(0))));
-      }
-    });
-    socket.on("close", () => {
-      clearTimeout(timer);
-      resolve(null);
-    });
-    socket.on("error", () => {});
-  });
-}
+let credentialsFile = "";
 
 describe("embedded-mongo wire protocol robustness", function () {
   this.timeout(30_000);
@@ -49,6 +25,7 @@ describe("embedded-mongo wire protocol robustness", function () {
   before(async function () {
     if (againstRealMongo) this.skip(); // raw sockets against the embedded server only
     mongo = await startEmbeddedMongo();
+    credentialsFile = mongo.credentialsFile;
   });
   after(async () => {
     await mongo?.stop();
@@ -79,7 +56,26 @@ describe("embedded-mongo wire protocol robustness", function () {
       2,
     );
     const followUp = opMsg({ count: "w", $db: "wire" }, 8);
-    const reply = await exchange(mongo.port, Buffer.concat([silent, followUp]));
+    const reply = await exchange(mongo.port, Buffer.concat([silent, followUp]), true);
     expect(reply).to.deep.include({ ok: 1, n: 1 });
+  });
+
+  it("applies no unacknowledged write from an unauthenticated connection", async () => {
+    const silent = opMsg(
+      { insert: "w", documents: [{ anonymous: true }], $db: "wire", writeConcern: { w: 0 } },
+      7,
+      2,
+    );
+    const followUp = opMsg({ count: "w", $db: "wire" }, 8);
+    const reply = await exchange(mongo.port, Buffer.concat([silent, followUp]));
+    expect(reply).to.deep.include({ ok: 0, code: 13, codeName: "Unauthorized" });
+    const client = new MongoClient(mongo.uri);
+    try {
+      expect(await client.db("wire").collection("w").countDocuments({ anonymous: true })).to.equal(
+        0,
+      );
+    } finally {
+      await client.close();
+    }
   });
 });

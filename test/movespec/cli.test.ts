@@ -1,18 +1,32 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  createWriteStream,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Writable } from "node:stream";
 import { promisify } from "node:util";
 import { expect } from "chai";
-import { EXAMPLES, FIXTURES } from "./support/recordings.js";
+import { main } from "../../movespec/cli/main.js";
+import { EXAMPLES, FIXTURES, readFrames } from "./support/recordings.js";
+import { Screen, tty } from "./support/terminal.js";
 
 const run = promisify(execFile);
 const MAIN = join(EXAMPLES, "..", "..", "movespec", "cli", "main.ts");
+const SQUAT = join(EXAMPLES, "squat.yaml");
+const M01 = join(FIXTURES, "m01_s01.jsonl.gz");
 
 async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", MAIN, ...args], {
-      timeout: 30_000,
+      timeout: 60_000,
+      maxBuffer: 64 * 1024 * 1024,
     });
     return { code: 0, stdout, stderr };
   } catch (err) {
@@ -21,79 +35,362 @@ async function cli(args: string[]): Promise<{ code: number; stdout: string; stde
   }
 }
 
-describe("movespec command-line tool", () => {
+/** A stream collecting what is written to it (not a terminal). */
+function sink(): Writable & { text: () => string } {
+  let text = "";
+  const s = new Writable({
+    write(chunk, _e, done) {
+      text += chunk.toString();
+      done();
+    },
+  }) as Writable & { text: () => string };
+  s.text = () => text;
+  return s;
+}
+
+describe("movespec command-line tool", function () {
+  this.timeout(120_000);
   let dir: string;
-  before(() => {
+  /** m01_s01 ten times over (230 s, 6,900 frames, ~7 MB): long enough for a progress bar. */
+  let long: string;
+  before(async () => {
     dir = mkdtempSync(join(tmpdir(), "movespec-cli-"));
+    long = join(dir, "long.jsonl");
+    const out = createWriteStream(long);
+    const frames = readFrames("m01_s01");
+    let seq = 0;
+    for (let k = 0; k < 10; k++)
+      for (const f of frames) {
+        out.write(`${JSON.stringify({ seq, t: seq / 30, keypoints: f.keypoints })}\n`);
+        seq++;
+      }
+    await new Promise((resolve) => out.end(resolve));
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("runs a MoveSpec over a recording and prints the events and the count", async () => {
-    const r = await cli(["run", join(EXAMPLES, "squat.yaml"), join(FIXTURES, "m01_s01.jsonl.gz")]);
-    expect(r.code).to.equal(0);
-    expect(r.stdout).to.match(/rep 1 \(/);
-    expect(r.stdout).to.match(/^count: 10$/m);
+  describe("run", () => {
+    it("runs a MoveSpec over a recording and prints the events and the count", async () => {
+      const r = await cli(["run", SQUAT, M01]);
+      expect(r.code).to.equal(0);
+      expect(r.stdout).to.match(/rep 1 \(/);
+      expect(r.stdout).to.match(/^count: 10$/m);
+      expect(r.stdout).to.not.include("phase");
+    });
+
+    it("prints detection events as JSON lines with --json and plots to SVG with --plot", async () => {
+      const svg = join(dir, "plot.svg");
+      const r = await cli([
+        "run",
+        join(EXAMPLES, "shoulder-abduction.yaml"),
+        join(FIXTURES, "m07_s02.jsonl.gz"),
+        "--json",
+        "--plot",
+        svg,
+      ]);
+      expect(r.code).to.equal(0);
+      const events = r.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      expect(events.filter((e) => e.type === "rep.completed")).to.have.length(10);
+      expect(events.filter((e) => e.type === "phase.entered").length).to.be.greaterThan(19);
+      expect(events[events.length - 1].type).to.equal("session.summary");
+      const plot = readFileSync(svg, "utf8");
+      expect(plot).to.match(/^<svg/);
+      expect(plot).to.include("arm_elevation (degrees)");
+      expect(plot).to.include("raised enter: 80");
+      expect(plot).to.include("time (s)");
+      expect(r.stderr).to.match(/plot written to .*plot\.svg \(\d+ KB\)/);
+    });
+
+    it("-v prints phase changes and when the start condition is met", async () => {
+      const r = await cli(["run", SQUAT, M01, "-v"]);
+      expect(r.code).to.equal(0);
+      const lines = r.stdout.split("\n");
+      const met = lines.findIndex((l) => l.includes("start condition met: in 'up' for 0.25 s"));
+      const firstDown = lines.findIndex((l) => /phase up -> down knees=\d/.test(l));
+      expect(met).to.be.greaterThan(-1);
+      expect(firstDown).to.be.greaterThan(met);
+      expect(lines.filter((l) => l.includes("phase down -> up"))).to.have.length(10);
+      expect(r.stdout).to.match(/^count: 10$/m);
+    });
+
+    it("prints tracking events, with what is missing", async () => {
+      // The right arm's landmarks drop out for a second in the middle of the recording.
+      const rec = join(dir, "dropout.jsonl");
+      const frames = readFrames("m07_s01").map((f, i) => ({
+        ...f,
+        keypoints:
+          i >= 300 && i < 330
+            ? f.keypoints.map((k, j) => ([12, 14, 16].includes(j) ? [k[0], k[1], k[2], 0.1] : k))
+            : f.keypoints,
+      }));
+      writeFileSync(rec, frames.map((f) => JSON.stringify(f)).join("\n"));
+      const r = await cli(["run", join(EXAMPLES, "shoulder-abduction.yaml"), rec]);
+      expect(r.stdout).to.match(
+        /tracking lost \[right\]: right_shoulder, right_elbow, right_wrist not visible since t=10\.0\ds/,
+      );
+      expect(r.stdout).to.match(/tracking regained \[right\] after \d/);
+    });
+
+    it("--stats prints each signal's min, median and max per phase", async () => {
+      const r = await cli(["run", SQUAT, M01, "--stats"]);
+      expect(r.code).to.equal(0);
+      const block = r.stdout.split("knees (degrees)")[1].split("\n").slice(1, 5);
+      const row = (phase: string) => {
+        const line = block.find((l) => l.trim().startsWith(phase))!;
+        const [min, median, max, frames] = line
+          .trim()
+          .slice(phase.length)
+          .trim()
+          .split(/\s+/)
+          .map(Number);
+        return { min, median, max, frames };
+      };
+      const up = row("up");
+      const down = row("down");
+      // In `up` the engine stays while knees >= 132 (its exit); in `down` while knees <= 128.
+      expect(up.min).to.be.at.least(132);
+      expect(down.max).to.be.at.most(128);
+      for (const s of [up, down]) {
+        expect(s.min).to.be.at.most(s.median);
+        expect(s.median).to.be.at.most(s.max);
+      }
+      const all = row("(all frames)");
+      expect(all.frames).to.equal(690);
+      expect(up.frames + down.frames + row("(between phases)").frames).to.equal(690);
+      expect(r.stdout).to.include("trunk_lean (degrees)");
+    });
+
+    it("--stats --json prints the stats as one JSON object after the events", async () => {
+      const r = await cli(["run", SQUAT, M01, "--stats", "--json"]);
+      const last = JSON.parse(r.stdout.trim().split("\n").pop()!);
+      expect(last.stats.knees.up.min).to.be.at.least(132);
+      expect(last.stats.knees["(all frames)"].frames).to.equal(690);
+    });
+
+    it("says why a repetition was partial, with the value and the limit", async () => {
+      const spec = join(dir, "slow-squat.yaml");
+      writeFileSync(
+        spec,
+        readFileSync(SQUAT, "utf8").replace("within: [0.5s, 8s]", "within: [2s, 8s]"),
+      );
+      const r = await cli(["run", spec, M01]);
+      expect(r.stdout).to.match(/partial rep: too_fast: 1\.\d+ s < within\.min 2 s/);
+      expect(r.stdout).to.match(/^count: 0$/m);
+    });
+
+    it("says when the start condition was never met", async () => {
+      const spec = join(dir, "never-start.yaml");
+      writeFileSync(
+        spec,
+        readFileSync(SQUAT, "utf8").replace(
+          "start: { phase: up, for: 0.25s }",
+          "start: { phase: up, for: 0.25s, when: trunk_lean > 90 }",
+        ),
+      );
+      const r = await cli(["run", spec, M01]);
+      expect(r.stdout).to.include(
+        "note: the start condition was never met (in 'up' for 0.25 s while its 'when' holds)",
+      );
+      expect(r.stdout).to.match(/^count: 0$/m);
+    });
+
+    it("reports rejected lines and goes on", async () => {
+      const rec = join(dir, "bad.jsonl");
+      const kp = Array.from({ length: 33 }, () => [0.5, 0.5, 0, 1]);
+      writeFileSync(
+        rec,
+        [
+          JSON.stringify({ seq: 1, t: 0, keypoints: kp }),
+          "not json",
+          JSON.stringify({ seq: 1, t: 0.1, keypoints: kp }),
+          JSON.stringify({ seq: 2, t: 0.2, keypoints: kp.slice(0, 5) }),
+          "",
+        ].join("\n"),
+      );
+      const r = await cli(["run", SQUAT, rec]);
+      expect(r.code).to.equal(0);
+      expect(r.stderr).to.include(`${rec}:2: not valid JSON`);
+      expect(r.stderr).to.include("SEQ_NOT_INCREASING");
+      expect(r.stderr).to.include("KEYPOINT_COUNT_MISMATCH");
+      expect(r.stdout).to.match(/^count: 0$/m);
+    });
+
+    it("ends quietly when its output is piped into head", async () => {
+      // Enough output (--json, every phase change of ten recordings) to outlast the pipe.
+      const { stdout, stderr } = await run(
+        "bash",
+        [
+          "-c",
+          `set -o pipefail; "${process.execPath}" --import tsx "${MAIN}" run "${SQUAT}" "${long}" --json | head -n 2; echo "status $?"`,
+        ],
+        { timeout: 60_000 },
+      );
+      expect(stdout.trim().split("\n")).to.have.length(3);
+      expect(stdout).to.match(/^status 0$/m);
+      expect(stderr).to.equal("");
+    });
+
+    it("prints events above the progress bar, never through it", async () => {
+      // stdout and stderr are the same terminal, as in an interactive shell.
+      const screen = new Screen();
+      const term = tty(screen);
+      const code = await main(["run", SQUAT, long, "--progress"], { stdout: term, stderr: term });
+      expect(code).to.equal(0);
+      // The bar was drawn (and redrawn) while the events were printed...
+      expect((screen.raw.match(/\] +\d+% \|/g) ?? []).length).to.be.greaterThan(2);
+      // ...yet each event is a line of its own, and the screen shows them in order.
+      const lines = screen.text().filter((l) => l !== "");
+      const reps = lines.filter((l) => / rep \d+ /.test(l));
+      expect(reps).to.have.length(100);
+      for (const l of reps) expect(l).to.match(/^t=\d+\.\d\ds seq=\d+ rep \d+ \(/);
+      expect(lines.some((l) => l.includes("%") && !l.includes("|"))).to.equal(false);
+      expect(lines[lines.length - 1]).to.equal("count: 100");
+    });
+
+    it("draws no bar when stderr is not a terminal", async () => {
+      const out = sink();
+      const err = sink();
+      expect(await main(["run", SQUAT, long], { stdout: out, stderr: err })).to.equal(0);
+      expect(err.text()).to.equal("");
+      expect(out.text()).to.match(/^count: 100$/m);
+    });
   });
 
-  it("prints detection events as JSON lines with --json and plots to SVG with --plot", async () => {
-    const svg = join(dir, "plot.svg");
-    const r = await cli([
-      "run",
-      join(EXAMPLES, "shoulder-abduction.yaml"),
-      join(FIXTURES, "m07_s02.jsonl.gz"),
-      "--json",
-      "--plot",
-      svg,
-    ]);
-    expect(r.code).to.equal(0);
-    const events = r.stdout
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l));
-    expect(events.filter((e) => e.type === "rep.completed")).to.have.length(10);
-    expect(events[events.length - 1].type).to.equal("session.summary");
-    const plot = readFileSync(svg, "utf8");
-    expect(plot).to.match(/^<svg/);
-    expect(plot).to.include("arm_elevation");
-    expect(plot).to.include("raised enter 80");
-    expect((plot.match(/stroke="#2ca02c"/g) ?? []).length).to.be.greaterThan(9);
+  describe("validate", () => {
+    it("shows issues as file:line:column and names missing reference recordings", async () => {
+      const ok = await cli(["validate", join(EXAMPLES, "lunge.yaml")]);
+      expect(ok.code).to.equal(0);
+      expect(ok.stdout).to.include("ok");
+      expect(ok.stderr).to.equal("");
+      const bad = join(dir, "bad.yaml");
+      writeFileSync(bad, "movespec: 1\nname: x\nsignals:\n  k: angle(hip, knee)\nphases: {}\n");
+      const r = await cli(["validate", bad]);
+      expect(r.code).to.equal(1);
+      expect(r.stderr).to.include(`${bad}:4:6: error ARGUMENT_COUNT`);
+      const moved = join(dir, "squat.yaml");
+      copyFileSync(SQUAT, moved);
+      const m = await cli(["validate", moved]);
+      expect(m.code).to.equal(0);
+      expect(m.stderr).to.include(
+        "reference recording not found: ../../test/fixtures/posedata/uiprmd/m01_s01.jsonl.gz",
+      );
+      expect(m.stderr).to.include("paths are relative to the MoveSpec file");
+    });
   });
 
-  it("reports rejected frames and goes on", async () => {
-    const rec = join(dir, "bad.jsonl");
-    const kp = Array.from({ length: 33 }, () => [0.5, 0.5, 0, 1]);
-    writeFileSync(
-      rec,
-      [
-        JSON.stringify({ seq: 1, t: 0, keypoints: kp }),
-        "not json",
-        JSON.stringify({ seq: 1, t: 0.1, keypoints: kp }),
-        JSON.stringify({ seq: 2, t: 0.2, keypoints: kp.slice(0, 5) }),
-        "",
-      ].join("\n"),
-    );
-    const r = await cli(["run", join(EXAMPLES, "squat.yaml"), rec]);
-    expect(r.code).to.equal(0);
-    expect(r.stderr).to.include("not valid JSON");
-    expect(r.stderr).to.include("SEQ_NOT_INCREASING");
-    expect(r.stderr).to.include("KEYPOINT_COUNT_MISMATCH");
-    expect(r.stdout).to.match(/^count: 0$/m);
+  describe("test: a MoveSpec's references as its regression test", () => {
+    it("passes on every reference MoveSpec (what CI runs)", async () => {
+      const files = readdirSync(EXAMPLES)
+        .filter((f) => f.endsWith(".yaml"))
+        .map((f) => join(EXAMPLES, f));
+      const r = await cli(["test", ...files]);
+      expect(r.code, r.stdout + r.stderr).to.equal(0);
+      const summary = r.stdout.trim().split("\n").pop()!;
+      expect(summary).to.match(
+        /^18 reference\(s\) in 5 MoveSpec\(s\): 18 passed, 0 failed; no references in /,
+      );
+      expect(r.stdout).to.not.include("FAIL");
+    });
+
+    it("fails when a count is off, a recording is missing, or the MoveSpec does not load", async () => {
+      const spec = join(dir, "off.yaml");
+      writeFileSync(
+        spec,
+        readFileSync(SQUAT, "utf8")
+          .replace(/\.\.\/\.\.\/test\/fixtures/g, join(FIXTURES, "..", ".."))
+          .replace("m01_s02.jsonl.gz, expected_count: 10", "m01_s02.jsonl.gz, expected_count: 9")
+          .replace("m01_s03.jsonl.gz", "m01_s99.jsonl.gz"),
+      );
+      const r = await cli(["test", spec]);
+      expect(r.code).to.equal(1);
+      expect(r.stdout).to.match(/ok {3}.*m01_s01\.jsonl\.gz {2}count 10, expected 10/);
+      expect(r.stdout).to.match(/FAIL {2}.*m01_s02\.jsonl\.gz {2}count 10, expected 9/);
+      expect(r.stdout).to.match(
+        /FAIL {2}.*m01_s99\.jsonl\.gz {2}recording not found: .*relative to the MoveSpec file/,
+      );
+      expect(r.stdout).to.include("3 reference(s) in 1 MoveSpec(s): 1 passed, 2 failed");
+      const broken = join(dir, "broken.yaml");
+      writeFileSync(broken, "movespec: 1\nname: x\n");
+      expect((await cli(["test", broken])).code).to.equal(1);
+    });
+
+    it("takes the expected count from the manifest beside a recording, and says --json", async () => {
+      const folder = mkdtempSync(join(dir, "manifest-"));
+      copyFileSync(M01, join(folder, "m01_s01.jsonl.gz"));
+      copyFileSync(join(FIXTURES, "m01_s01.manifest.json"), join(folder, "m01_s01.manifest.json"));
+      copyFileSync(join(FIXTURES, "m05_s01.jsonl.gz"), join(folder, "no-manifest.jsonl.gz"));
+      const spec = join(folder, "squat.yaml");
+      writeFileSync(
+        spec,
+        readFileSync(SQUAT, "utf8").replace(
+          /references:[\s\S]*$/,
+          "references:\n  - { recording: m01_s01.jsonl.gz }\n  - { recording: no-manifest.jsonl.gz }\n",
+        ),
+      );
+      const r = await cli(["test", spec, "--json"]);
+      expect(r.code).to.equal(1);
+      const [result] = r.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      expect(result.references[0]).to.include({ expected: 10, count: 10, ok: true });
+      expect(result.references[1].ok).to.equal(false);
+      expect(result.references[1].problem).to.match(/no expected_count, and no manifest/);
+    });
   });
 
-  it("validates a MoveSpec and shows issues as file:line:column", async () => {
-    const ok = await cli(["validate", join(EXAMPLES, "lunge.yaml")]);
-    expect(ok.code).to.equal(0);
-    expect(ok.stdout).to.include("ok");
-    const bad = join(dir, "bad.yaml");
-    writeFileSync(bad, "movespec: 1\nname: x\nsignals:\n  k: angle(hip, knee)\nphases: {}\n");
-    const r = await cli(["validate", bad]);
-    expect(r.code).to.equal(1);
-    expect(r.stderr).to.include(`${bad}:4:6: error ARGUMENT_COUNT`);
-  });
+  describe("help and usage", () => {
+    const options: Record<string, string[]> = {
+      validate: ["--json"],
+      run: [
+        "--json",
+        "-v, --verbose",
+        "--stats",
+        "--plot",
+        "--from",
+        "--to",
+        "--topology",
+        "--aspect",
+        "--progress",
+        "--no-progress",
+      ],
+      test: ["--json"],
+    };
+    for (const [command, list] of Object.entries(options)) {
+      it(`${command} --help lists every option and the environment variables`, async () => {
+        const r = await cli([command, "--help"]);
+        expect(r.code).to.equal(0);
+        expect(r.stdout).to.include(`Usage: movespec ${command}`);
+        for (const o of [...list, "-h, --help"]) expect(r.stdout, o).to.include(o);
+        expect(r.stdout).to.include("Environment variables:");
+        expect(r.stdout).to.include("Exit codes:");
+      });
+    }
 
-  it("explains its usage on wrong arguments", async () => {
-    const r = await cli(["frobnicate"]);
-    expect(r.code).to.equal(2);
-    expect(r.stderr).to.include("usage");
+    it("--help lists the commands", async () => {
+      const r = await cli(["--help"]);
+      expect(r.code).to.equal(0);
+      for (const c of ["validate", "run", "test"])
+        expect(r.stdout).to.match(new RegExp(`^  ${c} `, "m"));
+    });
+
+    it("explains wrong usage with exit code 2 and no stack trace", async () => {
+      for (const args of [
+        ["frobnicate"],
+        ["run", SQUAT],
+        ["run", SQUAT, M01, "--aspect", "wide"],
+        ["run", SQUAT, M01, "--topology", "openpose"],
+        ["run", SQUAT, M01, "--jsn"],
+      ]) {
+        const r = await cli(args);
+        expect(r.code, args.join(" ")).to.equal(2);
+        expect(r.stderr, args.join(" ")).to.match(/^error: /m);
+        expect(r.stderr, args.join(" ")).to.not.match(/\n\s+at /);
+      }
+      expect((await cli(["run", SQUAT, M01, "--jsn"])).stderr).to.include("(Did you mean --json?)");
+      expect((await cli(["run", SQUAT, M01, "--aspect", "wide"])).stderr).to.include("16:9");
+    });
   });
 });

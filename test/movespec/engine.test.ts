@@ -117,11 +117,15 @@ describe("movespec engine", () => {
       const r1 = run(fast, both([...hold(170, 3), 40, 40, 170, 170]));
       expect(ofType(r1.events, "rep.completed")).to.have.length(0);
       expect(ofType(r1.events, "rep.partial").map((p) => p.reason)).to.deep.equal(["too_fast"]);
+      // The event says by how much: its duration and the bound it broke.
+      expect(ofType(r1.events, "rep.partial")[0]).to.include({ limit: 2 });
+      expect(ofType(r1.events, "rep.partial")[0].duration).to.be.below(2);
       const slow = ELBOW_SPEC({
         repetition: "repetition:\n  cycle: [open, closed, open]\n  within: [0.1s, 1s]",
       });
       const r2 = run(slow, both([...hold(170, 3), ...hold(40, 20), ...hold(170, 3)]));
       expect(ofType(r2.events, "rep.partial").map((p) => p.reason)).to.deep.equal(["timeout"]);
+      expect(ofType(r2.events, "rep.partial")[0]).to.include({ limit: 1 });
       expect(ofType(r2.events, "rep.completed")).to.have.length(0);
     });
 
@@ -160,6 +164,24 @@ describe("movespec engine", () => {
         ...hold(170, 5),
       ];
       expect(ofType(run(yaml, both(values)).events, "rep.completed")).to.have.length(2);
+    });
+    it("open cycles have no minimum duration by default; closed cycles keep theirs", () => {
+      // The move from `closed` to `open` takes one frame: an open cycle times only that move.
+      const values = [...hold(40, 10), ...hold(170, 10), ...hold(40, 10), ...hold(170, 10)];
+      const open = run(
+        ELBOW_SPEC({ repetition: "repetition:\n  cycle: [closed, open]" }),
+        both(values),
+      );
+      expect(
+        compile(ELBOW_SPEC({ repetition: "repetition:\n  cycle: [closed, open]" })).repetition
+          ?.minDuration,
+      ).to.equal(0);
+      expect(ofType(open.events, "rep.completed")).to.have.length(2);
+      expect(ofType(open.events, "rep.partial")).to.deep.equal([]);
+      const closed = compile(
+        ELBOW_SPEC({ repetition: "repetition:\n  cycle: [closed, open, closed]" }),
+      );
+      expect(closed.repetition?.minDuration).to.equal(0.3);
     });
   });
 

@@ -1,12 +1,11 @@
-import { create } from "@bufbuild/protobuf";
 import type { Client } from "@connectrpc/connect";
 import { expect } from "chai";
 import { type AuthoringService, Visibility } from "../../proto/gen/authoring/v1/authoring_pb.js";
-import { type Caller, CallerSchema } from "../../proto/gen/common/v1/caller_pb.js";
 import type { AdminClients } from "../../services/admin/cli/clients.js";
 import { runAdmin } from "../../services/admin/cli/run.js";
+import { loadAdminConfig } from "../../services/admin/config.js";
 import { Code, errorInfo } from "../../services/shared/errors/service-error.js";
-import { createProjectWithKey } from "../support/auth.js";
+import { createProjectWithToken } from "../support/auth.js";
 import { eventually } from "../support/eventually.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
 import { authoringClient, catalogueClient } from "./support/api.js";
@@ -25,29 +24,37 @@ async function rejection(promise: Promise<unknown>) {
 describe("authoring.v1.AuthoringService over gRPC", function () {
   this.timeout(30_000);
   let system: TestSystem;
+  /** The admin tool's identity (operator). */
   let authoring: Client<typeof AuthoringService>;
-  let mine: Caller;
-  let theirs: Caller;
-  const anonymous = create(CallerSchema, {});
+  /** As the gateway forwarding my project's token, and forwarding no user. */
+  let owner: Client<typeof AuthoringService>;
+  let anonymous: Client<typeof AuthoringService>;
+  /** As detection admitting a session for my user, for another project's user, for nobody. */
+  let resolveMine: Client<typeof AuthoringService>;
+  let resolveTheirs: Client<typeof AuthoringService>;
+  let resolveNobody: Client<typeof AuthoringService>;
+  let mine: { projectId: string; organizationId: string };
 
   before(async () => {
     system = await startTestSystem();
-    authoring = authoringClient(system.services.authoring.grpcUrl);
-    const [a, b] = await Promise.all([createProjectWithKey(system), createProjectWithKey(system)]);
-    mine = create(CallerSchema, {
-      projectId: a.projectId,
-      organizationId: a.organizationId,
-      credentialId: a.apiKeyId,
-    });
-    theirs = create(CallerSchema, { projectId: b.projectId, organizationId: b.organizationId });
+    const [a, b] = await Promise.all([
+      createProjectWithToken(system),
+      createProjectWithToken(system),
+    ]);
+    mine = { projectId: a.projectId, organizationId: a.organizationId };
+    authoring = authoringClient(system);
+    owner = authoringClient(system, { workload: "gateway", user: a.token });
+    anonymous = authoringClient(system, { workload: "gateway" });
+    resolveMine = authoringClient(system, { workload: "detection", user: a.token });
+    resolveTheirs = authoringClient(system, { workload: "detection", user: b.token });
+    resolveNobody = authoringClient(system, { workload: "detection" });
   });
   after(async () => {
     await system?.stop();
   });
 
   async function moveSpecWithVersions(visibility: Visibility, count: number, release?: number) {
-    const { movespec } = await authoring.createMoveSpec({
-      caller: mine,
+    const { movespec } = await owner.createMoveSpec({
       projectId: mine.projectId,
       name: "resolve me",
       visibility,
@@ -55,11 +62,10 @@ describe("authoring.v1.AuthoringService over gRPC", function () {
     const id = movespec?.movespecId as string;
     const versions = [];
     for (let i = 0; i < count; i += 1) {
-      versions.push((await authoring.createVersion({ caller: mine, movespecId: id })).version);
+      versions.push((await owner.createVersion({ movespecId: id })).version);
     }
     if (release !== undefined) {
-      await authoring.releaseVersion({
-        caller: mine,
+      await owner.releaseVersion({
         movespecId: id,
         movespecVersionId: versions[release - 1]?.movespecVersionId as string,
       });
@@ -70,7 +76,7 @@ describe("authoring.v1.AuthoringService over gRPC", function () {
   describe("ResolveVersion", () => {
     it("resolves a MoveSpec to its released version", async () => {
       const { id, versions } = await moveSpecWithVersions(Visibility.PRIVATE, 2, 1);
-      const resolved = await authoring.resolveVersion({ caller: mine, movespecId: id });
+      const resolved = await resolveMine.resolveVersion({ movespecId: id });
       expect(resolved.movespecVersionId).to.equal(versions[0]?.movespecVersionId);
       expect(resolved).to.include({
         movespecId: id,
@@ -85,17 +91,13 @@ describe("authoring.v1.AuthoringService over gRPC", function () {
     it("lets an explicit version win, if it belongs to the MoveSpec", async () => {
       const { id, versions } = await moveSpecWithVersions(Visibility.PRIVATE, 2, 1);
       const v2 = versions[1]?.movespecVersionId as string;
-      const both = await authoring.resolveVersion({
-        caller: mine,
-        movespecId: id,
-        movespecVersionId: v2,
-      });
+      const both = await resolveMine.resolveVersion({ movespecId: id, movespecVersionId: v2 });
       expect(both.versionNumber).to.equal(2);
-      const alone = await authoring.resolveVersion({ caller: mine, movespecVersionId: v2 });
+      const alone = await resolveMine.resolveVersion({ movespecVersionId: v2 });
       expect(alone.movespecId).to.equal(id);
       const other = await moveSpecWithVersions(Visibility.PRIVATE, 1);
       const mismatch = await rejection(
-        authoring.resolveVersion({ caller: mine, movespecId: other.id, movespecVersionId: v2 }),
+        resolveMine.resolveVersion({ movespecId: other.id, movespecVersionId: v2 }),
       );
       expect(mismatch).to.include({
         code: Code.InvalidArgument,
@@ -104,12 +106,10 @@ describe("authoring.v1.AuthoringService over gRPC", function () {
     });
 
     it("needs an id, and a released version when only the MoveSpec is named", async () => {
-      const none = await rejection(authoring.resolveVersion({ caller: mine }));
+      const none = await rejection(resolveMine.resolveVersion({}));
       expect(none).to.include({ code: Code.InvalidArgument, reason: "FIELD_REQUIRED" });
       const { id } = await moveSpecWithVersions(Visibility.PRIVATE, 1);
-      const unreleased = await rejection(
-        authoring.resolveVersion({ caller: mine, movespecId: id }),
-      );
+      const unreleased = await rejection(resolveMine.resolveVersion({ movespecId: id }));
       expect(unreleased).to.include({
         code: Code.FailedPrecondition,
         reason: "NO_RELEASED_VERSION",
@@ -118,41 +118,34 @@ describe("authoring.v1.AuthoringService over gRPC", function () {
 
     it("resolves public MoveSpecs for anyone and hides private ones", async () => {
       const open = await moveSpecWithVersions(Visibility.PUBLIC, 1, 1);
-      for (const caller of [theirs, anonymous]) {
-        expect(
-          (await authoring.resolveVersion({ caller, movespecId: open.id })).versionNumber,
-        ).to.equal(1);
-      }
+      expect((await resolveTheirs.resolveVersion({ movespecId: open.id })).versionNumber).to.equal(
+        1,
+      );
+      // A session is always some user's: no user, no resolution (even of a public MoveSpec).
+      expect(await rejection(resolveNobody.resolveVersion({ movespecId: open.id }))).to.include({
+        code: Code.Unauthenticated,
+        reason: "TOKEN_MISSING",
+      });
       const hidden = await moveSpecWithVersions(Visibility.PRIVATE, 1, 1);
       const vid = hidden.versions[0]?.movespecVersionId as string;
-      for (const caller of [theirs, anonymous]) {
-        expect(
-          await rejection(authoring.resolveVersion({ caller, movespecId: hidden.id })),
-        ).to.include({
+      for (const resolver of [resolveTheirs]) {
+        expect(await rejection(resolver.resolveVersion({ movespecId: hidden.id }))).to.include({
           code: Code.NotFound,
           reason: "MOVESPEC_NOT_FOUND",
         });
-        expect(
-          await rejection(authoring.resolveVersion({ caller, movespecVersionId: vid })),
-        ).to.include({
+        expect(await rejection(resolver.resolveVersion({ movespecVersionId: vid }))).to.include({
           code: Code.NotFound,
           reason: "VERSION_NOT_FOUND",
         });
         // A hidden version named with a visible MoveSpec is "not found", not "not in MoveSpec".
         expect(
-          await rejection(
-            authoring.resolveVersion({ caller, movespecId: open.id, movespecVersionId: vid }),
-          ),
+          await rejection(resolver.resolveVersion({ movespecId: open.id, movespecVersionId: vid })),
         ).to.include({ code: Code.NotFound, reason: "VERSION_NOT_FOUND" });
       }
-      expect(
-        await rejection(authoring.resolveVersion({ caller: mine, movespecId: UNKNOWN_ID })),
-      ).to.include({
+      expect(await rejection(resolveMine.resolveVersion({ movespecId: UNKNOWN_ID }))).to.include({
         reason: "MOVESPEC_NOT_FOUND",
       });
-      expect(
-        await rejection(authoring.resolveVersion({ caller: mine, movespecVersionId: "x" })),
-      ).to.include({
+      expect(await rejection(resolveMine.resolveVersion({ movespecVersionId: "x" }))).to.include({
         reason: "VERSION_NOT_FOUND",
       });
     });
@@ -165,13 +158,13 @@ describe("authoring.v1.AuthoringService over gRPC", function () {
       let stderr = "";
       const clients = {
         authoring,
-        catalogue: catalogueClient(system.services.catalogue.grpcUrl),
+        catalogue: catalogueClient(system),
       } as unknown as AdminClients;
       const code = await runAdmin(
         ["movespecs", ...argv, "--json"],
         { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) },
         () => clients,
-        { authServiceUrl: "", catalogueServiceUrl: "", authoringServiceUrl: "", timeoutMs: 5000 },
+        loadAdminConfig({}),
       );
       return { code, json: stdout ? JSON.parse(stdout) : undefined, stderr };
     }
@@ -212,17 +205,13 @@ describe("authoring.v1.AuthoringService over gRPC", function () {
         actor: "t",
       });
       expect(shown.movespec?.visibility).to.equal(Visibility.PUBLIC);
-      expect(
-        (await authoring.getMoveSpec({ caller: anonymous, movespecId: id })).movespec?.movespecId,
-      ).to.equal(id);
+      expect((await anonymous.getMoveSpec({ movespecId: id })).movespec?.movespecId).to.equal(id);
       const refused = await rejection(
         authoring.setVisibility({ movespecId: id, visibility: Visibility.DELISTED, actor: "t" }),
       );
       expect(refused).to.include({ code: Code.InvalidArgument, reason: "FIELD_INVALID" });
       await authoring.delistMoveSpec({ movespecId: id, actor: "t", reason: "test" });
-      expect(
-        await rejection(authoring.getMoveSpec({ caller: anonymous, movespecId: id })),
-      ).to.include({
+      expect(await rejection(anonymous.getMoveSpec({ movespecId: id }))).to.include({
         reason: "MOVESPEC_NOT_FOUND",
       });
       const first = await authoring.archiveMoveSpec({ movespecId: id, actor: "t" });

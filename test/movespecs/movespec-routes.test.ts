@@ -657,7 +657,7 @@ describe("MoveSpec routes (black box through the gateway)", function () {
     it("hides a delisted MoveSpec from everyone but its project", async () => {
       const { movespec_id: id } = await createMoveSpec({ visibility: "public" });
       expect((await call("GET", `/api/movespecs/${id}`)).status).to.equal(200);
-      const admin = authoringClient(system.services.authoring.grpcUrl);
+      const admin = authoringClient(system);
       await admin.delistMoveSpec({ movespecId: id, actor: "test", reason: "spam" });
       expectError(
         await call("GET", `/api/movespecs/${id}`),
@@ -687,7 +687,7 @@ describe("MoveSpec routes (black box through the gateway)", function () {
     it("refuses writes to an archived MoveSpec, still serves reads", async () => {
       const { movespec_id: id } = await createMoveSpec({ visibility: "public" });
       const v = await call("POST", `/api/movespecs/${id}/versions`, { token: owner.token });
-      const admin = authoringClient(system.services.authoring.grpcUrl);
+      const admin = authoringClient(system);
       const archived = await admin.archiveMoveSpec({ movespecId: id, actor: "test" });
       expect(archived.movespec?.archivedAt).to.not.equal(undefined);
       const got = await call("GET", `/api/movespecs/${id}`);

@@ -12,7 +12,7 @@ import type { ManagedProcess } from "../../deploy/local/child-process.js";
 import { playFrames } from "../../examples/stream-client/recording.js";
 import { type DetectionEvent, StreamClient } from "../../examples/stream-client/stream-client.js";
 import {
-  directStreamUrl,
+  directStream,
   replicaMetric,
   restartDetection,
 } from "../detection/support/detection-process.js";
@@ -144,8 +144,16 @@ describe("detection replicas: leases, failover and restarts", function () {
     const squat = specs.get("squat") as PublishedMoveSpec;
     const session = await createSession(tenant, { movespec_id: squat.movespecId, mode: "replay" });
     const frames = readFrames("m01_s01");
-    const viaA = await directStreamUrl(system.detectionReplicas[0].grpcUrl, session.session_id);
-    const viaB = await directStreamUrl(system.detectionReplicas[1].grpcUrl, session.session_id);
+    const viaA = await directStream(
+      system,
+      system.detectionReplicas[0].grpcUrl,
+      session.session_id,
+    );
+    const viaB = await directStream(
+      system,
+      system.detectionReplicas[1].grpcUrl,
+      session.session_id,
+    );
 
     const first = await attach(viaA, session.runtime_token);
     first.send({ type: "frames", frames: frames.slice(0, 40) });
@@ -179,7 +187,7 @@ describe("detection replicas: leases, failover and restarts", function () {
     const frames = readFrames("m01_s01");
     // Through replica 1 (the restarted one), which then dies with the client still attached.
     const stream = await attach(
-      await directStreamUrl(system.detectionReplicas[1].grpcUrl, session.session_id),
+      await directStream(system, system.detectionReplicas[1].grpcUrl, session.session_id),
       session.runtime_token,
     );
     stream.send({ type: "frames", frames: frames.slice(0, 50) });

@@ -3,12 +3,10 @@
  * each case gets the contract's answer (close code, `error` or `warning`), and a well-behaved
  * session streaming alongside is served correctly throughout.
  */
-import { createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
 import { expect } from "chai";
 import { playFrames } from "../../examples/stream-client/recording.js";
 import { type DetectionEvent, StreamClient } from "../../examples/stream-client/stream-client.js";
-import { DetectionService } from "../../proto/gen/detection/v1/detection_pb.js";
+import { directStream } from "../detection/support/detection-process.js";
 import { attach, openRaw, type RawStream } from "../detection/support/raw-stream.js";
 import {
   type CreatedSession,
@@ -239,16 +237,12 @@ describe("realtime stream: contract 1 against hostile clients", function () {
     });
 
     it("the replica enforces the size limit too, for anything that reaches it directly", async () => {
-      const replica = createClient(
-        DetectionService,
-        createGrpcTransport({
-          baseUrl: system.services.detection.grpcUrl,
-          idleConnectionTimeoutMs: 500,
-        }),
-      );
-      const { streamPort } = await replica.getStreamEndpoint({});
       const session = await newSession();
-      const direct = `ws://127.0.0.1:${streamPort}/api/detection/sessions/${session.session_id}/stream`;
+      const direct = await directStream(
+        system,
+        system.services.detection.grpcUrl,
+        session.session_id,
+      );
       const stream = await attach(direct, session.runtime_token);
       stream.sendText(`{"type":"ping","pad":"${"x".repeat(70_000)}"}`);
       await expectClosed(stream, 1009);

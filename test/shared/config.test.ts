@@ -78,7 +78,28 @@ describe("configuration from the environment", () => {
   it("gateway configuration rejects a bad value with the variable's name", () => {
     expect(() => loadGatewayConfig({ BODY_LIMIT_BYTES: "12" })).to.throw(/BODY_LIMIT_BYTES/);
     expect(
-      loadGatewayConfig({ DETECTION_SERVICE_URLS: "http://a:1,http://b:2" }).detectionServiceUrls,
-    ).to.deep.equal(["http://a:1", "http://b:2"]);
+      loadGatewayConfig({ DETECTION_SERVICE_URLS: "https://a:1,https://b:2" }).detectionServiceUrls,
+    ).to.deep.equal(["https://a:1", "https://b:2"]);
+  });
+
+  it("internal service URLs say the transport: https:// under mtls (default), http:// under h2c", () => {
+    expect(() => loadGatewayConfig({ DETECTION_SERVICE_URLS: "http://a:1" })).to.throw(
+      /DETECTION_SERVICE_URLS must start with https:/,
+    );
+    expect(() => loadGatewayConfig({ AUTH_SERVICE_URL: "http://auth:50051" })).to.throw(
+      /AUTH_SERVICE_URL must start with https:/,
+    );
+    const plain = loadGatewayConfig({
+      INTERNAL_TRANSPORT: "h2c",
+      AUTH_SERVICE_URL: "http://auth:1",
+    });
+    expect(plain.authServiceUrl).to.equal("http://auth:1");
+    expect(plain.catalogueServiceUrl).to.equal("http://127.0.0.1:50052");
+    expect(() =>
+      loadGatewayConfig({ INTERNAL_TRANSPORT: "h2c", AUTH_SERVICE_URL: "https://auth:1" }),
+    ).to.throw(/must start with http:/);
+    expect(loadGatewayConfig({}).authServiceUrl).to.equal("https://127.0.0.1:50051");
+    expect(() => loadGatewayConfig({ ENVIRONMENT: "production" })).to.throw(/INTERNAL_TLS_DIR/);
+    expect(() => loadGatewayConfig({ TRUST_DOMAIN: "Not A Domain" })).to.throw(/TRUST_DOMAIN/);
   });
 });

@@ -28,17 +28,18 @@
  * - createProjectWithToken(system, { scopes?, name? }) -> TestProject & { token }
  * - mintRuntimeToken(system, { sessionId, organizationId, projectId, ttlSeconds? }) -> { runtimeToken, expiresAt }
  * - authHeader(token) -> { authorization: "Bearer <token>" }
- * - authAdminClient(system) -> the typed auth.v1.AuthService gRPC client (one per system, reused)
+ * - authAdminClient(system) -> the typed auth.v1.AuthService gRPC client, calling as the operator
+ *   (the admin tool's certificate); one per system, reused
+ * - mintRuntimeToken calls as the detection workload (the only one allowed to)
  */
-import { type Client, createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
+import type { Client } from "@connectrpc/connect";
 import { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
 import type { Scope } from "../../services/shared/tokens/scopes.js";
+import { type WorkloadTestSystem, workloadClient } from "./workloads.js";
 
 /** The part of a test system these helpers need (TestSystem satisfies it). */
-export interface AuthTestSystem {
+export interface AuthTestSystem extends WorkloadTestSystem {
   readonly gatewayUrl: string;
-  readonly services: { readonly auth: { readonly grpcUrl: string } };
 }
 
 export interface TestProject {
@@ -54,20 +55,12 @@ export interface TestProject {
 const clients = new Map<string, Client<typeof AuthService>>();
 let counter = 0;
 
-/** The auth service's gRPC client for this system (cached per address). */
+/** The auth service's gRPC client for this system, as the operator (cached per address). */
 export function authAdminClient(system: AuthTestSystem): Client<typeof AuthService> {
   const url = system.services.auth.grpcUrl;
   let client = clients.get(url);
   if (!client) {
-    // A short idle timeout: the HTTP/2 connection closes by itself so mocha can exit.
-    client = createClient(
-      AuthService,
-      createGrpcTransport({
-        baseUrl: url,
-        idleConnectionTimeoutMs: 1000,
-        defaultTimeoutMs: 10_000,
-      }),
-    );
+    client = workloadClient(system, AuthService, "operator");
     clients.set(url, client);
   }
   return client;
@@ -153,7 +146,7 @@ export async function mintRuntimeToken(
   system: AuthTestSystem,
   options: { sessionId: string; organizationId: string; projectId: string; ttlSeconds?: number },
 ): Promise<{ runtimeToken: string; expiresAt: string }> {
-  return authAdminClient(system).mintRuntimeToken({
+  return workloadClient(system, AuthService, "detection").mintRuntimeToken({
     sessionId: options.sessionId,
     organizationId: options.organizationId,
     projectId: options.projectId,

@@ -2,7 +2,7 @@
  * Starts the embedded MongoDB-compatible server as a child process for tests:
  *
  *   const mongo = await startEmbeddedMongo();      // port 0, fresh temp data dir
- *   const client = new MongoClient(mongo.uri);
+ *   const client = new MongoClient(mongo.uri);      // carries the store's credentials
  *   ...
  *   await mongo.stop();                             // SIGTERM, waits for exit
  *
@@ -14,15 +14,23 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { authenticatedUri } from "../../services/embedded-mongo/security/client-credentials.js";
 
 export interface EmbeddedMongoHandle {
+  /** The connection string with the store's credentials (SCRAM-SHA-256, authSource=admin). */
   uri: string;
+  /** The same without credentials, as the server logs it: a client using it is refused. */
+  plainUri: string;
+  /** The store's 0600 credentials file (empty for an external MongoDB). */
+  credentialsFile: string;
   port: number;
   dataDir: string;
   /** SIGTERM and wait for a clean exit; removes the data dir if it was created here. */
   stop(): Promise<void>;
   /** Send a signal (default SIGKILL) and wait for the process to exit; keeps the data dir. */
   kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Everything the server wrote on stdout and stderr so far (empty for an external MongoDB). */
+  output(): string;
 }
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -46,12 +54,15 @@ export async function startEmbeddedMongo(
     );
     return {
       uri: external,
+      plainUri: external,
+      credentialsFile: "",
       port,
       dataDir: "",
       stop: async () => {},
       kill: async () => {
         throw new Error("cannot kill an external MongoDB (MONGODB_URI is set)");
       },
+      output: () => "",
     };
   }
   const ownsDir = options.dataDir === undefined;
@@ -66,7 +77,8 @@ export async function startEmbeddedMongo(
       env: {
         ...process.env,
         ...options.env,
-        EMBEDDED_MONGO_LOG_LEVEL: process.env.EMBEDDED_MONGO_LOG_LEVEL ?? "info",
+        EMBEDDED_MONGO_LOG_LEVEL:
+          options.env?.EMBEDDED_MONGO_LOG_LEVEL ?? process.env.EMBEDDED_MONGO_LOG_LEVEL ?? "info",
         EMBEDDED_MONGO_STOP_ON_STDIN_CLOSE: "1",
       },
     },
@@ -74,7 +86,10 @@ export async function startEmbeddedMongo(
   const exited = new Promise<number | null>((resolve) =>
     child.once("exit", (code) => resolve(code)),
   );
-  let ready: { port: number; uri: string };
+  const output: Buffer[] = [];
+  child.stdout?.on("data", (chunk: Buffer) => output.push(chunk));
+  child.stderr?.on("data", (chunk: Buffer) => output.push(chunk));
+  let ready: Ready;
   try {
     ready = await waitForReady(child, exited);
   } catch (error) {
@@ -94,7 +109,9 @@ export async function startEmbeddedMongo(
     await exited;
   };
   return {
-    uri: ready.uri,
+    uri: authenticatedUri(ready),
+    plainUri: ready.uri,
+    credentialsFile: ready.credentialsFile,
     port: ready.port,
     dataDir,
     async stop() {
@@ -102,13 +119,17 @@ export async function startEmbeddedMongo(
       if (ownsDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },
     kill: (signal: NodeJS.Signals = "SIGKILL") => terminate(signal),
+    output: () => Buffer.concat(output).toString("utf8"),
   };
 }
 
-function waitForReady(
-  child: ChildProcess,
-  exited: Promise<number | null>,
-): Promise<{ port: number; uri: string }> {
+interface Ready {
+  port: number;
+  uri: string;
+  credentialsFile: string;
+}
+
+function waitForReady(child: ChildProcess, exited: Promise<number | null>): Promise<Ready> {
   return new Promise((resolve, reject) => {
     let pending = "";
     const output: string[] = [];
@@ -128,10 +149,11 @@ function waitForReady(
         output.push(`${line}\n`);
         if (line.includes('"msg":"ready"')) {
           try {
-            const parsed = JSON.parse(line) as { port: number; uri: string };
+            const parsed = JSON.parse(line) as Ready;
             clearTimeout(timer);
             child.stdout?.off("data", onData);
-            resolve({ port: parsed.port, uri: parsed.uri });
+            const { port, uri, credentialsFile } = parsed;
+            resolve({ port, uri, credentialsFile });
             return;
           } catch {
             // not our line; keep reading

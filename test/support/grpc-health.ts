@@ -6,13 +6,27 @@ import { service as healthService } from "grpc-health-check";
 
 /**
  * grpc.health.v1 through clients that know nothing of this project: @grpc/grpc-js with the
- * grpc-health-check package's descriptor, and the `buf curl` command line.
+ * grpc-health-check package's descriptor, and the `buf curl` command line. An `https://` URL is
+ * reached with mutual TLS: `tls` is a workload's files (see workloads.ts, tlsFilesOf).
  */
+export interface ClientTls {
+  readonly cert: Buffer;
+  readonly key: Buffer;
+  readonly ca: Buffer;
+  readonly certPath: string;
+  readonly keyPath: string;
+  readonly caPath: string;
+}
 const HealthClient = grpc.makeGenericClientConstructor(healthService, "Health");
 
 type HealthStub = grpc.Client & {
   check(
     request: { service: string },
+    callback: (error: grpc.ServiceError | null, response?: { status: string }) => void,
+  ): void;
+  check(
+    request: { service: string },
+    metadata: grpc.Metadata,
     callback: (error: grpc.ServiceError | null, response?: { status: string }) => void,
   ): void;
   watch(request: { service: string }): grpc.ClientReadableStream<{ status: string }>;
@@ -23,15 +37,20 @@ function grpcAddress(url: string): string {
   return new URL(url).host;
 }
 
-export function grpcHealthClient(url: string): HealthStub {
-  return new HealthClient(
-    grpcAddress(url),
-    grpc.credentials.createInsecure(),
-  ) as unknown as HealthStub;
+export function grpcHealthClient(url: string, tls?: ClientTls): HealthStub {
+  const credentials = url.startsWith("https:")
+    ? grpc.credentials.createSsl(requireTls(tls).ca, requireTls(tls).key, requireTls(tls).cert)
+    : grpc.credentials.createInsecure();
+  return new HealthClient(grpcAddress(url), credentials) as unknown as HealthStub;
 }
 
-export function grpcJsHealthCheck(url: string, service = ""): Promise<string> {
-  const client = grpcHealthClient(url);
+function requireTls(tls: ClientTls | undefined): ClientTls {
+  if (!tls) throw new Error("an https:// service needs a client certificate (tls)");
+  return tls;
+}
+
+export function grpcJsHealthCheck(url: string, service = "", tls?: ClientTls): Promise<string> {
+  const client = grpcHealthClient(url, tls);
   return new Promise((resolve, reject) => {
     client.check({ service }, (error, response) => {
       client.close();
@@ -44,13 +63,27 @@ export function grpcJsHealthCheck(url: string, service = ""): Promise<string> {
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
 
 /** Runs `buf curl` against a service; resolves with its parsed JSON output. */
-export function bufCurlHealthCheck(url: string, service = ""): Promise<{ status?: string }> {
+export function bufCurlHealthCheck(
+  url: string,
+  service = "",
+  tls?: ClientTls,
+): Promise<{ status?: string }> {
   const buf = join(REPO_ROOT, "node_modules/.bin/buf");
+  const transport = url.startsWith("https:")
+    ? [
+        "--cacert",
+        requireTls(tls).caPath,
+        "--cert",
+        requireTls(tls).certPath,
+        "--key",
+        requireTls(tls).keyPath,
+      ]
+    : ["--http2-prior-knowledge"];
   const args = [
     "curl",
     "--schema",
     join(REPO_ROOT, "proto"),
-    "--http2-prior-knowledge",
+    ...transport,
     "--protocol",
     "grpc",
     "-d",

@@ -5,6 +5,8 @@ import type { LogLine } from "../../deploy/local/child-process.js";
 import { type ServiceName, type Stack, startStack } from "../../deploy/local/stack.js";
 
 export interface TestSystem extends Stack {
+  /** The temporary directory of this system (store data in mongo/, certificates in pki/). */
+  readonly root: string;
   /** Every log line every process wrote, in order, tagged with the process name. */
   readonly logs: { name: string; line: LogLine | string }[];
   /** Log lines (JSON only) of one process. */
@@ -17,6 +19,10 @@ export interface TestSystemOptions {
   readonly detectionReplicas?: number;
   /** A store the test runs itself (to kill and restart it); default: a fresh embedded one. */
   readonly mongodbUri?: string;
+  /** As npm start: a development key on the empty database, in `devCredentials`. */
+  readonly devBootstrap?: boolean;
+  /** How long each process may take to serve (default 60 s: a busy 2-core machine). */
+  readonly startTimeoutMs?: number;
 }
 
 /**
@@ -28,10 +34,14 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
   const logs: { name: string; line: LogLine | string }[] = [];
   const echo = process.env.TEST_LOGS === "1";
   const externalUri = options.mongodbUri ?? (process.env.MONGODB_URI || undefined);
-  const dataDir = externalUri ? undefined : await mkdtemp(join(tmpdir(), "mds-test-"));
+  // One temporary directory per system: the store's files in mongo/, the CA and the workload
+  // certificates in pki/ (as npm start keeps them in .data).
+  const root = await mkdtemp(join(tmpdir(), "mds-test-"));
+  const dataDir = externalUri ? undefined : join(root, "mongo");
   const stack = await startStack({
     mongodbUri: externalUri,
     dataDir,
+    stateDir: root,
     ports: "ephemeral",
     env: { LOG_LEVEL: "debug", ...options.env },
     serviceEnv: {
@@ -39,8 +49,9 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
       ...(externalUri ? uniqueDatabases(options.serviceEnv) : {}),
     },
     detectionReplicas: options.detectionReplicas,
+    devBootstrap: options.devBootstrap,
     // Four services starting at once on a busy 2-core machine can take longer than npm start's 30 s.
-    startTimeoutMs: 60_000,
+    startTimeoutMs: options.startTimeoutMs ?? 60_000,
     sink: (name, line) => {
       logs.push({ name, line });
       if (echo)
@@ -51,6 +62,7 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
   });
   return {
     ...stack,
+    root,
     logs,
     logsOf: (name) =>
       logs
@@ -58,7 +70,7 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
         .map((entry) => entry.line as LogLine),
     async stop() {
       await stack.stop();
-      if (dataDir) await rm(dataDir, { recursive: true, force: true });
+      await rm(root, { recursive: true, force: true });
     },
   };
 }

@@ -3,11 +3,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import * as grpc from "@grpc/grpc-js";
 import { expect } from "chai";
 import { startProcess } from "../../deploy/local/child-process.js";
 import { eventually } from "../support/eventually.js";
 import { grpcHealthClient } from "../support/grpc-health.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
+import { tlsFilesOf } from "../support/workloads.js";
 
 /** Every descendant pid of `pid` (children, grandchildren, ...). */
 function descendants(pid: number): number[] {
@@ -65,7 +67,12 @@ describe("graceful shutdown", function () {
     const dataDir = await mkdtemp(join(tmpdir(), "mds-start-"));
     const launcher = spawn(process.execPath, ["--import", "tsx", "deploy/local/start.ts"], {
       cwd: join(import.meta.dirname, "../.."),
-      env: { ...process.env, LAUNCHER_PORTS: "ephemeral", EMBEDDED_MONGO_DATA_DIR: dataDir },
+      env: {
+        ...process.env,
+        LAUNCHER_PORTS: "ephemeral",
+        EMBEDDED_MONGO_DATA_DIR: join(dataDir, "mongo"),
+        LAUNCHER_STATE_DIR: dataDir,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const url = await new Promise<string>((resolve, reject) => {
@@ -145,7 +152,7 @@ describe("graceful shutdown", function () {
 
     it("reports NOT_SERVING to watchers, ends their streams and exits 0", async () => {
       const auth = system.services.auth;
-      const client = grpcHealthClient(auth.grpcUrl);
+      const client = grpcHealthClient(auth.grpcUrl, tlsFilesOf(system, "operator"));
       const stream = client.watch({ service: "" });
       const statuses: string[] = [];
       const ended = new Promise<void>((resolve) => {
@@ -169,6 +176,7 @@ describe("graceful shutdown", function () {
   });
 
   it("a service started alone stays NOT_SERVING (but alive) until MongoDB answers", async () => {
+    const lines: unknown[] = [];
     const service = startProcess({
       name: "catalogue",
       entry: "services/catalogue/main.ts",
@@ -178,21 +186,39 @@ describe("graceful shutdown", function () {
         GRPC_PORT: "0",
         ADMIN_PORT: "0",
         MONGODB_URI: "mongodb://127.0.0.1:9/?directConnection=true",
+        // Plaintext on purpose (no certificates here): it must say so, loudly.
+        INTERNAL_TRANSPORT: "h2c",
       },
-      sink: () => undefined,
+      sink: (_name, line) => lines.push(line),
     });
     try {
       const listening = await service.waitFor(["listening"], 15_000);
+      expect(
+        lines.some(
+          (line) =>
+            typeof line === "object" &&
+            (line as { level?: string }).level === "warn" &&
+            String((line as { msg?: string }).msg).startsWith("INTERNAL_TRANSPORT=h2c"),
+        ),
+        "the plaintext warning at start",
+      ).to.equal(true);
       const admin = `http://127.0.0.1:${listening.admin_port}`;
       const response = await fetch(`${admin}/readyz`);
       expect(response.status).to.equal(503);
       const client = grpcHealthClient(`http://127.0.0.1:${listening.grpc_port}`);
+      // Under h2c a caller asserts its workload; without one it is refused like any stranger.
+      const metadata = new grpc.Metadata();
+      metadata.set("x-mds-workload", "operator");
       const check = (service: string) =>
         new Promise<string>((resolve, reject) =>
-          client.check({ service }, (error, reply) =>
+          client.check({ service }, metadata, (error, reply) =>
             error ? reject(error) : resolve(String(reply?.status)),
           ),
         );
+      const stranger = await new Promise<grpc.ServiceError | null>((resolve) =>
+        client.check({ service: "" }, (error) => resolve(error)),
+      );
+      expect(stranger?.code).to.equal(grpc.status.UNAUTHENTICATED);
       expect(await check("")).to.equal("NOT_SERVING");
       expect(await check("catalogue.v1.CatalogueService")).to.equal("NOT_SERVING");
       // Liveness does not follow the database: an outage must not restart the process.

@@ -8,6 +8,7 @@ import { runWithRequestContext } from "../../services/shared/logging/request-con
 import { eventually } from "../support/eventually.js";
 import { bufCurlHealthCheck, grpcHealthClient, grpcJsHealthCheck } from "../support/grpc-health.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
+import { identityOf, tlsFilesOf } from "../support/workloads.js";
 
 describe("walking skeleton (whole system)", function () {
   this.timeout(60_000);
@@ -60,7 +61,10 @@ describe("walking skeleton (whole system)", function () {
     });
 
     it("forwards the request id to services in call metadata and their logs", async () => {
-      const client = createClient(Health, grpcTransport(system.services.auth.grpcUrl, 5000));
+      const client = createClient(
+        Health,
+        grpcTransport(identityOf(system, "gateway"), system.services.auth.grpcUrl, "auth", 5000),
+      );
       const id = `propagation-${Date.now()}`;
       await runWithRequestContext({ requestId: id }, () => client.check({ service: "" }));
       await eventually(() =>
@@ -124,20 +128,27 @@ describe("walking skeleton (whole system)", function () {
     for (const name of SERVICE_NAMES) {
       it(`${name}: SERVING to @grpc/grpc-js (grpc-health-check) and to buf curl`, async () => {
         const url = system.services[name].grpcUrl;
-        expect(await grpcJsHealthCheck(url)).to.equal("SERVING");
-        expect(await bufCurlHealthCheck(url)).to.deep.equal({ status: "SERVING" });
+        const tls = tlsFilesOf(system, "operator");
+        expect(await grpcJsHealthCheck(url, "", tls)).to.equal("SERVING");
+        expect(await bufCurlHealthCheck(url, "", tls)).to.deep.equal({ status: "SERVING" });
       });
     }
 
     it("names each service's own API as SERVING and unknown names as NOT_FOUND", async () => {
       const url = system.services.authoring.grpcUrl;
-      expect(await grpcJsHealthCheck(url, "authoring.v1.AuthoringService")).to.equal("SERVING");
-      const error = await grpcJsHealthCheck(url, "no.such.Service").catch((e: unknown) => e);
+      const tls = tlsFilesOf(system, "gateway");
+      expect(await grpcJsHealthCheck(url, "authoring.v1.AuthoringService", tls)).to.equal(
+        "SERVING",
+      );
+      const error = await grpcJsHealthCheck(url, "no.such.Service", tls).catch((e: unknown) => e);
       expect(error).to.have.property("code", 5);
     });
 
     it("streams the status on Watch", async () => {
-      const client = grpcHealthClient(system.services.catalogue.grpcUrl);
+      const client = grpcHealthClient(
+        system.services.catalogue.grpcUrl,
+        tlsFilesOf(system, "detection"),
+      );
       const stream = client.watch({ service: "" });
       const first = await new Promise<{ status: string }>((resolve, reject) => {
         stream.once("data", resolve);

@@ -1,27 +1,27 @@
-import { Code } from "@connectrpc/connect";
-import type { Caller } from "../../../proto/gen/common/v1/caller_pb.js";
+import { type CallOptions, Code } from "@connectrpc/connect";
 import { errorInfo } from "../../../services/shared/errors/service-error.js";
-import { callerOf, optionalPrincipal, requireScope } from "../../auth/principal.js";
+import { asUser, optionalPrincipal, requireScope } from "../../auth/principal.js";
 import type { GatewayContext } from "../../state.js";
 
 /**
  * Runs a read that is anonymous for public MoveSpecs and needs `movespecs:read` otherwise.
- * A token without that scope reads as anonymous; only if that fails with NOT_FOUND and the
+ * `call` makes the internal call with the options it is given (the user's token, or none).
+ * A token without that scope reads as anonymous (it is not forwarded); only if that fails with NOT_FOUND and the
  * MoveSpec turns out to be the token's own is the answer 403 SCOPE_MISSING (a MoveSpec of another
  * project stays 404: nothing reveals it exists). Service errors go on to the error middleware.
  */
 export async function readWithOptionalScope<T>(
   ctx: GatewayContext,
-  call: (caller: Caller) => Promise<T>,
+  call: (user: CallOptions) => Promise<T>,
 ): Promise<T> {
   const principal = optionalPrincipal(ctx);
-  if (!principal || principal.scopes.has("movespecs:read")) return call(callerOf(principal));
+  if (!principal || principal.scopes.has("movespecs:read")) return call(asUser(principal));
   try {
-    return await call(callerOf(undefined));
+    return await call(asUser(undefined));
   } catch (error) {
     if (errorInfo(error).code !== Code.NotFound) throw error;
     try {
-      await call(callerOf(principal));
+      await call(asUser(principal));
     } catch {
       throw error;
     }

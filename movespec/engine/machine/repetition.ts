@@ -78,7 +78,7 @@ export function updateRepetition(m: Machine, f: FrameFacts): void {
   }
   if (f.t - s.repStart > rep.maxDuration + EPS) {
     s.inRep = false;
-    partial(m, f, "timeout");
+    partial(m, f, "timeout", f.t, rep.maxDuration);
     return;
   }
   // Accumulate time per phase and signal extremes.
@@ -116,8 +116,8 @@ function complete(m: Machine, endT: number, f: FrameFacts): void {
   const duration = endT - s.repStart;
   s.inRep = false;
   if (s.voided) partial(m, f, "voided", endT);
-  else if (duration < rep.minDuration - EPS) partial(m, f, "too_fast", endT);
-  else if (duration > rep.maxDuration + EPS) partial(m, f, "too_slow", endT);
+  else if (duration < rep.minDuration - EPS) partial(m, f, "too_fast", endT, rep.minDuration);
+  else if (duration > rep.maxDuration + EPS) partial(m, f, "too_slow", endT, rep.maxDuration);
   else {
     s.count++;
     const side = eventSide(m, s.repSide);
@@ -148,8 +148,17 @@ function complete(m: Machine, endT: number, f: FrameFacts): void {
   }
 }
 
-/** Reports the repetition in progress as partial. */
-export function partial(m: Machine, f: FrameFacts, reason: string, endT = f.t): void {
+/**
+ * Reports the repetition in progress as partial; `limit` is the bound of `within` it broke (its
+ * duration is in the event too, so an author sees by how much).
+ */
+export function partial(
+  m: Machine,
+  f: FrameFacts,
+  reason: string,
+  endT = f.t,
+  limit?: number,
+): void {
   const s = m.state;
   const rep = m.spec.repetition!;
   s.partials++;
@@ -159,6 +168,7 @@ export function partial(m: Machine, f: FrameFacts, reason: string, endT = f.t): 
     reason,
     start_t: s.repStart,
     duration: r3(endT - s.repStart),
+    ...(limit === undefined ? {} : { limit }),
     reached: rep.cycle.slice(1, s.stage).map((i) => m.spec.phases[i].name),
   };
   const progress = repProgress(m);

@@ -1,9 +1,14 @@
 import type { DescService } from "@bufbuild/protobuf";
 import { type Client, createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
 import { AuthService } from "../../../proto/gen/auth/v1/auth_pb.js";
 import { AuthoringService } from "../../../proto/gen/authoring/v1/authoring_pb.js";
 import { CatalogueService } from "../../../proto/gen/catalogue/v1/catalogue_pb.js";
+import {
+  createInternalTransport,
+  type InternalIdentity,
+  loadInternalIdentity,
+} from "../../shared/security/internal-transport.js";
+import type { Workload } from "../../shared/security/workloads.js";
 import type { AdminConfig } from "../config.js";
 
 /**
@@ -18,12 +23,17 @@ export interface AdminClients {
 
 export function createAdminClients(config: AdminConfig): AdminClients {
   const cache = new Map<string, unknown>();
-  const lazy = <T extends DescService>(service: T, url: string): Client<T> => {
+  let identity: InternalIdentity | undefined;
+  const lazy = <T extends DescService>(service: T, url: string, expected: Workload): Client<T> => {
     const key = `${service.typeName}@${url}`;
     if (!cache.has(key)) {
-      const transport = createGrpcTransport({
+      // The operator certificate is read on first use: `--help` needs none.
+      identity ??= loadInternalIdentity(config.security);
+      identity.tls?.close();
+      const transport = createInternalTransport(identity, {
         baseUrl: url,
-        defaultTimeoutMs: config.timeoutMs,
+        expected,
+        timeoutMs: config.timeoutMs,
         idleConnectionTimeoutMs: 100,
       });
       cache.set(key, createClient(service, transport));
@@ -32,13 +42,13 @@ export function createAdminClients(config: AdminConfig): AdminClients {
   };
   return {
     get auth() {
-      return lazy(AuthService, config.authServiceUrl);
+      return lazy(AuthService, config.authServiceUrl, "auth");
     },
     get authoring() {
-      return lazy(AuthoringService, config.authoringServiceUrl);
+      return lazy(AuthoringService, config.authoringServiceUrl, "authoring");
     },
     get catalogue() {
-      return lazy(CatalogueService, config.catalogueServiceUrl);
+      return lazy(CatalogueService, config.catalogueServiceUrl, "catalogue");
     },
   };
 }

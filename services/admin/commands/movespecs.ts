@@ -1,4 +1,4 @@
-import { create, type DescMessage, type MessageShape, toJson } from "@bufbuild/protobuf";
+import { type DescMessage, type MessageShape, toJson } from "@bufbuild/protobuf";
 import type { Client } from "@connectrpc/connect";
 import {
   type AuthoringService,
@@ -6,7 +6,6 @@ import {
   Visibility,
 } from "../../../proto/gen/authoring/v1/authoring_pb.js";
 import type { CatalogueService } from "../../../proto/gen/catalogue/v1/catalogue_pb.js";
-import { CallerSchema } from "../../../proto/gen/common/v1/caller_pb.js";
 import { UsageError } from "../cli/args.js";
 import type { Command, CommandContext, CommandModule } from "../cli/command.js";
 
@@ -117,9 +116,8 @@ const commands: Command[] = [
     usage: "<movespec_id> --org <organization_id>",
     summary: "Star a public MoveSpec on behalf of an organization (idempotent).",
     async run(context) {
-      const caller = create(CallerSchema, { organizationId: context.args.required("org") });
       const result = await clientsOf(context).catalogue.starMoveSpec({
-        caller,
+        organizationId: context.args.required("org"),
         movespecId: context.args.positionalOr(0, "id"),
       });
       context.out.record({ star_count: result.starCount, starred: result.starred });
@@ -130,9 +128,8 @@ const commands: Command[] = [
     usage: "<movespec_id> --org <organization_id>",
     summary: "Remove an organization's star (idempotent).",
     async run(context) {
-      const caller = create(CallerSchema, { organizationId: context.args.required("org") });
       const result = await clientsOf(context).catalogue.unstarMoveSpec({
-        caller,
+        organizationId: context.args.required("org"),
         movespecId: context.args.positionalOr(0, "id"),
       });
       context.out.record({ star_count: result.starCount, starred: result.starred });

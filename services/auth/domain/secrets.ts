@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 
 /** Recognisable prefixes, so that secret scanners find leaked credentials. */
 export const API_KEY_PREFIX = "msk_";
@@ -25,13 +25,3 @@ export function secretHint(secret: string): string {
 export function hashSecret(pepper: string, secret: string): string {
   return createHmac("sha256", pepper).update(secret, "utf8").digest("hex");
 }
-
-/** Compares two hex hashes in constant time. */
-export function hashesEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a, "hex");
-  const right = Buffer.from(b, "hex");
-  return left.length === right.length && timingSafeEqual(left, right);
-}
-
-/** Compared against when the credential id is unknown, so both paths do the same work. */
-export const DUMMY_HASH = "0".repeat(64);

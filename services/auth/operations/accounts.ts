@@ -1,6 +1,11 @@
 import { Reason } from "../../shared/errors/reasons.js";
 import { Code, serviceError } from "../../shared/errors/service-error.js";
 import { isUuid, newId } from "../../shared/ids/uuid-v7.js";
+import {
+  NAME_PROBLEM_MESSAGES,
+  nameProblem,
+  normalizeName,
+} from "../../shared/text/display-name.js";
 import type { CredentialKind } from "../../shared/tokens/claims.js";
 import { SCOPES, unknownScopes } from "../../shared/tokens/scopes.js";
 import {
@@ -173,8 +178,21 @@ export function createAccounts(deps: {
 
 export type Accounts = ReturnType<typeof createAccounts>;
 
+/** Trimmed, normal form C, and nothing that lets it pass for another name (display-name.ts). */
 function requireName(name: string): string {
-  const trimmed = name.trim();
+  const trimmed = normalizeName(name);
+  const problem = nameProblem(trimmed);
+  if (problem) {
+    throw serviceError(
+      Code.InvalidArgument,
+      Reason.fieldInvalid,
+      `name ${NAME_PROBLEM_MESSAGES[problem]}`,
+      {
+        field: "name",
+        problem,
+      },
+    );
+  }
   if (trimmed === "") {
     throw serviceError(Code.InvalidArgument, Reason.fieldRequired, "name is required", {
       field: "name",

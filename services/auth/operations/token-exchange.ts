@@ -1,3 +1,4 @@
+import { timingSafeEqual } from "node:crypto";
 import { Reason } from "../../shared/errors/reasons.js";
 import { Code, serviceError } from "../../shared/errors/service-error.js";
 import { isUuid } from "../../shared/ids/uuid-v7.js";
@@ -9,7 +10,7 @@ import {
   presentedCredential,
 } from "../domain/credential-form.js";
 import { grantScopes } from "../domain/scope-grant.js";
-import { DUMMY_HASH, hashesEqual, hashSecret } from "../domain/secrets.js";
+import { hashSecret } from "../domain/secrets.js";
 import { AuthReason } from "../reasons.js";
 import type { TokenSigner } from "../signing/token-signer.js";
 import type { CredentialRecord, CredentialsStore } from "../store/credentials-store.js";
@@ -50,17 +51,20 @@ export function createTokenExchange(deps: {
   const invalidCredential = () =>
     serviceError(Code.Unauthenticated, AuthReason.credentialInvalid, "the credential is not valid");
 
+  /**
+   * Every form is found by the hash of its secret (one unique-index lookup), never by its id: a
+   * wrong secret misses the same way whether the id exists or not, so no timing tells ids apart.
+   * The pair forms then compare the presented id with the found record's, in constant time.
+   */
   const findCredential = async (
     presented: Exclude<ReturnType<typeof presentedCredential>, { problem: unknown }>,
   ): Promise<CredentialRecord | undefined> => {
     const hash = hashSecret(deps.pepper, presented.secret);
-    if (presented.form === "api_key") {
-      return (await deps.credentials.findApiKeyByHash(hash)) ?? undefined;
-    }
-    // Unknown id and wrong secret take the same path: one lookup, one constant-time compare.
-    const record = isUuid(presented.id) ? await deps.credentials.find(presented.id) : null;
-    const matches = hashesEqual(record?.secret_hash ?? DUMMY_HASH, hash);
-    return record && matches && record.type === presented.kind ? record : undefined;
+    const type = presented.form === "api_key" ? "api_key" : presented.kind;
+    const record = await deps.credentials.findByHash(hash, type);
+    if (presented.form === "api_key") return record ?? undefined;
+    const matches = idsEqual(record?._id ?? DUMMY_ID, presented.id);
+    return record && matches ? record : undefined;
   };
 
   return {
@@ -177,4 +181,13 @@ function formError(problem: Exclude<ReturnType<typeof presentedCredential>, { fo
         { field: problem.missing },
       );
   }
+}
+
+const DUMMY_ID = "00000000-0000-0000-0000-000000000000";
+
+/** Constant time for ids of the same length (every UUID); a different length is simply unequal. */
+function idsEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a, "utf8");
+  const right = Buffer.from(b, "utf8");
+  return left.length === right.length && timingSafeEqual(left, right);
 }

@@ -33,8 +33,12 @@ export function createCredentialsStore(db: Db) {
       return collection.findOne({ _id: id });
     },
     /** The `api_key` shorthand: the key is found by the hash of its secret. */
-    findApiKeyByHash(secretHash: string): Promise<CredentialRecord | null> {
-      return collection.findOne({ secret_hash: secretHash, type: "api_key" });
+    /** The credential of one type whose secret has this hash (the unique index answers). */
+    findByHash(
+      secretHash: string,
+      type: CredentialRecord["type"],
+    ): Promise<CredentialRecord | null> {
+      return collection.findOne({ secret_hash: secretHash, type });
     },
     list(projectId: string, type: CredentialKind): Promise<CredentialRecord[]> {
       return collection.find({ project_id: projectId, type }).sort({ _id: 1 }).toArray();

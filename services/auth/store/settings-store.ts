@@ -1,5 +1,5 @@
 import type { Collection, Db } from "mongodb";
-import { guardStore, insertUnique } from "../../shared/store/store-errors.js";
+import { guardStore } from "../../shared/store/store-errors.js";
 
 interface SettingRecord {
   _id: string;
@@ -7,21 +7,16 @@ interface SettingRecord {
   created_at: Date;
 }
 
-/** Values the embedded default generates once and keeps (e.g. the development pepper). */
+/**
+ * Settings of the auth database. Only one is left, and only to be removed: the development
+ * pepper that older versions generated and kept here (the pepper now comes from configuration).
+ */
 export function createSettingsStore(db: Db) {
   const collection: Collection<SettingRecord> = db.collection("settings");
   return guardStore("settings", {
-    /** The stored value, or `make()`'s, stored first; concurrent replicas agree on one value. */
-    async getOrCreate(id: string, make: () => string): Promise<string> {
-      const existing = await collection.findOne({ _id: id });
-      if (existing) return existing.value;
-      // A duplicate means a concurrent replica stored its value first: read that one.
-      await insertUnique(() =>
-        collection.insertOne({ _id: id, value: make(), created_at: new Date() }),
-      );
-      const stored = await collection.findOne({ _id: id });
-      if (!stored) throw new Error(`setting ${id} vanished`);
-      return stored.value;
+    /** Deletes a setting; true if there was one. */
+    async remove(id: string): Promise<boolean> {
+      return (await collection.deleteOne({ _id: id })).deletedCount > 0;
     },
   });
 }

@@ -1,5 +1,10 @@
 import { AuthoringReason, Reason } from "../../shared/errors/reasons.js";
 import { Code, serviceError } from "../../shared/errors/service-error.js";
+import {
+  NAME_PROBLEM_MESSAGES,
+  nameProblem,
+  normalizeName,
+} from "../../shared/text/display-name.js";
 
 /** The contract's size limits on MoveSpecs (shared/design/contract.md, "MoveSpecs"). */
 export const MOVESPEC_LIMITS = {
@@ -12,24 +17,31 @@ export const MOVESPEC_LIMITS = {
   descriptionMax: 2000,
 } as const;
 
-// Control characters have no place in a one-line display name.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: that is the point
-const CONTROL = /[\u0000-\u001f\u007f]/;
-
-/** The trimmed name, or INVALID_ARGUMENT FIELD_REQUIRED / FIELD_INVALID naming `name`. */
+/**
+ * The name trimmed and in normal form C, or INVALID_ARGUMENT FIELD_REQUIRED / FIELD_INVALID naming
+ * `name` (too short or long, or a character that lets it pass for another name: display-name.ts).
+ */
 export function checkName(name: string | undefined): string {
   if (name === undefined) {
     throw serviceError(Code.InvalidArgument, Reason.fieldRequired, "name is required", {
       field: "name",
     });
   }
-  const trimmed = name.trim();
+  const trimmed = normalizeName(name);
+  const problem = nameProblem(trimmed);
+  if (problem) {
+    throw serviceError(
+      Code.InvalidArgument,
+      Reason.fieldInvalid,
+      `name ${NAME_PROBLEM_MESSAGES[problem]}`,
+      {
+        field: "name",
+        problem,
+      },
+    );
+  }
   const length = [...trimmed].length;
-  if (
-    length < MOVESPEC_LIMITS.nameMin ||
-    length > MOVESPEC_LIMITS.nameMax ||
-    CONTROL.test(trimmed)
-  ) {
+  if (length < MOVESPEC_LIMITS.nameMin || length > MOVESPEC_LIMITS.nameMax) {
     throw serviceError(
       Code.InvalidArgument,
       Reason.fieldInvalid,

@@ -10,6 +10,7 @@ import {
 } from "../../../proto/gen/authoring/v1/authoring_pb.js";
 import { AuthoringReason } from "../../shared/errors/reasons.js";
 import { Code, serviceError } from "../../shared/errors/service-error.js";
+import type { Called } from "../../shared/security/caller.js";
 import { checkYamlSize } from "../domain/limits.js";
 import { loadMoveSpec } from "../domain/movespec-loader.js";
 import { draftMessage, issueMessage } from "../to-proto.js";
@@ -24,12 +25,12 @@ import {
 /** The single mutable draft of each MoveSpec: read, replace whole, validate. */
 export function createDraftOperations(deps: AuthoringDeps) {
   return {
-    async getDraft(request: GetDraftRequest): Promise<Draft> {
+    async getDraft(request: Called<GetDraftRequest>): Promise<Draft> {
       const doc = await findOwned(deps.movespecs, request.movespecId, request.caller, true);
       return draftMessage(doc);
     },
 
-    async replaceDraft(request: ReplaceDraftRequest): Promise<Draft> {
+    async replaceDraft(request: Called<ReplaceDraftRequest>): Promise<Draft> {
       checkYamlSize(request.yamlSource);
       const existing = await findOwned(deps.movespecs, request.movespecId, request.caller);
       assertNotArchived(existing);
@@ -60,7 +61,7 @@ export function createDraftOperations(deps: AuthoringDeps) {
       }
     },
 
-    async validateDraft(request: ValidateDraftRequest): Promise<ValidateDraftResponse> {
+    async validateDraft(request: Called<ValidateDraftRequest>): Promise<ValidateDraftResponse> {
       const doc = await findOwned(deps.movespecs, request.movespecId, request.caller, true);
       const result = loadMoveSpec(doc.draft_yaml_source);
       return create(ValidateDraftResponseSchema, {

@@ -16,6 +16,7 @@ import { AuthoringReason, Reason } from "../../shared/errors/reasons.js";
 import { Code, serviceError } from "../../shared/errors/service-error.js";
 import { fingerprintOf } from "../../shared/idempotency/index.js";
 import { isUuid, newId } from "../../shared/ids/uuid-v7.js";
+import type { Called } from "../../shared/security/caller.js";
 import type { VisibilityName } from "../domain/access.js";
 import { checkDescription, checkName } from "../domain/limits.js";
 import { MOVESPEC_TEMPLATE } from "../domain/movespec-loader.js";
@@ -27,7 +28,7 @@ import { findVisible, moveSpecArchived, moveSpecNotFound } from "./visibility-ch
 /** Creating and reading MoveSpecs, and the admin tool's visibility, delist and archive. */
 export function createMoveSpecOperations(deps: AuthoringDeps) {
   async function insertNew(
-    request: CreateMoveSpecRequest,
+    request: Called<CreateMoveSpecRequest>,
     fields: { name: string; description: string | undefined; visibility: VisibilityName },
     movespecId: string,
   ): Promise<CreateMoveSpecResponse> {
@@ -91,7 +92,7 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
   }
 
   return {
-    async createMoveSpec(request: CreateMoveSpecRequest): Promise<CreateMoveSpecResponse> {
+    async createMoveSpec(request: Called<CreateMoveSpecRequest>): Promise<CreateMoveSpecResponse> {
       const caller = request.caller;
       if (!caller?.projectId) {
         throw serviceError(
@@ -158,7 +159,7 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
       return response;
     },
 
-    async getMoveSpec(request: GetMoveSpecRequest): Promise<MoveSpec> {
+    async getMoveSpec(request: Called<GetMoveSpecRequest>): Promise<MoveSpec> {
       const { doc } = await findVisible(deps.movespecs, request.movespecId, request.caller);
       return moveSpecMessage(doc);
     },

@@ -1,14 +1,15 @@
 import { type Client, Code } from "@connectrpc/connect";
 import type { AuthService } from "../../../proto/gen/auth/v1/auth_pb.js";
-import type { Caller } from "../../../proto/gen/common/v1/caller_pb.js";
 import { Reason } from "../../shared/errors/reasons.js";
 import { errorInfo, serviceError } from "../../shared/errors/service-error.js";
 import type { Logger } from "../../shared/logging/logger.js";
+import { type Caller, onBehalfOf } from "../../shared/security/caller.js";
 
 /**
  * Writes to any MoveSpec of an archived project are refused (409 PROJECT_ARCHIVED). The project's
  * state lives in the auth service, so every write asks it (writes are rare; no cache, so an
- * archive takes effect at once).
+ * archive takes effect at once), on behalf of the user: auth answers only for the project that
+ * user's token is bound to.
  */
 export interface ProjectGuard {
   assertWritable(caller: Caller): Promise<void>;
@@ -20,7 +21,10 @@ export function createProjectGuard(auth: Client<typeof AuthService>, logger: Log
     async assertWritable(caller) {
       let archivedAt: string | undefined;
       try {
-        const { project } = await auth.getProject({ caller, projectId: caller.projectId });
+        const { project } = await auth.getProject(
+          { projectId: caller.projectId },
+          onBehalfOf(caller),
+        );
         archivedAt = project?.archivedAt;
       } catch (error) {
         const info = errorInfo(error);

@@ -17,11 +17,11 @@ import {
   type Version,
   VersionSchema,
 } from "../../../proto/gen/authoring/v1/authoring_pb.js";
-import type { Caller } from "../../../proto/gen/common/v1/caller_pb.js";
 import { AuthoringReason, Reason } from "../../shared/errors/reasons.js";
 import { Code, serviceError } from "../../shared/errors/service-error.js";
 import { fingerprintOf } from "../../shared/idempotency/index.js";
 import { isUuid, newId } from "../../shared/ids/uuid-v7.js";
+import type { Called, Caller } from "../../shared/security/caller.js";
 import { accessOf } from "../domain/access.js";
 import { checkPage } from "../domain/limits.js";
 import { loadMoveSpec } from "../domain/movespec-loader.js";
@@ -109,7 +109,7 @@ export function createVersionOperations(deps: AuthoringDeps) {
   }
 
   return {
-    async createVersion(request: CreateVersionRequest): Promise<Version> {
+    async createVersion(request: Called<CreateVersionRequest>): Promise<Version> {
       const existing = await findOwned(deps.movespecs, request.movespecId, request.caller);
       assertNotArchived(existing);
       if (request.caller) await deps.projects.assertWritable(request.caller);
@@ -128,7 +128,7 @@ export function createVersionOperations(deps: AuthoringDeps) {
       return fromJson(VersionSchema, outcome.value);
     },
 
-    async listVersions(request: ListVersionsRequest): Promise<ListVersionsResponse> {
+    async listVersions(request: Called<ListVersionsRequest>): Promise<ListVersionsResponse> {
       const page = checkPage(request.limit, request.offset);
       const { doc } = await findVisible(deps.movespecs, request.movespecId, request.caller);
       const total = await deps.versions.count(doc._id);
@@ -141,7 +141,7 @@ export function createVersionOperations(deps: AuthoringDeps) {
       });
     },
 
-    async getVersion(request: GetVersionRequest): Promise<Version> {
+    async getVersion(request: Called<GetVersionRequest>): Promise<Version> {
       const { doc } = await findVisible(deps.movespecs, request.movespecId, request.caller);
       if (!isUuid(request.movespecVersionId)) throw versionNotFound(request.movespecVersionId);
       const version = await deps.versions.findById(request.movespecVersionId);
@@ -150,7 +150,7 @@ export function createVersionOperations(deps: AuthoringDeps) {
       return versionMessage(version);
     },
 
-    async releaseVersion(request: ReleaseVersionRequest): Promise<MoveSpec> {
+    async releaseVersion(request: Called<ReleaseVersionRequest>): Promise<MoveSpec> {
       const existing = await findOwned(deps.movespecs, request.movespecId, request.caller);
       assertNotArchived(existing);
       if (!isUuid(request.movespecVersionId)) throw versionNotFound(request.movespecVersionId);
@@ -174,7 +174,9 @@ export function createVersionOperations(deps: AuthoringDeps) {
       return moveSpecMessage(updated);
     },
 
-    async getReleasedSource(request: GetReleasedSourceRequest): Promise<GetReleasedSourceResponse> {
+    async getReleasedSource(
+      request: Called<GetReleasedSourceRequest>,
+    ): Promise<GetReleasedSourceResponse> {
       const { doc } = await findVisible(deps.movespecs, request.movespecId, request.caller);
       const releasedId = doc.current_released_version_id;
       const version = releasedId ? await deps.versions.findById(releasedId) : null;
@@ -194,7 +196,7 @@ export function createVersionOperations(deps: AuthoringDeps) {
       });
     },
 
-    async resolveVersion(request: ResolveVersionRequest): Promise<ResolveVersionResponse> {
+    async resolveVersion(request: Called<ResolveVersionRequest>): Promise<ResolveVersionResponse> {
       const movespecId = request.movespecId || undefined;
       const versionId = request.movespecVersionId || undefined;
       if (!movespecId && !versionId) {

@@ -1,7 +1,7 @@
-import type { Caller } from "../../../proto/gen/common/v1/caller_pb.js";
 import { AuthoringReason, Reason } from "../../shared/errors/reasons.js";
 import { Code, serviceError } from "../../shared/errors/service-error.js";
 import { isUuid } from "../../shared/ids/uuid-v7.js";
+import type { Caller } from "../../shared/security/caller.js";
 import { type Access, accessOf } from "../domain/access.js";
 import type { MoveSpecDoc } from "../store/documents.js";
 import type { MoveSpecStore } from "../store/movespec-store.js";

@@ -7,7 +7,6 @@ import {
   type SyncEntriesRequest,
   Visibility,
 } from "../../../proto/gen/catalogue/v1/catalogue_pb.js";
-import type { Caller } from "../../../proto/gen/common/v1/caller_pb.js";
 import { type ErrorReason, Reason } from "../../shared/errors/reasons.js";
 import { Code, serviceError } from "../../shared/errors/service-error.js";
 import { isUuid } from "../../shared/ids/uuid-v7.js";
@@ -44,12 +43,10 @@ function invalid(
 
 /** Listing, search, stars, and the authoring service's pushes. */
 export function createCatalogueOperations(deps: CatalogueDeps) {
-  /** The entry if the caller may see it (its project's, or public), else NOT_FOUND. */
-  async function visibleEntry(caller: Caller | undefined, movespecId: string): Promise<EntryDoc> {
+  /** The entry if it is public, else NOT_FOUND (a private one answers as a missing one). */
+  async function publicEntry(movespecId: string): Promise<EntryDoc> {
     const entry = isUuid(movespecId) ? await deps.entries.find(movespecId) : null;
-    const mine =
-      entry !== null && caller?.projectId !== "" && entry.project_id === caller?.projectId;
-    if (!entry || !(mine || entry.visibility === Visibility.PUBLIC)) {
+    if (!entry || entry.visibility !== Visibility.PUBLIC) {
       throw serviceError(Code.NotFound, Reason.movespecNotFound, "movespec not found", {
         movespec_id: movespecId,
       });
@@ -57,15 +54,12 @@ export function createCatalogueOperations(deps: CatalogueDeps) {
     return entry;
   }
 
-  function organizationOf(caller: Caller | undefined): string {
-    if (!caller?.organizationId) {
-      throw invalid(
-        "caller.organization_id",
-        "stars belong to an organization",
-        Reason.fieldRequired,
-      );
+  function organizationOf(organizationId: string): string {
+    if (organizationId === "") {
+      throw invalid("organization_id", "stars belong to an organization", Reason.fieldRequired);
     }
-    return caller.organizationId;
+    if (!isUuid(organizationId)) throw invalid("organization_id", "not a UUID");
+    return organizationId;
   }
 
   return {
@@ -135,9 +129,10 @@ export function createCatalogueOperations(deps: CatalogueDeps) {
       return Object.fromEntries(wanted.map((id) => [id, counts.get(id) ?? 0]));
     },
 
-    async star(request: { caller?: Caller; movespecId: string }, starred: boolean) {
-      const organizationId = organizationOf(request.caller);
-      const entry = await visibleEntry(request.caller, request.movespecId);
+    /** The admin tool stars for an organization; only public MoveSpecs can be starred this way. */
+    async star(request: { organizationId: string; movespecId: string }, starred: boolean) {
+      const organizationId = organizationOf(request.organizationId);
+      const entry = await publicEntry(request.movespecId);
       const changed = starred
         ? await deps.stars.add(organizationId, entry._id, deps.now())
         : await deps.stars.remove(organizationId, entry._id);

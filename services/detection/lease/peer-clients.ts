@@ -1,7 +1,9 @@
 import { type Client, createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
 import { DetectionService } from "../../../proto/gen/detection/v1/detection_pb.js";
-import { clientTracingInterceptor } from "../../shared/telemetry/rpc-tracing.js";
+import {
+  createInternalTransport,
+  type InternalIdentity,
+} from "../../shared/security/internal-transport.js";
 
 export type DetectionClient = Client<typeof DetectionService>;
 
@@ -10,7 +12,8 @@ export interface PeerClients {
   of(url: string): DetectionClient;
 }
 
-export function createPeerClients(timeoutMs: number): PeerClients {
+/** Replicas prove to each other that they are detection (the lease RPCs are replica-only). */
+export function createPeerClients(identity: InternalIdentity, timeoutMs: number): PeerClients {
   const clients = new Map<string, DetectionClient>();
   return {
     of(url) {
@@ -18,11 +21,11 @@ export function createPeerClients(timeoutMs: number): PeerClients {
       if (!client) {
         client = createClient(
           DetectionService,
-          createGrpcTransport({
+          createInternalTransport(identity, {
             baseUrl: url,
-            defaultTimeoutMs: timeoutMs,
+            expected: "detection",
+            timeoutMs,
             idleConnectionTimeoutMs: 10_000,
-            interceptors: [clientTracingInterceptor()],
           }),
         );
         clients.set(url, client);

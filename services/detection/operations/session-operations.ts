@@ -3,7 +3,6 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
 import type { AuthService } from "../../../proto/gen/auth/v1/auth_pb.js";
 import type { AuthoringService } from "../../../proto/gen/authoring/v1/authoring_pb.js";
-import type { Caller } from "../../../proto/gen/common/v1/caller_pb.js";
 import {
   type CreateSessionRequest,
   type CreateSessionResponse,
@@ -17,6 +16,7 @@ import { Code, errorInfo, serviceError } from "../../shared/errors/service-error
 import { fingerprintOf, type IdempotencyStore } from "../../shared/idempotency/index.js";
 import { newId } from "../../shared/ids/uuid-v7.js";
 import type { Logger } from "../../shared/logging/logger.js";
+import { type Called, type Caller, onBehalfOf } from "../../shared/security/caller.js";
 import type { DetectionConfig } from "../config.js";
 import { isTerminal, type SessionDocument, type SessionMode } from "../domain/session-document.js";
 import type { PeerClients } from "../lease/peer-clients.js";
@@ -105,18 +105,18 @@ export function createSessionOperations(deps: SessionOperationsDeps) {
 
   /** Creates the session document; `sessionId` is the idempotency helper's reserved id. */
   async function admit(
-    request: CreateSessionRequest,
+    request: Called<CreateSessionRequest>,
     sessionId: string,
     mode: SessionMode,
     contract: number,
   ) {
     const existing = await store.find(sessionId);
     if (existing) return sessionResource(existing); // a retry after a crash mid-way
-    const caller = request.caller as Caller;
+    const caller = request.caller;
     const resolved = await deps.authoring
       .resolveVersion(
-        { caller, movespecId: request.movespecId, movespecVersionId: request.movespecVersionId },
-        { timeoutMs: config.rpcTimeoutMs },
+        { movespecId: request.movespecId, movespecVersionId: request.movespecVersionId },
+        { ...onBehalfOf(caller), timeoutMs: config.rpcTimeoutMs },
       )
       .catch((error: unknown) => {
         // The contract's reasons (MOVESPEC_NOT_FOUND, ...) pass through; a failure of the call
@@ -182,6 +182,40 @@ export function createSessionOperations(deps: SessionOperationsDeps) {
     return sessionResource(session);
   }
 
+  /**
+   * An archived project opens no session (its writes are refused everywhere). The project's state
+   * is the auth service's, asked on behalf of the user (it answers only for the token's project).
+   */
+  async function assertProjectOpen(caller: Caller): Promise<void> {
+    let archived = false;
+    try {
+      const { project } = await deps.auth.getProject(
+        { projectId: caller.projectId },
+        { ...onBehalfOf(caller), timeoutMs: config.rpcTimeoutMs },
+      );
+      archived = project?.archivedAt !== undefined;
+    } catch (error) {
+      const info = errorInfo(error);
+      if (info.code === Code.NotFound || info.code === Code.Unauthenticated) throw error;
+      logger.error({ err: error }, "GetProject failed");
+      throw serviceError(
+        Code.Unavailable,
+        Reason.dependencyUnavailable,
+        "the project cannot be checked right now",
+      );
+    }
+    if (archived) {
+      throw serviceError(
+        Code.FailedPrecondition,
+        Reason.projectArchived,
+        "the project is archived",
+        {
+          project_id: caller.projectId,
+        },
+      );
+    }
+  }
+
   async function mintToken(session: Session) {
     const ttlSeconds = Math.min(
       Math.ceil((limits.attachTimeoutMs + limits.maxDurationMs) / 1000),
@@ -208,7 +242,7 @@ export function createSessionOperations(deps: SessionOperationsDeps) {
   }
 
   return {
-    async create(request: CreateSessionRequest): Promise<CreateSessionResponse> {
+    async create(request: Called<CreateSessionRequest>): Promise<CreateSessionResponse> {
       const projectId = callerProject(request.caller);
       if (request.projectId !== projectId) {
         throw serviceError(
@@ -243,6 +277,7 @@ export function createSessionOperations(deps: SessionOperationsDeps) {
           },
         );
       }
+      await assertProjectOpen(request.caller);
       const mode: SessionMode = request.mode === ProtoMode.REPLAY ? "replay" : "live";
       let session: Session;
       if (request.idempotencyKey) {

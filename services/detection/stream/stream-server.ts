@@ -1,5 +1,7 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import type { Socket } from "node:net";
+import type { TLSSocket } from "node:tls";
 import { WebSocketServer } from "ws";
 import { isUuid } from "../../shared/ids/uuid-v7.js";
 import type { Logger } from "../../shared/logging/logger.js";
@@ -9,6 +11,11 @@ import {
   runWithRequestContext,
 } from "../../shared/logging/request-context.js";
 import { listen } from "../../shared/runtime/listen.js";
+import {
+  ASSERTED_WORKLOAD_HEADER,
+  type InternalIdentity,
+} from "../../shared/security/internal-transport.js";
+import { workloadOfSocket } from "../../shared/security/peer-identity.js";
 import { startAttachTrace } from "./attach-trace.js";
 import { handleStreamConnection, type StreamConnectionDeps } from "./stream-connection.js";
 
@@ -16,8 +23,10 @@ import { handleStreamConnection, type StreamConnectionDeps } from "./stream-conn
 const STREAM_PATH = /^\/api\/detection\/sessions\/([^/?#]+)\/stream(?:\?.*)?$/;
 
 /**
- * The replica's websocket listener (HTTP/1.1, beside the gRPC port). Only the gateway should
- * reach it; it speaks contract 1 end to end with the client.
+ * The replica's websocket listener (HTTP/1.1, beside the gRPC port). Only the gateway reaches it:
+ * under mtls the listener is TLS 1.3 and refuses, at the handshake, any peer without a certificate
+ * of our CA, and answers 403 to a certificate that is not the gateway's. It speaks contract 1 end
+ * to end with the client (the runtime token in `hello` authenticates the client itself).
  */
 export interface StreamServer {
   listen(port: number, host: string): Promise<number>;
@@ -26,7 +35,11 @@ export interface StreamServer {
 }
 
 export function createStreamServer(
-  options: StreamConnectionDeps & { readonly maxMessageBytes: number; readonly logger: Logger },
+  options: StreamConnectionDeps & {
+    readonly maxMessageBytes: number;
+    readonly logger: Logger;
+    readonly identity: InternalIdentity;
+  },
 ): StreamServer {
   const wss = new WebSocketServer({
     noServer: true,
@@ -35,16 +48,38 @@ export function createStreamServer(
     clientTracking: false,
   });
   const sockets = new Set<Socket>();
-  const server: Server = createServer((_request, response) => {
+  const onRequest = (_request: IncomingMessage, response: ServerResponse) => {
     response
       .writeHead(426, { "content-type": "text/plain", upgrade: "websocket" })
       .end("websocket only\n");
-  });
+  };
+  const tls = options.identity.tls;
+  let server: Server;
+  if (tls) {
+    const secure = createTlsServer(tls.serverOptions(), onRequest);
+    tls.onReload((files) => secure.setSecureContext(files));
+    server = secure;
+  } else {
+    server = createServer(onRequest);
+  }
+  const security = options.identity.security;
+  const fromGateway = (request: IncomingMessage): boolean =>
+    tls
+      ? workloadOfSocket(request.socket as TLSSocket, security.trustDomain) === "gateway"
+      : request.headers[ASSERTED_WORKLOAD_HEADER] === "gateway";
   server.on("connection", (socket) => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
   });
   server.on("upgrade", (request: IncomingMessage, socket: Socket, head: Buffer) => {
+    if (!fromGateway(request)) {
+      options.logger.warn(
+        { remote: request.socket.remoteAddress },
+        "stream upgrade refused: not the gateway",
+      );
+      socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      return;
+    }
     const match = STREAM_PATH.exec(request.url ?? "");
     if (!match || request.method !== "GET") {
       socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");

@@ -5,6 +5,8 @@ import type { Logger } from "pino";
 import type { Doc } from "../bson-values.js";
 import type { CursorRegistry } from "../cursor-registry.js";
 import { MongoCommandError } from "../errors.js";
+import type { ConnectionAuth } from "../security/connection-auth.js";
+import type { UserRegistry } from "../security/user-registry.js";
 import type { DataAccess } from "../sessions/data-access.js";
 import type { ServerSession, SessionRegistry } from "../sessions/session-registry.js";
 import type { StorageEngine } from "../storage/storage-engine.js";
@@ -26,6 +28,9 @@ export interface CommandContext {
   session: ServerSession | undefined;
   identity: ServerIdentity;
   connectionId: number;
+  /** What this connection has authenticated as (and its SASL conversation in progress). */
+  auth: ConnectionAuth;
+  users: UserRegistry;
   logger: Logger;
 }
 

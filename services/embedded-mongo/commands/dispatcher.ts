@@ -7,6 +7,8 @@ import type { Logger } from "pino";
 import type { Doc } from "../bson-values.js";
 import type { CursorRegistry } from "../cursor-registry.js";
 import { badValue, MongoCommandError, toCommandError } from "../errors.js";
+import { type ClientConnection, UNAUTHENTICATED_COMMANDS } from "../security/connection-auth.js";
+import type { UserRegistry } from "../security/user-registry.js";
 import { directAccess, transactionAccess } from "../sessions/data-access.js";
 import {
   noSuchTransaction,
@@ -16,6 +18,7 @@ import {
 import type { Transaction } from "../sessions/transaction.js";
 import type { StorageEngine } from "../storage/storage-engine.js";
 import { adminCommands } from "./admin-commands.js";
+import { authCommands } from "./auth-commands.js";
 import type { CommandContext, CommandHandler, ServerIdentity } from "./command-context.js";
 import { handshakeCommands } from "./handshake-commands.js";
 import { readCommands } from "./read-commands.js";
@@ -26,6 +29,7 @@ const HANDLERS: Record<string, CommandHandler> = {
   ...readCommands,
   ...writeCommands,
   ...adminCommands,
+  ...authCommands,
 };
 
 const TRANSACTION_COMMANDS = new Set([
@@ -50,13 +54,14 @@ export interface DispatcherDeps {
   sessions: SessionRegistry;
   cursors: CursorRegistry;
   identity: ServerIdentity;
+  users: UserRegistry;
   logger: Logger;
 }
 
 export function createDispatcher(deps: DispatcherDeps) {
   const { engine, sessions } = deps;
 
-  async function dispatch(db: string, body: Doc, connectionId: number): Promise<Doc> {
+  async function dispatch(db: string, body: Doc, client: ClientConnection): Promise<Doc> {
     const name = Object.keys(body)[0];
     try {
       engine.assertHealthy();
@@ -68,7 +73,14 @@ export function createDispatcher(deps: DispatcherDeps) {
           `no such command: '${name}' (not supported by the embedded server)`,
         );
       }
-      const session = body.lsid !== undefined ? sessions.get(body.lsid) : undefined;
+      // Before anything else (sessions included): an unauthenticated client gets nothing more.
+      if (!client.auth.authenticated && !UNAUTHENTICATED_COMMANDS.has(name)) {
+        throw new MongoCommandError("Unauthorized", `command ${name} requires authentication`);
+      }
+      // No server session for an unauthenticated client (its ping may carry an lsid): nothing
+      // it sends may make the server hold state.
+      const session =
+        body.lsid !== undefined && client.auth.authenticated ? sessions.get(body.lsid) : undefined;
       const txnNumber = body.txnNumber === undefined ? undefined : Number(body.txnNumber);
       const ctx: CommandContext = {
         db,
@@ -79,7 +91,9 @@ export function createDispatcher(deps: DispatcherDeps) {
         access: directAccess(engine, sessions.locks),
         session,
         identity: deps.identity,
-        connectionId,
+        connectionId: client.id,
+        auth: client.auth,
+        users: deps.users,
         logger: deps.logger,
       };
       if (body.autocommit === false) {

@@ -5,6 +5,7 @@
 import { Long, ObjectId } from "bson";
 import type { Doc } from "../bson-values.js";
 import { badValue } from "../errors.js";
+import { negotiateAuthentication } from "./auth-commands.js";
 import type { CommandContext, CommandHandler } from "./command-context.js";
 
 export const MIN_WIRE_VERSION = 0;
@@ -43,8 +44,8 @@ export function helloReply(
   return reply;
 }
 
-const hello: CommandHandler = (ctx) => helloReply(ctx, false);
-const isMaster: CommandHandler = (ctx) => helloReply(ctx, true);
+const hello: CommandHandler = (ctx) => negotiateAuthentication(ctx, helloReply(ctx, false));
+const isMaster: CommandHandler = (ctx) => negotiateAuthentication(ctx, helloReply(ctx, true));
 
 const buildInfo: CommandHandler = () => ({
   version: SERVER_VERSION,
@@ -123,10 +124,6 @@ export const handshakeCommands: Record<string, CommandHandler> = {
     return reply;
   },
   hostInfo: () => ({ system: { currentTime: new Date(), hostname: "embedded" }, ok: 1 }),
-  connectionStatus: () => ({
-    authInfo: { authenticatedUsers: [], authenticatedUserRoles: [] },
-    ok: 1,
-  }),
   getLog: () => ({ totalLinesWritten: 0, log: [], ok: 1 }),
   replSetGetStatus: (ctx) => ({
     set: ctx.identity.replicaSetName,

@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import type { Doc } from "../bson-values.js";
 import type { Dispatcher } from "../commands/dispatcher.js";
 import { MongoCommandError } from "../errors.js";
+import { type ClientConnection, ConnectionAuth } from "../security/connection-auth.js";
 import {
   encodeOpMsg,
   encodeOpReply,
@@ -38,6 +39,7 @@ export interface ConnectionHooks {
 }
 
 export class Connection {
+  private readonly client: ClientConnection;
   private buffered: Buffer[] = [];
   private bufferedBytes = 0;
   private chain: Promise<void> = Promise.resolve();
@@ -51,6 +53,7 @@ export class Connection {
     private readonly logger: Logger,
     private readonly hooks: ConnectionHooks,
   ) {
+    this.client = { id, auth: new ConnectionAuth() };
     socket.setNoDelay(true);
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
     socket.on("error", () => {});
@@ -115,7 +118,7 @@ export class Connection {
     const requestId = message.header.requestId;
     if (message.kind === "msg") {
       const db = typeof message.body.$db === "string" ? message.body.$db : "admin";
-      const reply = await this.dispatcher.dispatch(db, message.body, this.id);
+      const reply = await this.dispatcher.dispatch(db, message.body, this.client);
       if (!message.moreToCome)
         this.write(encode(reply, (doc) => encodeOpMsg(nextRequestId++, requestId, doc)));
       return;
@@ -130,7 +133,7 @@ export class Connection {
       } else {
         const db = message.collection.slice(0, -".$cmd".length);
         const query = "$query" in message.query ? (message.query.$query as Doc) : message.query;
-        reply = await this.dispatcher.dispatch(db, query, this.id);
+        reply = await this.dispatcher.dispatch(db, query, this.client);
       }
       this.write(encode(reply, (doc) => encodeOpReply(nextRequestId++, requestId, doc)));
       return;

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+
 /**
  * Typed readers for environment variables. They take the environment as an argument so that only
  * each process's `config.ts` touches `process.env`, and every error names the variable at fault.
@@ -76,4 +78,30 @@ export function envList(env: Env, name: string, fallback: readonly string[]): st
     .split(",")
     .map((item) => item.trim())
     .filter((item) => item !== "");
+}
+
+/**
+ * A secret from `NAME`, or from the file named by `NAME_FILE` (a mounted Kubernetes Secret, or
+ * the 0600 file `npm start` writes): the file form keeps the value out of the environment. Both
+ * set is an error; neither is undefined.
+ */
+export function envSecret(env: Env, name: string): string | undefined {
+  const inline = raw(env, name);
+  const file = raw(env, `${name}_FILE`);
+  if (inline !== undefined && file !== undefined) {
+    throw new ConfigError(name, `and ${name}_FILE are both set: use one`);
+  }
+  if (file === undefined) return inline;
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new ConfigError(
+      `${name}_FILE`,
+      `cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"}): ${file}`,
+    );
+  }
+  const value = text.trim();
+  if (value === "") throw new ConfigError(`${name}_FILE`, `is empty: ${file}`);
+  return value;
 }

@@ -1,3 +1,8 @@
+import {
+  type InternalSecurity,
+  readInternalSecurity,
+} from "../security/internal-security-config.js";
+import type { Workload } from "../security/workloads.js";
 import { readTelemetryConfig, type TelemetryConfig } from "../telemetry/config.js";
 import { type Env, envBool, envEnum, envInt, envPort, envString } from "./env.js";
 
@@ -20,6 +25,8 @@ export interface ServiceConfig {
   readonly supervised: boolean;
   /** Tracing (OpenTelemetry's standard OTEL_* variables). */
   readonly telemetry: TelemetryConfig;
+  /** Workload identity on internal calls (mutual TLS by default). */
+  readonly security: InternalSecurity;
 }
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -29,7 +36,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const DEFAULT_MONGODB_URI = "mongodb://127.0.0.1:27117/?directConnection=true";
 
 export interface ServiceDefaults {
-  readonly name: string;
+  readonly name: Workload;
   readonly grpcPort: number;
   readonly adminPort: number;
 }
@@ -47,5 +54,6 @@ export function readServiceConfig(env: Env, defaults: ServiceDefaults): ServiceC
     shutdownTimeoutMs: envInt(env, "SHUTDOWN_TIMEOUT_MS", 5000, { min: 0, max: 600_000 }),
     supervised: envBool(env, "SUPERVISED", false),
     telemetry: readTelemetryConfig(env, defaults.name),
+    security: readInternalSecurity(env, defaults.name),
   });
 }

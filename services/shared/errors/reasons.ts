@@ -87,6 +87,18 @@ export const SessionReason = {
   movespecUnloadable: "MOVESPEC_UNLOADABLE",
 } as const;
 
+/**
+ * Raised by the shared authorization interceptor of every service (services/shared/security) when
+ * an internal caller is not who it must be. The public API never causes them: reaching the gateway
+ * they mean a misconfigured deployment, and the client sees 500.
+ */
+export const InternalCallReason = {
+  workloadUnauthenticated: "WORKLOAD_UNAUTHENTICATED",
+  workloadNotAllowed: "WORKLOAD_NOT_ALLOWED",
+  userTokenNotAccepted: "USER_TOKEN_NOT_ACCEPTED",
+  clientAddressNotAllowed: "CLIENT_ADDRESS_NOT_ALLOWED",
+} as const;
+
 /** Raised by the gateway itself, before any service is asked (gateway/). */
 export const GatewayReason = {
   routeNotFound: "ROUTE_NOT_FOUND",
@@ -112,6 +124,7 @@ export type ErrorReason =
   | ValuesOf<typeof AuthoringReason>
   | ValuesOf<typeof CatalogueReason>
   | ValuesOf<typeof SessionReason>
+  | ValuesOf<typeof InternalCallReason>
   | ValuesOf<typeof GatewayReason>;
 
 /** Every reason, each once (for tables, docs and tests). */
@@ -124,6 +137,7 @@ export const ERROR_REASONS: readonly ErrorReason[] = [
       AuthoringReason,
       CatalogueReason,
       SessionReason,
+      InternalCallReason,
       GatewayReason,
     ].flatMap((group) => Object.values(group)),
   ),

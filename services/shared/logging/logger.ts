@@ -1,6 +1,7 @@
 import { type Logger, pino } from "pino";
 import type { LogLevel } from "../config/service-config.js";
 import { traceLogFields } from "../telemetry/trace-context.js";
+import { secretRedaction } from "./redaction.js";
 import { currentRequestContext } from "./request-context.js";
 
 export type { Logger };
@@ -8,10 +9,11 @@ export type { Logger };
 /**
  * JSON lines on stdout. The request id and the trace id of the request being served (if any) are
  * added to every line, so one grep follows a request through the gateway and every service it
- * touched, and a trace leads to its log lines.
+ * touched, and a trace leads to its log lines. Secrets are masked on the way out (redaction.ts).
  */
 export function createLogger(options: { service: string; level: LogLevel }): Logger {
   return pino({
+    ...secretRedaction(),
     level: options.level,
     base: { service: options.service },
     timestamp: pino.stdTimeFunctions.isoTime,

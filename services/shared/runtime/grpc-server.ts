@@ -10,6 +10,8 @@ import {
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { Reason } from "../errors/reasons.js";
 import { serviceError } from "../errors/service-error.js";
+import type { InternalIdentity } from "../security/internal-transport.js";
+import { peerContextValues } from "../security/server-identity.js";
 import { listen } from "./listen.js";
 
 type RequestHandler = (
@@ -18,8 +20,10 @@ type RequestHandler = (
 ) => void;
 
 /**
- * An HTTP/2 (h2c) server speaking gRPC, gRPC-web and Connect, whose routes can be swapped once the
- * service is ready: until then every RPC but health answers UNAVAILABLE.
+ * An HTTP/2 server speaking gRPC, gRPC-web and Connect, whose routes can be swapped once the
+ * service is ready: until then every RPC but health answers UNAVAILABLE. Under mtls (the default)
+ * it is TLS 1.3 and refuses, at the handshake, any client without a certificate of our CA; the
+ * peer's workload is then put in each call's context values for the authorization interceptor.
  */
 export interface GrpcServer {
   listen(port: number, host: string): Promise<number>;
@@ -35,6 +39,8 @@ export interface GrpcServerOptions {
   readonly alwaysOn: (router: ConnectRouter) => void;
   /** The service's own APIs, answered UNAVAILABLE until `serve` is called. */
   readonly services: readonly DescService[];
+  /** Mutual TLS material and settings (plaintext h2c when its transport says so). */
+  readonly identity: InternalIdentity;
 }
 
 export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
@@ -46,12 +52,21 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
       },
       interceptors: options.interceptors,
       shutdownSignal: options.shutdownSignal,
+      contextValues: peerContextValues(options.identity.security),
     }) as RequestHandler;
 
   let handler = adapter((router) => {
     for (const service of options.services) router.service(service, notReady(service));
   });
-  const server = http2.createServer((request, response) => handler(request, response));
+  const onRequest: RequestHandler = (request, response) => handler(request, response);
+  const tls = options.identity.tls;
+  const server = tls
+    ? http2.createSecureServer(tls.serverOptions(), onRequest)
+    : http2.createServer(onRequest);
+  if (tls) {
+    // cert-manager renewed the files: new connections present (and trust) the new ones.
+    tls.onReload((files) => (server as http2.Http2SecureServer).setSecureContext(files));
+  }
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on("session", (session) => {
     sessions.add(session);

@@ -5,10 +5,14 @@ import type { Db, MongoClient } from "mongodb";
 import { Health } from "../../../proto/gen/grpc/health/v1/health_pb.js";
 import type { ServiceConfig } from "../config/service-config.js";
 import { createLogger, type Logger } from "../logging/logger.js";
+import { authorizationInterceptor } from "../security/authorization-interceptor.js";
+import { PLAINTEXT_WARNING } from "../security/internal-security-config.js";
+import { type InternalIdentity, loadInternalIdentity } from "../security/internal-transport.js";
 import { observeStoreOperations } from "../store/store-timing.js";
 import { mongodbInstrumentation } from "../telemetry/mongodb-preload.js";
 import { serverTracingInterceptor } from "../telemetry/rpc-tracing.js";
 import { startTracing } from "../telemetry/tracing.js";
+import type { TokenVerifier } from "../tokens/index.js";
 import { createAdminServer } from "./admin-server.js";
 import { type DatabaseWatch, watchDatabase } from "./database-readiness.js";
 import { createGrpcServer } from "./grpc-server.js";
@@ -33,10 +37,17 @@ export interface ServiceContext<C extends ServiceConfig> {
   readonly metrics: ServiceMetrics;
   /** Aborts when the process begins shutting down: long-running work should wind down. */
   readonly shutdownSignal: AbortSignal;
+  /** This process's workload identity: build transports to other services with it. */
+  readonly identity: InternalIdentity;
 }
 
 export interface StartedService {
   register(router: ConnectRouter): void;
+  /**
+   * Verifies the user access tokens callers forward (methods whose access rule names a user);
+   * a service without such methods leaves it out.
+   */
+  readonly userTokens?: TokenVerifier;
   /** Runs after in-flight calls ended and before the database closes. */
   stop?(): Promise<void>;
 }
@@ -72,13 +83,20 @@ export async function runService<C extends ServiceConfig>(
   setMaxListeners(0, shutdown.signal);
   const inFlight: InFlight = { count: 0, idle: new Set() };
   const health = new HealthState(definition.services.map((service) => service.typeName));
+  const identity = loadInternalIdentity(config.security, (error) =>
+    logger.warn({ err: error.message }, "internal TLS files not reloaded"),
+  );
+  if (config.security.transport === "h2c") logger.warn(PLAINTEXT_WARNING);
 
+  let started: StartedService | undefined;
   const grpc = createGrpcServer({
     interceptors: [
       requestContextInterceptor(),
       ...(tracing.mode === "off" ? [] : [serverTracingInterceptor()]),
       observeInterceptor(logger, metrics, inFlight),
+      authorizationInterceptor({ logger, userTokens: () => started?.userTokens }),
     ],
+    identity,
     shutdownSignal: shutdown.signal,
     alwaysOn: (router) => router.service(Health, createHealthService(health)),
     services: definition.services,
@@ -101,9 +119,16 @@ export async function runService<C extends ServiceConfig>(
   );
   const grpcPort = await grpc.listen(config.grpcPort, config.grpcHost);
   const adminPort = await admin.listen(config.adminPort, config.grpcHost);
-  logger.info({ grpc_port: grpcPort, admin_port: adminPort }, "listening");
+  logger.info(
+    {
+      grpc_port: grpcPort,
+      admin_port: adminPort,
+      transport: config.security.transport,
+      workload: config.security.workload,
+    },
+    "listening",
+  );
 
-  let started: StartedService | undefined;
   let mongo: MongoClient | undefined;
 
   const serving = (async () => {
@@ -130,6 +155,7 @@ export async function runService<C extends ServiceConfig>(
           logger,
           metrics,
           shutdownSignal: shutdown.signal,
+          identity,
         });
       } catch (error) {
         if (shutdown.signal.aborted) throw error;
@@ -171,6 +197,7 @@ export async function runService<C extends ServiceConfig>(
       await started?.stop?.();
       await mongo?.close();
       await admin.close();
+      identity.tls?.close();
       await tracing.shutdown();
       logger.info("stopped");
     })();

@@ -15,7 +15,9 @@ import {
 } from "@opentelemetry/core";
 import type { Sampler, TracerProvider } from "@opentelemetry/sdk-trace";
 import type { Logger } from "../logging/logger.js";
+import { setClientTracing } from "./client-tracing.js";
 import type { SamplerSetting, TelemetryConfig } from "./config.js";
+import { clientTracingInterceptor } from "./rpc-tracing.js";
 
 /** What a process holds while tracing: flush and stop it last, after its final spans. */
 export interface Tracing {
@@ -62,12 +64,14 @@ export async function startTracing(
     provider = await exportingProvider(config, options.environment);
     trace.setGlobalTracerProvider(provider);
   }
+  setClientTracing(clientTracingInterceptor());
   const started: Tracing = {
     mode: config.mode,
     tracerProvider: provider,
     async shutdown() {
       // Flushes what is still queued (bounded by the export timeout), then forgets the globals.
       await provider?.shutdown().catch(() => undefined);
+      setClientTracing(undefined);
       trace.disable();
       propagation.disable();
       context.disable();

@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
+import { Certificate } from "@kubernetes-models/cert-manager/cert-manager.io/v1/Certificate";
+import { Issuer } from "@kubernetes-models/cert-manager/cert-manager.io/v1/Issuer";
 import { PodMonitor } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor";
 import { Deployment } from "kubernetes-models/apps/v1/Deployment";
 import { StatefulSet } from "kubernetes-models/apps/v1/StatefulSet";
@@ -47,6 +49,15 @@ const MODELS: Record<string, { model: ModelClass; typesModule: string }> = {
     typesModule: "kubernetes-models/policy/v1/PodDisruptionBudget",
   },
   "v1/ConfigMap": { model: ConfigMap, typesModule: "kubernetes-models/v1/ConfigMap" },
+  // cert-manager's CRDs (deploy/k8s/base/pki), from the same family of generated models.
+  "cert-manager.io/v1/Certificate": {
+    model: Certificate,
+    typesModule: "@kubernetes-models/cert-manager/cert-manager.io/v1/Certificate",
+  },
+  "cert-manager.io/v1/Issuer": {
+    model: Issuer,
+    typesModule: "@kubernetes-models/cert-manager/cert-manager.io/v1/Issuer",
+  },
   "v1/Namespace": { model: Namespace, typesModule: "kubernetes-models/v1/Namespace" },
   "v1/Secret": { model: Secret, typesModule: "kubernetes-models/v1/Secret" },
   "v1/Service": { model: Service, typesModule: "kubernetes-models/v1/Service" },

@@ -4,11 +4,11 @@
  */
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
 import { type ManagedProcess, startProcess } from "../../../deploy/local/child-process.js";
 import { DetectionService } from "../../../proto/gen/detection/v1/detection_pb.js";
 import type { TestSystem } from "../../support/system.js";
+import { tlsFilesOf, type WorkloadTestSystem, workloadClient } from "../../support/workloads.js";
+import type { StreamTarget } from "./raw-stream.js";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
@@ -27,6 +27,10 @@ export async function restartDetection(
     AUTHORING_SERVICE_URL: system.services.authoring.grpcUrl,
     DETECTION_SERVICE_URLS: system.detectionReplicas.map((r) => r.grpcUrl).join(","),
     MONGODB_URI: system.mongodbUri,
+    GRPC_HOST: "127.0.0.1",
+    ...(system.pki
+      ? { INTERNAL_TLS_DIR: system.pki.tlsDirOf("detection"), TRUST_DOMAIN: system.pki.trustDomain }
+      : {}),
     GRPC_PORT: String(replica.grpcPort),
     ADMIN_PORT: "0",
     ...serviceEnv,
@@ -47,14 +51,21 @@ export async function restartDetection(
   return child;
 }
 
-/** The websocket URL of one replica's own listener (bypassing the gateway). */
-export async function directStreamUrl(grpcUrl: string, sessionId: string): Promise<string> {
-  const client = createClient(
-    DetectionService,
-    createGrpcTransport({ baseUrl: grpcUrl, idleConnectionTimeoutMs: 500 }),
-  );
+/**
+ * One replica's own stream listener (bypassing the gateway): asked over gRPC and reached over
+ * mutual TLS as the gateway, the only workload that listener answers.
+ */
+export async function directStream(
+  system: WorkloadTestSystem,
+  grpcUrl: string,
+  sessionId: string,
+): Promise<StreamTarget> {
+  const client = workloadClient(system, DetectionService, "gateway", { url: grpcUrl });
   const { streamPort } = await client.getStreamEndpoint({});
-  return `ws://127.0.0.1:${streamPort}/api/detection/sessions/${sessionId}/stream`;
+  const path = `127.0.0.1:${streamPort}/api/detection/sessions/${sessionId}/stream`;
+  if (!system.pki) return { url: `ws://${path}` };
+  const { cert, key, ca } = tlsFilesOf(system, "gateway");
+  return { url: `wss://${path}`, tls: { cert, key, ca } };
 }
 
 /** A replica's metric (first sample matching `name` and an optional label fragment). */

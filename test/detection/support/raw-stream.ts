@@ -25,9 +25,25 @@ export interface RawStream {
   close(): void;
 }
 
-export function openRaw(url: string, headers: Record<string, string> = {}): Promise<RawStream> {
+/**
+ * Where to connect: the gateway's public stream URL, or a replica's own listener, which answers
+ * only the gateway's workload certificate over mutual TLS (see directStream).
+ */
+export type StreamTarget = string | { readonly url: string; readonly tls?: ClientCertificate };
+
+export interface ClientCertificate {
+  readonly cert: Buffer;
+  readonly key: Buffer;
+  readonly ca: Buffer;
+}
+
+export function openRaw(
+  target: StreamTarget,
+  headers: Record<string, string> = {},
+): Promise<RawStream> {
+  const { url, tls } = typeof target === "string" ? { url: target, tls: undefined } : target;
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { headers, perMessageDeflate: false });
+    const ws = new WebSocket(url, { headers, perMessageDeflate: false, ...tls });
     const messages: ServerMessage[] = [];
     const listeners = new Set<() => void>();
     let closeInfo: { code: number; reason: string } | undefined;
@@ -92,11 +108,11 @@ export function openRaw(url: string, headers: Record<string, string> = {}): Prom
 
 /** Opens the stream and says hello; resolves once `ready` arrived. */
 export async function attach(
-  url: string,
+  target: StreamTarget,
   runtimeToken: string,
   hello: Record<string, unknown> = {},
 ): Promise<RawStream> {
-  const stream = await openRaw(url);
+  const stream = await openRaw(target);
   stream.send({ type: "hello", runtime_token: runtimeToken, ...hello });
   await stream.next("ready");
   return stream;

@@ -7,6 +7,7 @@ import {
   createEmbeddedMongoServer,
   type EmbeddedMongoServerOptions,
 } from "../../../services/embedded-mongo/embedded-mongo-server.js";
+import { authenticatedUri } from "../../../services/embedded-mongo/security/client-credentials.js";
 import { startEmbeddedMongo } from "../../support/embedded-mongo.js";
 import { againstRealMongo } from "../conformance/harness.js";
 
@@ -16,7 +17,7 @@ async function withServer(
   fn: (client: MongoClient) => Promise<void>,
 ): Promise<void> {
   const server = createEmbeddedMongoServer(options);
-  const { uri } = await server.start();
+  const uri = authenticatedUri(await server.start());
   const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5000 });
   try {
     await fn(client);
@@ -199,7 +200,7 @@ describe("embedded-mongo durability: data directory", function () {
 
   it("expires documents through a TTL index", async () => {
     const server = createEmbeddedMongoServer({ dataDir });
-    const { uri } = await server.start();
+    const uri = authenticatedUri(await server.start());
     const client = new MongoClient(uri);
     try {
       const c = client.db("app").collection("sessions");

@@ -4,9 +4,11 @@
  * mocha exits on its own).
  */
 import { type Client, createClient } from "@connectrpc/connect";
-import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import { createConnectTransport } from "@connectrpc/connect-node";
 import { AuthoringService } from "../../../proto/gen/authoring/v1/authoring_pb.js";
 import { CatalogueService } from "../../../proto/gen/catalogue/v1/catalogue_pb.js";
+import type { Workload } from "../../../services/shared/security/workloads.js";
+import { identityOf, type WorkloadTestSystem, workloadClient } from "../../support/workloads.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field with chai
 export type JsonBody = Record<string, any>;
@@ -53,25 +55,39 @@ export function apiOf(baseUrl: string) {
 }
 
 /**
- * gRPC by default, as the gateway calls the services; `connect` (binary, HTTP/2) costs the client
- * about half the CPU per call, for tests that make thousands of calls.
+ * The authoring service as `workload` (default: the operator, i.e. the admin tool), for the user
+ * whose access token is `user` when given (as the gateway forwards it).
  */
-function transport(baseUrl: string, protocol: "grpc" | "connect" = "grpc") {
-  const options = { baseUrl, idleConnectionTimeoutMs: 1000, defaultTimeoutMs: 15_000 };
-  return protocol === "grpc"
-    ? createGrpcTransport(options)
-    : createConnectTransport({ ...options, httpVersion: "2", useBinaryFormat: true });
+export function authoringClient(
+  system: WorkloadTestSystem,
+  options: { workload?: Workload; user?: string } = {},
+): Client<typeof AuthoringService> {
+  return workloadClient(system, AuthoringService, options.workload ?? "operator", options);
 }
 
-export function authoringClient(grpcUrl: string): Client<typeof AuthoringService> {
-  return createClient(AuthoringService, transport(grpcUrl));
-}
-
+/**
+ * The catalogue service as `workload` (default: the operator). gRPC by default, as the gateway
+ * calls the services; `connect` (binary, HTTP/2) costs the client about half the CPU per call,
+ * for tests that make thousands of calls.
+ */
 export function catalogueClient(
-  grpcUrl: string,
+  system: WorkloadTestSystem,
   protocol: "grpc" | "connect" = "grpc",
+  workload: Workload = "operator",
 ): Client<typeof CatalogueService> {
-  return createClient(CatalogueService, transport(grpcUrl, protocol));
+  if (protocol === "grpc") return workloadClient(system, CatalogueService, workload);
+  const tls = identityOf(system, workload).tls;
+  return createClient(
+    CatalogueService,
+    createConnectTransport({
+      baseUrl: system.services.catalogue.grpcUrl,
+      idleConnectionTimeoutMs: 1000,
+      defaultTimeoutMs: 15_000,
+      httpVersion: "2",
+      useBinaryFormat: true,
+      nodeOptions: tls?.clientOptions("catalogue"),
+    }),
+  );
 }
 
 /** A MoveSpec draft that does not load: a YAML syntax error at line 4, column 8. */

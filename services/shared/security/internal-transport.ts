@@ -1,0 +1,62 @@
+import type { Interceptor, Transport } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { clientTracing } from "../telemetry/client-tracing.js";
+import type { InternalSecurity } from "./internal-security-config.js";
+import { loadTlsMaterial, type TlsMaterial } from "./tls-material.js";
+import type { Workload } from "./workloads.js";
+
+/** Under h2c only: the workload a caller says it is (nothing proves it; see internal-security). */
+export const ASSERTED_WORKLOAD_HEADER = "x-mds-workload";
+
+/**
+ * What one process needs for internal calls, both ways: its security settings and, under mtls,
+ * its certificate material (read once, reloaded in place).
+ */
+export interface InternalIdentity {
+  readonly security: InternalSecurity;
+  readonly tls: TlsMaterial | undefined;
+}
+
+export function loadInternalIdentity(
+  security: InternalSecurity,
+  onReloadError?: (error: Error) => void,
+): InternalIdentity {
+  return {
+    security,
+    tls: security.transport === "mtls" ? loadTlsMaterial(security, onReloadError) : undefined,
+  };
+}
+
+export interface InternalTransportOptions {
+  readonly baseUrl: string;
+  /** The workload that must answer at `baseUrl` (its certificate is checked, not the host name). */
+  readonly expected: Workload;
+  readonly timeoutMs: number;
+  readonly idleConnectionTimeoutMs?: number;
+  readonly interceptors?: readonly Interceptor[];
+}
+
+/**
+ * A gRPC transport to another workload: mutual TLS (or, under h2c, an asserted identity), traced
+ * when tracing is on; `interceptors` run inside the client span.
+ */
+export function createInternalTransport(
+  identity: InternalIdentity,
+  options: InternalTransportOptions,
+): Transport {
+  const interceptors = [clientTracing, ...(options.interceptors ?? [])];
+  if (!identity.tls) {
+    const self = identity.security.workload;
+    interceptors.push((next) => (request) => {
+      request.header.set(ASSERTED_WORKLOAD_HEADER, self);
+      return next(request);
+    });
+  }
+  return createGrpcTransport({
+    baseUrl: options.baseUrl,
+    defaultTimeoutMs: options.timeoutMs,
+    idleConnectionTimeoutMs: options.idleConnectionTimeoutMs ?? 30_000,
+    interceptors,
+    nodeOptions: identity.tls?.clientOptions(options.expected),
+  });
+}
