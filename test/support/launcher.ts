@@ -1,6 +1,6 @@
 /**
  * `npm start` as a user runs it, for tests: package.json's start command in a child process, on
- * free ports (LAUNCHER_PORTS=ephemeral) and a fresh data directory, its terminal output read line
+ * free ports (LAUNCHER_PORTS=ephemeral) and a fresh state directory, its terminal output read line
  * by line. Its children are found by their entry points in /proc (Linux), to be killed like a
  * crash would.
  */
@@ -33,7 +33,7 @@ export interface Launcher {
   /** The pid of the running child whose entry point is `entry` (e.g. `services/auth/main.ts`). */
   childPid(entry: string): number | undefined;
   readonly exited: Promise<number | null>;
-  /** SIGTERM and wait; removes the data directory. */
+  /** SIGTERM and wait; removes the state directory. */
   stop(): Promise<number | null>;
 }
 
@@ -47,7 +47,9 @@ export const ENTRY_POINTS = {
 } as const;
 
 export async function startLauncher(env: Record<string, string> = {}): Promise<Launcher> {
-  const dataDir = await mkdtemp(join(tmpdir(), "mds-launcher-"));
+  // One temporary directory per run: the store's files in mongo/, the CA and the workload
+  // certificates in pki/, the development secrets in secrets/ (npm start keeps them in .data).
+  const root = await mkdtemp(join(tmpdir(), "mds-launcher-"));
   const scripts = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).scripts;
   const [command, ...args] = String(scripts.start).split(" ");
   if (command !== "node") throw new Error(`unexpected start script: ${scripts.start}`);
@@ -57,7 +59,8 @@ export async function startLauncher(env: Record<string, string> = {}): Promise<L
       ...process.env,
       MONGODB_URI: "",
       LAUNCHER_PORTS: "ephemeral",
-      EMBEDDED_MONGO_DATA_DIR: dataDir,
+      EMBEDDED_MONGO_DATA_DIR: join(root, "mongo"),
+      LAUNCHER_STATE_DIR: root,
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -93,7 +96,7 @@ export async function startLauncher(env: Record<string, string> = {}): Promise<L
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
     const code = await exited;
-    await rm(dataDir, { recursive: true, force: true });
+    await rm(root, { recursive: true, force: true });
     return code;
   };
   try {
