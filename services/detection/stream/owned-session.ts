@@ -155,6 +155,8 @@ export class OwnedSession {
   /** A `frame` (one) or `frames` (a batch) message. */
   onFrames(frames: unknown[]): void {
     if (this.state !== "open") return;
+    // When the frames reached the session: the frame-to-event latency metric starts here.
+    const received = performance.now();
     const at = this.now();
     const room = this.admit(frames.length, at);
     if (room < 0) return;
@@ -162,14 +164,14 @@ export class OwnedSession {
     const before = this.engine.acceptedFrames;
     if (batch.length === 1) {
       const result = this.engine.push(batch[0]);
-      if (result.ok) this.sendEvents(result.events);
+      if (result.ok) this.sendEvents(result.events, received);
       else if (result.reason !== "SEQ_NOT_INCREASING") {
         this.deps.metrics.framesRejected.inc();
         this.sink.send(warningMessage(result.reason, result.message, seqOf(batch[0])));
       }
     } else if (batch.length > 1) {
       const result = this.engine.pushMany(batch);
-      this.sendEvents(result.events);
+      this.sendEvents(result.events, received);
       this.sendRejections(result.rejected);
     }
     // Beyond the limit only new frames count: resends of accepted ones are still ignored.
@@ -182,6 +184,7 @@ export class OwnedSession {
   /** A binary frames message, its header checked (./binary-frames.ts). */
   onPackedFrames(frames: PackedFrames): void {
     if (this.state !== "open") return;
+    const received = performance.now();
     const at = this.now();
     const room = this.admit(frames.count, at);
     if (room < 0) return;
@@ -189,7 +192,7 @@ export class OwnedSession {
     const result = this.engine.pushPacked(
       frames.count > room ? { ...frames, count: room } : frames,
     );
-    this.sendEvents(result.events);
+    this.sendEvents(result.events, received);
     this.sendRejections(result.rejected);
     let newBeyond = false;
     const frameBytes = (frames.view.byteLength - frames.offset) / frames.count;
@@ -459,9 +462,18 @@ export class OwnedSession {
     this.drainTimer = undefined;
   }
 
-  /** Sends the events the client has not seen; `summaryText` is the final summary, if known. */
-  private sendEvents(events: readonly DetectionEvent[], summaryText?: string): void {
+  /**
+   * Sends the events the client has not seen. `received`: when the frames that produced them
+   * reached the session (performance.now()); undefined for the events of the session's end,
+   * which no frame produced. `summaryText` is the final summary, if known.
+   */
+  private sendEvents(
+    events: readonly DetectionEvent[],
+    received: number | undefined,
+    summaryText?: string,
+  ): void {
     if (events.length === 0) return;
+    const latency = this.deps.metrics.frameToEvent.labels({ mode: this.mode });
     for (const event of events) {
       if (event.event_seq <= this.suppressEventsUpTo) continue;
       this.sink.send(
@@ -469,6 +481,7 @@ export class OwnedSession {
           ? summaryEventMessage(event, summaryText)
           : eventMessage(event),
       );
+      if (received !== undefined) latency.observe((performance.now() - received) / 1000);
     }
     this.deps.metrics.eventsSent.inc(events.length);
   }
@@ -554,7 +567,7 @@ export class OwnedSession {
       await nextTurn();
       const final = finalSummary(summary, stored.records, this.deps.config.limits.summaryMaxBytes);
       await nextTurn();
-      this.sendEvents(events, final.text);
+      this.sendEvents(events, undefined, final.text);
       const outcome = final.text;
       const progress = this.progress(this.ledger.committedChunks);
       const written = await this.deps.store.end(this.sessionId, this.epoch, {

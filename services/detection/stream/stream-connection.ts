@@ -7,6 +7,7 @@ import {
   type TokenVerifier,
 } from "../../shared/tokens/index.js";
 import { CloseCode, StreamError, StreamWarning } from "../reasons.js";
+import type { AttachTrace } from "./attach-trace.js";
 import { isBinaryFramesProblem, readBinaryFrames } from "./binary-frames.js";
 import { type Hello, readHello } from "./hello-message.js";
 import type { OwnedSession, StreamSink } from "./owned-session.js";
@@ -35,6 +36,7 @@ export function handleStreamConnection(
   sessionId: string | undefined,
   headerToken: string | undefined,
   deps: StreamConnectionDeps,
+  attachTrace?: AttachTrace,
 ): void {
   const { logger } = deps;
   let state: State = "hello";
@@ -62,6 +64,7 @@ export function handleStreamConnection(
   };
 
   const refuse = (refusal: AttachRefusal) => {
+    attachTrace?.end("refused", refusal.code);
     if (refusal.end) sink.send(refusal.end);
     sink.send(errorMessage(refusal.code, refusal.message));
     sink.close(refusal.closeCode, refusal.code.toLowerCase());
@@ -69,6 +72,7 @@ export function handleStreamConnection(
   };
 
   ws.on("close", () => {
+    attachTrace?.end("gone");
     clearTimeout(helloTimer);
     state = "closed";
     if (session) void session.release("client_gone");
@@ -154,6 +158,7 @@ export function handleStreamConnection(
     session = result.session;
     frameEncoding = check.hello.frameEncoding;
     state = "attached";
+    attachTrace?.end("attached");
     ws.resume();
     for (const message of early.splice(0)) onMessage(message.data, message.isBinary);
   }
@@ -264,7 +269,8 @@ export function handleStreamConnection(
       });
       return;
     }
-    onHello(message as Record<string, unknown>).catch((error) => {
+    const hello = () => onHello(message as Record<string, unknown>);
+    (attachTrace ? attachTrace.run(hello) : hello()).catch((error) => {
       logger.error({ err: error, session_id: sessionId }, "attach failed");
       refuse({
         code: StreamError.internal,
