@@ -121,6 +121,12 @@ describe("production build (the image's /app, built and started outside Docker)"
       NODE_ENV: "production",
       ENVIRONMENT: "production",
       LOG_LEVEL: "info",
+      // A faked-clock run (docs/testing.md) keeps its calendar: the certificates were made with it.
+      ...Object.fromEntries(
+        ["LD_PRELOAD", "FAKETIME", "FAKETIME_DONT_FAKE_MONOTONIC"].flatMap((name) =>
+          process.env[name] === undefined ? [] : [[name, process.env[name] as string]],
+        ),
+      ),
     };
     const logs: string[] = [];
     const sink = (name: string, line: unknown) => logs.push(`[${name}] ${JSON.stringify(line)}`);
