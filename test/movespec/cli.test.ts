@@ -262,8 +262,9 @@ describe("movespec command-line tool", function () {
       const term = tty(screen);
       const code = await main(["run", SQUAT, long, "--progress"], { stdout: term, stderr: term });
       expect(code).to.equal(0);
-      // The bar was drawn (and redrawn) while the events were printed...
-      expect((screen.raw.match(/\] +\d+% \|/g) ?? []).length).to.be.greaterThan(2);
+      // The bar was drawn, at the start and at the end at least (how often in between depends on
+      // the machine's speed: redraws are throttled in time)...
+      expect((screen.raw.match(/\] +\d+% \|/g) ?? []).length).to.be.at.least(2);
       // ...yet each event is a line of its own, and the screen shows them in order.
       const lines = screen.text().filter((l) => l !== "");
       const reps = lines.filter((l) => / rep \d+ /.test(l));

@@ -27,6 +27,7 @@ import { ACCESS_POLICY, type MethodRule } from "../../services/shared/security/a
 import { WORKLOADS, type Workload } from "../../services/shared/security/workloads.js";
 import { forgeAccessToken, generateTestKey, tamperPayload } from "../auth/token-forge.js";
 import { authAdminClient, createProjectWithKey, mintAccessToken } from "../support/auth.js";
+import { skipUnderFakedClock } from "../support/faked-clock.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
 import { tlsFilesOf, workloadTransport } from "../support/workloads.js";
 
@@ -314,7 +315,8 @@ describe("internal calls: workload identity and per-method authorisation (hostil
       expect(plaintext?.code).to.equal(grpc.status.UNAVAILABLE);
     });
 
-    it("buf curl: --cert/--key/--cacert of the operator works, of catalogue is denied, without is refused", async () => {
+    it("buf curl: --cert/--key/--cacert of the operator works, of catalogue is denied, without is refused", async function () {
+      skipUnderFakedClock(this, "buf");
       const url = `${system.services.auth.grpcUrl}/auth.v1.AuthService/ListOrganizations`;
       const run = (args: string[]) =>
         new Promise<{ code: number | null; out: string; err: string }>((resolve) => {

@@ -22,7 +22,7 @@ const PRELOAD = join(REPO, "test/support/shifted-clock.ts");
 const MOCHA = createRequire(import.meta.url).resolve("mocha/bin/mocha.js");
 /** What a test file that starts processes mentions (directly or through its local harness). */
 const STARTS_PROCESSES =
-  /startTestSystem|startEmbeddedMongo|startStack|node:child_process|\/harness\.js/;
+  /startTestSystem|startEmbeddedMongo|startStack|startLauncher|node:child_process|\/harness\.js/;
 
 async function testFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
