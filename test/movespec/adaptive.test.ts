@@ -130,6 +130,63 @@ describe("adaptive phases", () => {
     expect(after.filter((x) => x.t > 41)).to.have.length(5);
   });
 
+  describe("settling in: the posture a person comes from is not the exercise's rest", () => {
+    // 3 s at 176 (arm straight out of the exercise: standing before getting down for push-ups),
+    // then repetitions between 130 and 60 that never straighten the arm to 176 again.
+    const approach = (t: number) =>
+      t < 3 ? 176 : t < 3.5 ? 176 - (t - 3) * 92 : set(6, 70, 1.5, 3.5)(t) - 40;
+
+    it("forgets a rest end not come back to before the first repetition, within 2 s", () => {
+      const noise = gaussian(1, 37);
+      const frames = angleFrames((t) => approach(t) + noise(), 14);
+      const engine = createEngine(compile(ADAPTIVE()));
+      const events = [...engine.pushMany(frames.filter((f) => f.t < 5.5)).events];
+      // The range is wide from 3.5 s (the step down); 2 s later the rest end has not been
+      // come back to, so the approach leaves the window.
+      expect(engine.adaptiveRanges()["left.bend"].hi).to.be.above(175);
+      events.push(...engine.pushMany(frames.filter((f) => f.t >= 5.5 && f.t < 6)).events);
+      expect(engine.adaptiveRanges()["left.bend"].hi).to.be.below(140);
+      events.push(...engine.pushMany(frames.filter((f) => f.t >= 6)).events);
+      // Without settling in, 176 would stay the rest end until about 8 s (a tenth of the window
+      // left): 130 reads 0.4 of 60..176, so the first three repetitions would not count.
+      const times = reps(events).map((r) => r.t);
+      expect(times.length).to.be.within(5, 6);
+      expect(times[0]).to.be.below(7);
+    });
+
+    it("keeps the whole window once the first repetition has gone through the range", () => {
+      // Four repetitions from 170, then the arm held bent at 100 for 4 s: the rest end (170) is
+      // not visited for 4 s, but after a first cycle that is a hold, not an approach.
+      const angle = (t: number) => (t < 9 ? set(4, 70, 2)(t) : 100);
+      const engine = createEngine(compile(ADAPTIVE()));
+      engine.pushMany(angleFrames(angle, 12));
+      expect(engine.adaptiveRanges()["left.bend"].hi).to.be.above(160);
+    });
+
+    it("still counts a slow first repetition held at the far end, and the ones after it", () => {
+      // 1 s at rest, down over 1 s, held at the bottom for 3 s, up; then 5 ordinary ones.
+      const first = (t: number) =>
+        t < 1 ? 170 : t < 2 ? 170 - 80 * (t - 1) : t < 5 ? 90 : t < 6 ? 90 + 80 * (t - 5) : 170;
+      const angle = (t: number) => (t < 7 ? first(t) : set(5, 80, 2, 7)(t));
+      const events = run(ADAPTIVE(), angleFrames(angle, 18));
+      expect(countOf(events)).to.equal(6);
+    });
+
+    it("gives the same events across a snapshot taken while settling in", () => {
+      const noise = gaussian(1, 43);
+      const frames = angleFrames((t) => approach(t) + noise(), 14);
+      const spec = compile(ADAPTIVE());
+      const reference = JSON.stringify(run(ADAPTIVE(), frames));
+      for (const cut of [80, 110, 140, 170]) {
+        const a = createEngine(spec);
+        const first = a.pushMany(frames.slice(0, cut)).events;
+        const b = restoreEngine(spec, JSON.parse(JSON.stringify(a.snapshot())));
+        const rest = [...b.pushMany(frames.slice(cut)).events, ...b.finish().events];
+        expect(JSON.stringify([...first, ...rest]), `cut at ${cut}`).to.equal(reference);
+      }
+    });
+  });
+
   it("count fast repetitions: 1.5 and 2.2 a second", () => {
     for (const period of [1 / 1.5, 1 / 2.2]) {
       const noise = gaussian(1, 29);

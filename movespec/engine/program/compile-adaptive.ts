@@ -9,6 +9,13 @@
  * While the range is narrower than `minRange` (noise, standing still) nothing moves: before the
  * first wide enough range the value is 0 (the person is at rest), afterwards it keeps its last
  * value, so a pause neither counts nor breaks a repetition.
+ *
+ * Settling in: until the source has gone once from the rest end to the far end and back (a first
+ * repetition), a rest end it has not come back near for SETTLE_FRACTION of the window is the
+ * posture the person came from (standing before getting down for push-ups, a pose model's
+ * mis-tracked first seconds), not the exercise's rest: the window then keeps only that much
+ * recent history, so the first repetitions are read against their own range instead of waiting
+ * for the approach to leave the whole window.
  */
 import type { AdaptiveDef } from "../../compiled-spec.js";
 import type { CompileContext } from "./compile-context.js";
@@ -16,6 +23,13 @@ import type { CompileContext } from "./compile-context.js";
 /** Samples kept per second of window, at most. */
 const MAX_SAMPLE_RATE = 60;
 const EPS = 1e-9;
+/**
+ * Settling in (see above): the fraction of the window after which an unvisited rest end is
+ * forgotten (2 s of a 5 s window), and how near the rest end (a fraction of the range, the usual
+ * rest threshold) counts as a visit.
+ */
+const SETTLE_FRACTION = 0.4;
+const REST_ZONE = 0.3;
 
 // Layout of an adaptive signal's state, from its offset.
 const COUNT = 0;
@@ -26,7 +40,12 @@ const VALUE = 3;
 /** The current ends of the range (source units), for plots. */
 export const ADAPTIVE_LO = 4;
 export const ADAPTIVE_HI = 5;
-const HEADER = 6;
+/** When the source was last near the rest end (or the range was narrow), while settling in. */
+const LAST_REST = 6;
+/** Settling-in progress: 0 until at rest, 1 at rest, 2 at the far end, 3 back at rest (done). */
+const STAGE = 7;
+const HEADER = 8;
+const SETTLED = 3;
 
 function adaptiveCapacity(window: number): number {
   return Math.ceil(window * MAX_SAMPLE_RATE) + 2;
@@ -44,6 +63,7 @@ export function compileAdaptive(
     s[o + LAST_T] = Number.NaN;
     s[o + ADAPTIVE_LO] = Number.NaN;
     s[o + ADAPTIVE_HI] = Number.NaN;
+    s[o + LAST_REST] = Number.NaN;
   });
   const times = at + HEADER;
   const ring = times + capacity;
@@ -55,6 +75,7 @@ export function compileAdaptive(
   const qHigh = def.percentiles[1] / 100;
   const restLow = def.rest === "low";
   const minRange = def.minRange;
+  const settleAfter = SETTLE_FRACTION * window;
 
   const evictOldest = (s: Float64Array) => {
     const n = s[at + COUNT];
@@ -65,13 +86,49 @@ export function compileAdaptive(
     s[at + COUNT] = n - 1;
   };
 
+  /** Drops the samples taken before `since`. */
+  const evictOlderThan = (s: Float64Array, since: number) => {
+    while (s[at + COUNT] > 0 && s[times + s[at + HEAD]] < since - EPS) evictOldest(s);
+  };
+
+  /** Sets the range's ends from the window's percentiles; returns its width. */
+  const updateRange = (s: Float64Array): number => {
+    const n = s[at + COUNT];
+    const lo = percentile(s, sorted, n, qLow);
+    const hi = percentile(s, sorted, n, qHigh);
+    s[at + ADAPTIVE_LO] = lo;
+    s[at + ADAPTIVE_HI] = hi;
+    return hi - lo;
+  };
+
+  /** Unclamped position of x in [lo, hi]: 0 at the rest end, 1 at the far end. */
+  const position = (x: number, lo: number, hi: number) => (restLow ? x - lo : hi - x) / (hi - lo);
+
+  /**
+   * Follows the first cycle (rest, far end, rest) and says whether the rest end has gone
+   * unvisited for `settleAfter` seconds before it completed.
+   */
+  const settleIn = (s: Float64Array, t: number, x: number, range: number): boolean => {
+    if (!(range >= minRange) || Number.isNaN(s[at + LAST_REST])) {
+      s[at + LAST_REST] = t;
+      return false;
+    }
+    const v = position(x, s[at + ADAPTIVE_LO], s[at + ADAPTIVE_HI]);
+    const stage = s[at + STAGE];
+    if (v <= REST_ZONE) {
+      s[at + LAST_REST] = t;
+      if (stage === 0 || stage === 2) s[at + STAGE] = stage + 1;
+    } else if (v >= 1 - REST_ZONE && stage === 1) s[at + STAGE] = 2;
+    return t - s[at + LAST_REST] > settleAfter + EPS;
+  };
+
   return {
     at,
     compute: () => {
       const s = memory.state;
       const t = memory.t;
       const x = source();
-      while (s[at + COUNT] > 0 && t - s[times + s[at + HEAD]] > window + EPS) evictOldest(s);
+      evictOlderThan(s, t - window);
       if (s[at + COUNT] === 0 || !(t - s[at + LAST_T] < minSpacing)) {
         if (s[at + COUNT] === capacity) evictOldest(s);
         const n = s[at + COUNT];
@@ -84,14 +141,13 @@ export function compileAdaptive(
         s[at + COUNT] = n + 1;
         s[at + LAST_T] = t;
       }
-      const n = s[at + COUNT];
-      const lo = percentile(s, sorted, n, qLow);
-      const hi = percentile(s, sorted, n, qHigh);
-      s[at + ADAPTIVE_LO] = lo;
-      s[at + ADAPTIVE_HI] = hi;
-      const range = hi - lo;
+      let range = updateRange(s);
+      if (s[at + STAGE] !== SETTLED && settleIn(s, t, x, range)) {
+        evictOlderThan(s, t - settleAfter);
+        range = updateRange(s);
+      }
       if (!(range >= minRange)) return s[at + VALUE];
-      const v = (restLow ? x - lo : hi - x) / range;
+      const v = position(x, s[at + ADAPTIVE_LO], s[at + ADAPTIVE_HI]);
       const clamped = v < 0 ? 0 : v > 1 ? 1 : v;
       s[at + VALUE] = clamped;
       return clamped;
