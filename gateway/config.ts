@@ -41,12 +41,18 @@ export interface GatewayConfig {
   readonly tokens: TokenSettings;
   /** The gateway's workload identity on internal calls and the stream hop (mutual TLS). */
   readonly security: InternalSecurity;
+  /**
+   * Serve MoveSpec Studio at /studio (docs/studio.md): on by default except in production, where
+   * the build leaves its sources out.
+   */
+  readonly studioEnabled: boolean;
 }
 
 export function loadGatewayConfig(env: Env): GatewayConfig {
   const security = readInternalSecurity(env, "gateway");
+  const environment = envString(env, "ENVIRONMENT", "development");
   return Object.freeze({
-    environment: envString(env, "ENVIRONMENT", "development"),
+    environment,
     logLevel: envEnum(env, "LOG_LEVEL", LOG_LEVELS, "info"),
     host: envString(env, "HOST", "0.0.0.0"),
     port: envPort(env, "PORT", 8080),
@@ -69,5 +75,6 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     trustProxy: envBool(env, "TRUST_PROXY", false),
     tokens: readTokenSettings(env),
     security,
+    studioEnabled: envBool(env, "STUDIO_ENABLED", environment !== "production"),
   });
 }

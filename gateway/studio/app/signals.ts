@@ -1,0 +1,51 @@
+import { type PlotSample, plotSvg } from "../../../movespec/cli/plot-svg.js";
+import type { CompiledSpec } from "../../../movespec/compiled-spec.js";
+import type { DetectionEvent } from "../../../movespec/engine/events.js";
+import { createEngine, type TopologyName } from "../../../movespec/index.js";
+import type { RecordedFrame } from "./recording.js";
+
+/**
+ * The signals of a run, frame by frame, for the plot. The page runs the MoveSpec engine itself
+ * over the same frames (the movespec CLI's `run --plot` does the same on a terminal): the count,
+ * the repetitions and the warnings still come from the service's session; this only draws what
+ * the engine saw, with its phases and the adaptive ranges as they move.
+ */
+export function signalSamples(
+  spec: CompiledSpec,
+  frames: readonly RecordedFrame[],
+  topology: TopologyName,
+): { samples: PlotSample[]; times: number[] } {
+  const engine = createEngine(spec, { topology });
+  const samples: PlotSample[] = [];
+  const times: number[] = [];
+  for (const frame of frames) {
+    const pushed = engine.push(frame);
+    if (!pushed.ok) continue;
+    times.push(frame.t);
+    samples.push({
+      t: frame.t,
+      values: engine.signalValues(),
+      phases: engine.currentPhases(),
+      ranges: engine.adaptiveRanges(),
+    });
+  }
+  return { samples, times };
+}
+
+/** The CLI's plot (movespec/cli/plot-svg.ts), as an element for the page. */
+export function signalPlot(
+  spec: CompiledSpec,
+  samples: readonly PlotSample[],
+  events: readonly DetectionEvent[],
+  title: string,
+): SVGSVGElement {
+  const source = plotSvg(spec, samples, events, { title });
+  const parsed = new DOMParser().parseFromString(source, "image/svg+xml");
+  const svg = document.importNode(parsed.documentElement, true) as unknown as SVGSVGElement;
+  // Scales with its container (narrow screens) while keeping its proportions.
+  svg.removeAttribute("width");
+  svg.removeAttribute("height");
+  svg.setAttribute("preserveAspectRatio", "xMinYMin meet");
+  svg.setAttribute("aria-hidden", "true");
+  return svg;
+}
