@@ -13,14 +13,16 @@ export interface StudioBundle {
 
 /**
  * Throws, at the gateway's start, when the Studio is enabled but cannot be built here: the
- * production build ships neither the browser sources nor esbuild (a development dependency).
+ * production build ships neither the browser sources nor esbuild and the pose model (development
+ * dependencies).
  */
 export function checkStudioBuildable(): void {
-  const missing = existsSync(join(STUDIO_APP_DIR, "main.ts"))
-    ? canResolve("esbuild")
-      ? undefined
-      : "the esbuild package (a development dependency)"
-    : `the Studio's sources (${STUDIO_APP_DIR})`;
+  const missing = !existsSync(join(STUDIO_APP_DIR, "main.ts"))
+    ? `the Studio's sources (${STUDIO_APP_DIR})`
+    : ["esbuild", "@vladmandic/human"]
+        .filter((name) => !canResolve(name))
+        .map((name) => `the ${name} package (a development dependency)`)
+        .join(" and ") || undefined;
   if (missing)
     throw new Error(
       `STUDIO_ENABLED: the Studio needs ${missing}; run from the source tree with dev dependencies, or set STUDIO_ENABLED=false`,

@@ -120,6 +120,26 @@ export function studioHtml(styleNonce: string): string {
             </table>
           </div>
         </section>
+
+        <section id="camera" aria-labelledby="camera-title" class="card">
+          <h2 id="camera-title">Live camera</h2>
+          <p class="hint">Counts you live with the open MoveSpec: the pose model (MoveNet Lightning)
+            runs in this page, only keypoints go to the service. Stand back so that your whole body
+            is in view.</p>
+          <button id="camera-toggle" type="button" disabled>Start camera</button>
+          <p id="camera-status" class="status" role="status"></p>
+          <div class="live" id="live" hidden>
+            <div class="stage">
+              <video id="video" muted playsinline aria-label="Camera"></video>
+              <canvas id="overlay" aria-hidden="true"></canvas>
+            </div>
+            <div>
+              <p class="count"><span id="live-count">0</span> repetitions</p>
+              <p id="live-phase" class="meta"></p>
+              <ul id="live-events" class="warnings" aria-label="Live events" aria-live="polite"></ul>
+            </div>
+          </div>
+        </section>
       </div>
     </main>
   </body>

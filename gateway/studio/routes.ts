@@ -8,6 +8,7 @@ import { ApiError } from "../errors/api-error.js";
 import type { GatewayState } from "../state.js";
 import { checkStudioBuildable, lazyStudioBundle } from "./bundle.js";
 import { studioHtml } from "./page.js";
+import { poseModelFiles } from "./pose-model.js";
 import { RECORDINGS_DIR, readStudioSamples } from "./samples.js";
 
 /**
@@ -69,6 +70,15 @@ export function studioRoutes(): Router<GatewayState> {
     send(ctx, "text/css; charset=utf-8", (await bundle()).css),
   );
   router.get("/studio/samples.json", (ctx) => send(ctx, "application/json", samplesJson));
+  // The live camera's pose model: the Human library and MoveNet Lightning's two files, loaded by
+  // the page only when the camera is started.
+  for (const [path, file] of Object.entries(poseModelFiles())) {
+    let content: Buffer | undefined;
+    router.get(path, (ctx) => {
+      content ??= readFileSync(file.path);
+      send(ctx, file.type, content, "public, max-age=86400");
+    });
+  }
   router.get("/studio/recordings/:file", (ctx) => {
     const id = ctx.params.file.replace(/\.jsonl\.gz$/, "");
     if (!ctx.params.file.endsWith(".jsonl.gz") || !recordings.has(id))

@@ -6,7 +6,7 @@
  * (and marked on the plot), upload a recording and run it. No console error, no CSP violation.
  * Screenshots go to test/studio/screenshots/ (gitignored) for a person to look at.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,6 +21,28 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, "..", "..");
 const SHOTS = join(HERE, "screenshots");
 const RECORDINGS = join(ROOT, "test", "fixtures", "posedata", "uiprmd");
+/** A rendered figure standing (from @vladmandic/human's own samples: test/fixtures/camera). */
+const CAMERA_PHOTO = join(ROOT, "test", "fixtures", "camera", "standing-person.jpg");
+/**
+ * Held while both shoulders are seen level: what a photo of a standing person shows. Tracking is
+ * lost only after 60 s: without a GPU the model may take seconds a frame.
+ */
+const LEVEL_SHOULDERS = `movespec: 1
+name: Shoulders level
+signals:
+  shoulder_line: angle_to_vertical(left_shoulder, right_shoulder) # 90 when level
+tracking:
+  landmarks: [left_shoulder, right_shoulder]
+  lost_after: 60s
+phases:
+  level:
+    enter: shoulder_line > 60
+    exit: shoulder_line < 50
+hold:
+  phase: level
+  target: 1s
+  progress_every: 0.5s
+`;
 /** Line 34 of examples/movespecs/squat.yaml: `    enter: depth < 0.3` (phase up). */
 const LINE = 34;
 
@@ -42,11 +64,26 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     }
     mkdirSync(SHOTS, { recursive: true });
     system = await startTestSystem({ devBootstrap: true });
+    // The camera: Chromium's fake capture device playing a photo of a standing person (an MJPEG
+    // file of one frame, looped).
+    const camera = join(tmpdir(), `studio-camera-${process.pid}.mjpeg`);
+    copyFileSync(CAMERA_PHOTO, camera);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--no-first-run",
+        "--use-fake-ui-for-media-stream",
+        "--use-fake-device-for-media-stream",
+        `--use-file-for-fake-video-capture=${camera}`,
+      ],
     });
-    const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 1000 },
+      permissions: ["camera"],
+    });
     const gateway = new URL(system.gatewayUrl).origin;
     await context.route("**/*", (route) => {
       const url = route.request().url();
@@ -118,8 +155,19 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       "/studio/recordings/nope.jsonl.gz",
       "/studio/recordings/..%2f..%2findex.json",
       "/studio/recordings/m01_s01.manifest.json",
+      "/studio/models/blazeface.json",
+      "/studio/vendor/human.js",
     ]) {
       expect((await fetch(`${system.gatewayUrl}${probe}`)).status, probe).to.equal(404);
+    }
+    for (const [path, type] of [
+      ["/studio/vendor/human.esm.js", "text/javascript; charset=utf-8"],
+      ["/studio/models/movenet-lightning.json", "application/json; charset=utf-8"],
+      ["/studio/models/movenet-lightning.bin", "application/octet-stream"],
+    ]) {
+      const served = await fetch(`${system.gatewayUrl}${path}`, { method: "HEAD" });
+      expect(served.status, path).to.equal(200);
+      expect(served.headers.get("content-type"), path).to.equal(type);
     }
     const recording = await fetch(`${system.gatewayUrl}/studio/recordings/m01_s01.jsonl.gz`);
     expect(Buffer.from(await recording.arrayBuffer())).to.deep.equal(
@@ -271,6 +319,53 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     expect(await page.textContent("#count")).to.equal("10");
     expect(await page.textContent("#warnings")).to.contain(`line ${lines.length + 1}: not JSON`);
     await shot("3-upload-run");
+  });
+
+  it("streams the camera through the pose model to a live session, and shows the events", async () => {
+    const created = await api("/api/movespecs", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        name: "Shoulders level",
+        project_id: system.devCredentials?.project_id,
+      }),
+    });
+    const levelId = (created.body as unknown as { movespec_id: string }).movespec_id;
+    await api(`/api/movespecs/${levelId}/draft`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ yaml_source: LEVEL_SHOULDERS }),
+    });
+    await page.getByLabel("Open by id").fill(levelId);
+    await page.getByRole("button", { name: "Open", exact: true }).click();
+    await page
+      .locator("#spec-title")
+      .filter({ hasText: /^Shoulders level$/ })
+      .waitFor();
+
+    await page.getByRole("button", { name: "Start camera" }).click();
+    // Frames with a pose found by the model reach the service, and its events come back.
+    await page
+      .locator("#camera-status")
+      .filter({ hasText: /Live: \d+ frames sent \(([3-9]|\d\d+) with a pose\)/ })
+      .waitFor({ timeout: 90_000 });
+    // The service's events for those frames come back: the shoulders are level, so the phase is
+    // entered and the hold starts.
+    await page
+      .locator("#live-events li", { hasText: /^holding level/ })
+      .first()
+      .waitFor({ timeout: 60_000 });
+    expect(await page.textContent("#live-phase")).to.equal("phase: level");
+    const overlay = await page.evaluate(
+      "Array.from(document.querySelector('#overlay').getContext('2d').getImageData(0, 0, 640, 480).data).some((v, i) => i % 4 === 3 && v > 0)",
+    );
+    expect(overlay, "a skeleton drawn over the video").to.equal(true);
+    await shot("5-camera");
+    await page.getByRole("button", { name: "Stop camera" }).click();
+    await page
+      .locator("#camera-status")
+      .filter({ hasText: /^Stopped: completed, \d+ frames/ })
+      .waitFor();
   });
 
   it("fits a narrow screen, with no console error, no CSP violation and nothing fetched elsewhere", async () => {

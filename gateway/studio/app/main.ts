@@ -11,6 +11,7 @@ import {
   StreamClientError,
   type Version,
 } from "../../../sdk/src/index.js";
+import { type LiveCamera, startLiveCamera } from "./camera.js";
 import { type Connection, signIn } from "./connection.js";
 import { byId, errorText, h, say } from "./dom.js";
 import { createYamlEditor, type PositionedIssue } from "./editor.js";
@@ -255,6 +256,7 @@ function updateButtons() {
   byId<HTMLSelectElement>("versions").disabled = busy || !own || versions === 0;
   byId<HTMLButtonElement>("release").disabled = busy || !own || versions === 0;
   byId<HTMLButtonElement>("run").disabled = busy || !current;
+  byId<HTMLButtonElement>("camera-toggle").disabled = (busy && !camera) || (!current && !camera);
   byId("save").textContent = dirty ? "Save draft*" : "Save draft";
 }
 
@@ -572,6 +574,106 @@ document.addEventListener("keydown", (event) => {
     void exclusive(save);
   }
 });
+
+// ---- the live camera -----------------------------------------------------------------------
+
+let camera: LiveCamera | undefined;
+
+async function toggleCamera() {
+  const status = byId("camera-status");
+  const button = byId<HTMLButtonElement>("camera-toggle");
+  if (camera) {
+    const running = camera;
+    camera = undefined;
+    button.disabled = true;
+    say(status, "Stopping…");
+    try {
+      const end = await running.stop();
+      const summary = end?.terminal_outcome
+        ? (JSON.parse(end.terminal_outcome) as SessionSummary)
+        : undefined;
+      say(
+        status,
+        `Stopped: ${end?.status ?? "?"}, ${end?.accepted_frames_total ?? 0} frames, ${summary?.count ?? 0} repetitions.`,
+        "ok",
+      );
+    } catch (e) {
+      say(status, `Stopped, with an error: ${errorText(e)}`, "error");
+    }
+    button.textContent = "Start camera";
+    updateButtons();
+    return;
+  }
+  if (!connection || !current) return;
+  const { client, project } = connection;
+  await exclusive(async () => {
+    const text = editor.text();
+    if (!load(text).spec) {
+      say(status, "Fix the MoveSpec's errors first (listed under Problems).", "error");
+      return;
+    }
+    say(status, "Freezing the text into a version…");
+    const versionId = await versionForRun(text);
+    if (!versionId) {
+      say(status, "Nothing to run: no version (see the editor's message).", "error");
+      return;
+    }
+    say(status, "Starting the camera and loading the pose model (about 5 MB, once)…");
+    byId("live").hidden = false;
+    byId("live-count").textContent = "0";
+    byId("live-phase").textContent = "";
+    byId("live-events").replaceChildren();
+    const events = byId("live-events");
+    const note = (text: string) => {
+      events.prepend(h("li", {}, text));
+      while (events.children.length > 8) events.lastElementChild?.remove();
+    };
+    try {
+      camera = await startLiveCamera({
+        client,
+        projectId: project.project_id,
+        movespecVersionId: versionId,
+        video: byId<HTMLVideoElement>("video"),
+        overlay: byId<HTMLCanvasElement>("overlay"),
+        onEvent: (event) => {
+          if (event.type === "rep.completed") {
+            byId("live-count").textContent = String(event.total);
+            note(`repetition ${event.total} (score ${event.score})`);
+          } else if (event.type === "phase.entered") {
+            byId("live-phase").textContent = `phase: ${event.phase}`;
+          } else if (event.type === "form.violation") note(event.message);
+          else if (event.type === "rep.partial")
+            note(`partial repetition: ${event.reason.replace("_", " ")}`);
+          else if (event.type === "tracking.lost") note("tracking lost: step into view");
+          else if (event.type === "hold.started") note(`holding ${event.phase}…`);
+          else if (event.type === "hold.completed")
+            note(`held ${event.phase} for ${event.elapsed} s`);
+          else if (event.type === "hold.broken") note(`hold broken after ${event.elapsed} s`);
+          events.dataset.events = String(Number(events.dataset.events ?? "0") + 1);
+        },
+        onNotice: (text) => note(text),
+        onStats: (stats) =>
+          say(
+            status,
+            `Live: ${stats.frames} frames sent (${stats.framesWithPose} with a pose), ${stats.framesPerSecond.toFixed(1)} frames/s, MoveNet Lightning on ${stats.backend}.`,
+            "ok",
+          ),
+      });
+      byId("camera-toggle").textContent = "Stop camera";
+    } catch (e) {
+      const denied = e instanceof DOMException && e.name === "NotAllowedError";
+      say(
+        status,
+        denied
+          ? "The browser refused the camera: allow it for this page and try again."
+          : `The camera did not start: ${errorText(e)}`,
+        "error",
+      );
+    }
+  });
+}
+
+byId("camera-toggle").addEventListener("click", () => void toggleCamera());
 
 // ---- start ---------------------------------------------------------------------------------
 

@@ -84,11 +84,16 @@ export function drawSkeleton(
   canvas: HTMLCanvasElement,
   frame: RecordedFrame | undefined,
   aspectRatio = 16 / 9,
+  /** null: a transparent canvas (over a video). */
+  background: string | null = "#fafafa",
 ): void {
   const g = canvas.getContext("2d");
   if (!g) return;
-  g.fillStyle = "#fafafa";
-  g.fillRect(0, 0, canvas.width, canvas.height);
+  if (background === null) g.clearRect(0, 0, canvas.width, canvas.height);
+  else {
+    g.fillStyle = background;
+    g.fillRect(0, 0, canvas.width, canvas.height);
+  }
   if (!frame?.keypoints) return;
   const names = frame.keypoints.length === 17 ? COCO : BLAZEPOSE;
   const width = Math.min(canvas.width, canvas.height * aspectRatio);
