@@ -299,6 +299,13 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     expect((await api(`/api/movespecs/${movespecId}/versions`)).body.items).to.have.length(1);
     await page.getByLabel(/^Time/).fill("300");
     expect(await page.textContent("#scrub-time")).to.equal("10.00 s");
+    // The cursor on the plot follows: at the first frame on the axis' left end (x 84 of 1200), at
+    // 10 s of 22.97 s a little less than half-way along its 1,096 units.
+    const at10 = Number(await page.locator("#cursor").getAttribute("x1"));
+    expect(at10).to.be.closeTo(84 + (10 / 22.9667) * 1095, 2);
+    await page.getByLabel(/^Time/).fill("0");
+    expect(Number(await page.locator("#cursor").getAttribute("x1"))).to.equal(84);
+    await page.getByLabel(/^Time/).fill("300");
     await shot("2-bundled-run");
   });
 

@@ -18,7 +18,7 @@ import { createYamlEditor, type PositionedIssue } from "./editor.js";
 import { forgetMoveSpec, type RecentEntry, recentMoveSpecs, rememberMoveSpec } from "./library.js";
 import { type Recording, readRecording, topologyOf } from "./recording.js";
 import { type ReplayOutcome, replayThroughService } from "./replay.js";
-import { signalPlot, signalSamples } from "./signals.js";
+import { plotCursor, signalPlot, signalSamples } from "./signals.js";
 import { drawSkeleton } from "./skeleton.js";
 
 interface Samples {
@@ -501,14 +501,14 @@ function showResult(
   byId("warnings").replaceChildren(...warnings.map((w) => h("li", {}, w)));
   if (warnings.length === 0) byId("warnings").append(h("li", { class: "ok" }, "No warnings."));
 
-  byId("plot").replaceChildren(
-    signalPlot(
-      spec,
-      signalRows,
-      outcome.events as unknown as Parameters<typeof signalPlot>[2],
-      `${current?.movespec.name ?? "MoveSpec"} on ${recording.name}`,
-    ),
+  const plot = signalPlot(
+    spec,
+    signalRows,
+    outcome.events as unknown as Parameters<typeof signalPlot>[2],
+    `${current?.movespec.name ?? "MoveSpec"} on ${recording.name}`,
   );
+  const moveCursor = plotCursor(plot, signalRows);
+  byId("plot").replaceChildren(plot);
   byId("plot").setAttribute(
     "aria-label",
     `Signals over time, ${summary?.count ?? 0} repetitions marked`,
@@ -521,6 +521,7 @@ function showResult(
   const showFrame = () => {
     const frame = recording.frames[Number(scrub.value)];
     byId("scrub-time").textContent = `${frame.t.toFixed(2)} s`;
+    moveCursor(frame.t);
     drawSkeleton(byId<HTMLCanvasElement>("skeleton"), frame);
   };
   scrub.oninput = showFrame;
