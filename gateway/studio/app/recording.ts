@@ -20,13 +20,17 @@ export const MAX_RECORDING_BYTES = 200 * 1024 * 1024;
  * Reads a JSONL recording, gzip-compressed or not (told by its first two bytes, not its name),
  * in the browser: DecompressionStream does the gunzip. Bad lines are counted and named, not fatal.
  */
-export async function readRecording(name: string, blob: Blob): Promise<Recording> {
+export async function readRecording(
+  name: string,
+  blob: Blob,
+  maxBytes = MAX_RECORDING_BYTES,
+): Promise<Recording> {
   const head = new Uint8Array(await blob.slice(0, 2).arrayBuffer());
   const gzipped = head[0] === 0x1f && head[1] === 0x8b;
   const bytes = gzipped
     ? blob.stream().pipeThrough(new DecompressionStream("gzip"))
     : blob.stream();
-  const text = await readLimited(bytes, MAX_RECORDING_BYTES);
+  const text = await readLimited(bytes, maxBytes);
   const frames: RecordedFrame[] = [];
   const problems: string[] = [];
   let rejected = 0;
@@ -53,12 +57,18 @@ async function readLimited(stream: ReadableStream<Uint8Array>, limit: number): P
     total += value.byteLength;
     if (total > limit) {
       await reader.cancel();
-      throw new Error(`the recording is larger than ${limit / 1024 / 1024} MiB once decompressed`);
+      throw new Error(`the recording is larger than ${mebibytes(limit)} once decompressed`);
     }
     parts.push(decoder.decode(value, { stream: true }));
   }
   parts.push(decoder.decode());
   return parts.join("");
+}
+
+function mebibytes(bytes: number): string {
+  return bytes >= 1024 * 1024
+    ? `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`
+    : `${bytes} bytes`;
 }
 
 /** The frame, or why the line is not one (the service checks frames again, fully). */
@@ -69,7 +79,7 @@ function frameProblem(line: string): RecordedFrame | string {
   } catch {
     return "not JSON";
   }
-  if (!value || typeof value !== "object") return "not a JSON object";
+  if (!value || typeof value !== "object" || Array.isArray(value)) return "not a JSON object";
   const frame = value as Partial<RecordedFrame>;
   if (typeof frame.t !== "number" || !Number.isFinite(frame.t)) return "no number `t`";
   if (frame.keypoints !== null && !Array.isArray(frame.keypoints)) return "no `keypoints` array";
