@@ -6,17 +6,20 @@ import { errorEnvelope } from "./middleware/error-envelope.js";
 import { jsonBody } from "./middleware/json-body.js";
 import { requestId } from "./middleware/request-id.js";
 import { routeFallback } from "./middleware/route-fallback.js";
+import { httpTracing, TRACE_RESPONSE_HEADER } from "./middleware/tracing.js";
 import { publicRoutes } from "./routes/index.js";
 import type { RouteDeps } from "./routes/route-deps.js";
 import type { GatewayState } from "./state.js";
 
-const EXPOSED_HEADERS = ["X-Request-Id", "ETag", "Retry-After", "Allow"];
+const EXPOSED_HEADERS = ["X-Request-Id", "ETag", "Retry-After", "Allow", TRACE_RESPONSE_HEADER];
 const ALLOWED_HEADERS = [
   "Authorization",
   "Content-Type",
   "If-Match",
   "Idempotency-Key",
   "X-Request-Id",
+  "traceparent",
+  "tracestate",
 ];
 
 /** The public JSON API as a Koa app (it does not listen: see server.ts). */
@@ -30,8 +33,10 @@ export function createGatewayApp(deps: RouteDeps, metrics: HttpMetrics): Koa<Gat
   const router = publicRoutes(deps);
   const allowedOrigins = new Set(deps.config.corsAllowedOrigins);
 
+  app.use(requestId());
+  // Tracing off: not even a pass-through middleware (its cost was measured: README, "Tracing").
+  if (deps.config.telemetry.mode !== "off") app.use(httpTracing());
   app
-    .use(requestId())
     .use(accessLog(deps.logger, metrics))
     .use(
       cors({

@@ -4,6 +4,7 @@ import { AuthService } from "../proto/gen/auth/v1/auth_pb.js";
 import { AuthoringService } from "../proto/gen/authoring/v1/authoring_pb.js";
 import { CatalogueService } from "../proto/gen/catalogue/v1/catalogue_pb.js";
 import { DetectionService } from "../proto/gen/detection/v1/detection_pb.js";
+import { Health } from "../proto/gen/grpc/health/v1/health_pb.js";
 import {
   currentRequestContext,
   REQUEST_ID_HEADER,
@@ -22,6 +23,15 @@ export interface ServiceClients {
   readonly authoring: Client<typeof AuthoringService>;
   /** One client per detection replica, in configuration order. */
   readonly detection: readonly Client<typeof DetectionService>[];
+  /** grpc.health.v1 of every service the gateway needs, over the same connections. */
+  readonly health: readonly DependencyClient[];
+}
+
+export interface DependencyClient {
+  /** auth, catalogue, authoring, or detection (every replica under that one name). */
+  readonly name: "auth" | "catalogue" | "authoring" | "detection";
+  readonly url: string;
+  readonly client: Client<typeof Health>;
 }
 
 /** Carries the request id of the HTTP request being served into every internal call. */
@@ -36,26 +46,52 @@ export function grpcTransport(
   baseUrl: string,
   expected: Workload,
   timeoutMs: number,
+  interceptors: readonly Interceptor[] = [],
 ): Transport {
   return createInternalTransport(identity, {
     baseUrl,
     expected,
     timeoutMs,
-    interceptors: [forwardRequestId],
+    interceptors: [forwardRequestId, ...interceptors],
   });
 }
 
+/**
+ * `interceptors` run on every call, inside the request-id forwarding: the RPC metrics. One
+ * transport (one HTTP/2 connection, mutual TLS as the gateway) per service address, shared by its
+ * API and its health.
+ */
 export function createServiceClients(
   config: GatewayConfig,
   identity: InternalIdentity,
+  interceptors: readonly Interceptor[] = [],
 ): ServiceClients {
-  const timeout = config.rpcTimeoutMs;
-  const client = <T extends DescService>(service: T, url: string, expected: Workload) =>
-    createClient(service, grpcTransport(identity, url, expected, timeout));
+  const transports = new Map<string, Transport>();
+  const transportOf = (url: string, expected: Workload): Transport => {
+    let transport = transports.get(url);
+    if (!transport) {
+      transport = grpcTransport(identity, url, expected, config.rpcTimeoutMs, interceptors);
+      transports.set(url, transport);
+    }
+    return transport;
+  };
+  const client = <T extends DescService>(service: T, url: string, expected: Workload): Client<T> =>
+    createClient(service, transportOf(url, expected));
+  const dependency = (name: DependencyClient["name"], url: string): DependencyClient => ({
+    name,
+    url,
+    client: client(Health, url, name),
+  });
   return {
     auth: client(AuthService, config.authServiceUrl, "auth"),
     catalogue: client(CatalogueService, config.catalogueServiceUrl, "catalogue"),
     authoring: client(AuthoringService, config.authoringServiceUrl, "authoring"),
     detection: config.detectionServiceUrls.map((url) => client(DetectionService, url, "detection")),
+    health: [
+      dependency("auth", config.authServiceUrl),
+      dependency("catalogue", config.catalogueServiceUrl),
+      dependency("authoring", config.authoringServiceUrl),
+      ...config.detectionServiceUrls.map((url) => dependency("detection", url)),
+    ],
   };
 }

@@ -15,6 +15,7 @@ import {
   internalServiceUrl,
   readInternalSecurity,
 } from "../services/shared/security/internal-security-config.js";
+import { readTelemetryConfig, type TelemetryConfig } from "../services/shared/telemetry/config.js";
 import { readTokenSettings, type TokenSettings } from "../services/shared/tokens/index.js";
 
 /** Everything the gateway reads from its environment, read once at start (see the README). */
@@ -39,6 +40,8 @@ export interface GatewayConfig {
   readonly trustProxy: boolean;
   /** Issuer and clock tolerance of access tokens, shared with the auth service. */
   readonly tokens: TokenSettings;
+  /** Tracing (OpenTelemetry's standard OTEL_* variables). */
+  readonly telemetry: TelemetryConfig;
   /** The gateway's workload identity on internal calls and the stream hop (mutual TLS). */
   readonly security: InternalSecurity;
   /**
@@ -74,6 +77,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     supervised: envBool(env, "SUPERVISED", false),
     trustProxy: envBool(env, "TRUST_PROXY", false),
     tokens: readTokenSettings(env),
+    telemetry: readTelemetryConfig(env, "gateway"),
     security,
     studioEnabled: envBool(env, "STUDIO_ENABLED", environment !== "production"),
   });

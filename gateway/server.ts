@@ -1,17 +1,20 @@
 import { createServer, type Server } from "node:http";
 import type { Socket } from "node:net";
-import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
 import { createLogger, type Logger } from "../services/shared/logging/logger.js";
 import { createAdminServer } from "../services/shared/runtime/admin-server.js";
 import { listen } from "../services/shared/runtime/listen.js";
 import { PLAINTEXT_WARNING } from "../services/shared/security/internal-security-config.js";
 import { loadInternalIdentity } from "../services/shared/security/internal-transport.js";
+import { startTracing } from "../services/shared/telemetry/tracing.js";
 import { createGatewayApp } from "./app.js";
 import { createGatewayTokenVerifier } from "./auth/token-verifier.js";
 import { createServiceClients } from "./clients.js";
 import type { GatewayConfig } from "./config.js";
+import { createGatewayMetrics } from "./metrics.js";
 import { clientErrorHandler } from "./middleware/client-error.js";
+import { watchDependencies } from "./readiness.js";
 import { createUpgradeHandler } from "./realtime/upgrade.js";
+import { rpcClientMetricsInterceptor } from "./rpc-client-metrics.js";
 
 export interface RunningGateway {
   readonly port: number;
@@ -21,36 +24,36 @@ export interface RunningGateway {
   stop(): Promise<void>;
 }
 
+/** How often the gateway asks each service's grpc.health.v1 whether it serves (readiness). */
+const DEPENDENCY_CHECK_INTERVAL_MS = 1000;
+const DEPENDENCY_CHECK_TIMEOUT_MS = 1000;
+
 /** Starts the gateway: the public HTTP listener (and its websocket upgrades) plus the admin port. */
 export async function startGateway(config: GatewayConfig): Promise<RunningGateway> {
   const logger = createLogger({ service: "gateway", level: config.logLevel });
-  const registry = new Registry();
-  registry.setDefaultLabels({ app: "gateway" });
-  collectDefaultMetrics({ register: registry });
-  const metrics = {
-    requests: new Counter({
-      name: "http_requests_total",
-      help: "HTTP requests answered, by route template and status.",
-      labelNames: ["method", "route", "status"] as const,
-      registers: [registry],
-    }),
-    seconds: new Histogram({
-      name: "http_request_duration_seconds",
-      help: "Time to answer HTTP requests.",
-      labelNames: ["method", "route"] as const,
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-      registers: [registry],
-    }),
-  };
+  const tracing = await startTracing(config.telemetry, {
+    environment: config.environment,
+    logger,
+  });
+  const metrics = createGatewayMetrics();
   const identity = loadInternalIdentity(config.security, (error) =>
     logger.warn({ err: error.message }, "internal TLS files not reloaded"),
   );
   if (config.security.transport === "h2c") logger.warn(PLAINTEXT_WARNING);
-  const clients = createServiceClients(config, identity);
+  // Client spans come with every internal transport (when tracing is on); the gateway adds its
+  // per-method RPC metrics.
+  const clients = createServiceClients(config, identity, [
+    rpcClientMetricsInterceptor(metrics.rpc),
+  ]);
+  const dependencies = watchDependencies(clients.health, {
+    intervalMs: DEPENDENCY_CHECK_INTERVAL_MS,
+    timeoutMs: DEPENDENCY_CHECK_TIMEOUT_MS,
+    logger,
+  });
   const tokenVerifier = createGatewayTokenVerifier(clients.auth, config.tokens);
   void tokenVerifier.warmUp();
   const deps = { config, clients, logger, tokenVerifier, identity };
-  const app = createGatewayApp(deps, metrics);
+  const app = createGatewayApp(deps, metrics.http);
 
   let accepting = true;
   const server: Server = createServer(app.callback());
@@ -61,9 +64,14 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     socket.once("close", () => sockets.delete(socket));
   });
   server.on("clientError", clientErrorHandler(logger));
-  server.on("upgrade", createUpgradeHandler(deps));
+  server.on("upgrade", createUpgradeHandler(deps, metrics.streams));
   const port = await listen(server, config.port, config.host);
-  const admin = createAdminServer(registry, () => accepting);
+  // Ready: accepting, and every service it needs answers (a detailed report: /readyz?verbose).
+  const admin = createAdminServer(
+    metrics.registry,
+    () => accepting && dependencies.report().ready,
+    () => ({ accepting, ...dependencies.report() }),
+  );
   const adminPort = await admin.listen(config.adminPort, config.host);
   const url = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${port}`;
   logger.info({ port, admin_port: adminPort, url }, "serving");
@@ -87,7 +95,9 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
         await closed;
         clearTimeout(deadline);
         await admin.close();
+        dependencies.stop();
         identity.tls?.close();
+        await tracing.shutdown();
         logger.info("stopped");
       })();
       return stopping;

@@ -12,6 +12,8 @@ export interface ManagedProcess {
   /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code (or signal). */
   stop(graceMs: number): Promise<number | string>;
   readonly exited: Promise<number | string>;
+  /** The last lines it wrote (stdout and stderr), oldest first: what to quote when it dies. */
+  recentLines(): readonly string[];
   /** What the child wrote to its private pipe (fd 3), once it closed it; see `privatePipe`. */
   readonly privateOutput: Promise<string> | undefined;
 }
@@ -89,6 +91,7 @@ export function startProcess(options: {
     name: options.name,
     child,
     exited,
+    recentLines: () => [...recent],
     privateOutput,
     waitFor(messages, timeoutMs) {
       return new Promise((resolve, reject) => {

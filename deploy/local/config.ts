@@ -1,4 +1,5 @@
-import { type Env, envEnum, envOptionalString } from "../../services/shared/config/env.js";
+import { type Env, envEnum, envInt, envOptionalString } from "../../services/shared/config/env.js";
+import type { RestartPolicy } from "./supervisor.js";
 
 /** What `npm start` reads from its environment (see the README's configuration table). */
 export interface LauncherConfig {
@@ -13,6 +14,8 @@ export interface LauncherConfig {
   readonly stateDir: string | undefined;
   /** `fixed` (the documented ports) or `ephemeral` (free ports, for tests and side-by-side runs). */
   readonly ports: "fixed" | "ephemeral";
+  /** What happens when a child dies on its own (see supervisor.ts and the README). */
+  readonly restart: RestartPolicy;
 }
 
 export function loadLauncherConfig(env: Env): LauncherConfig {
@@ -21,5 +24,11 @@ export function loadLauncherConfig(env: Env): LauncherConfig {
     dataDir: envOptionalString(env, "EMBEDDED_MONGO_DATA_DIR"),
     stateDir: envOptionalString(env, "LAUNCHER_STATE_DIR"),
     ports: envEnum(env, "LAUNCHER_PORTS", ["fixed", "ephemeral"] as const, "fixed"),
+    restart: Object.freeze({
+      maxRestarts: envInt(env, "LAUNCHER_MAX_RESTARTS", 5, { min: 0, max: 1000 }),
+      windowMs: envInt(env, "LAUNCHER_RESTART_WINDOW_MS", 300_000, { min: 1000, max: 86_400_000 }),
+      backoffMs: envInt(env, "LAUNCHER_RESTART_BACKOFF_MS", 1000, { min: 0, max: 600_000 }),
+      maxBackoffMs: 30_000,
+    }),
   });
 }

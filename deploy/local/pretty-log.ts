@@ -15,11 +15,15 @@ export function createPrettyPrinter(
     const prefix = paint(assigned.get(name) as string, `[${name}]`.padEnd(18));
     if (typeof line === "string") return `${prefix} ${line}`;
     const level = String(line.level ?? "info");
+    // A dead child's last lines (the launcher quotes them) read best one per line, indented.
+    const quoted = Array.isArray(line.last_lines)
+      ? line.last_lines.map((text) => `\n${" ".repeat(19)}| ${String(text)}`).join("")
+      : "";
     const fields = Object.entries(line)
-      .filter(([key]) => !RESERVED.has(key))
+      .filter(([key]) => !RESERVED.has(key) && key !== "last_lines")
       .map(([key, value]) => `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`)
       .join(" ");
     const levelText = LEVEL_COLOR[level] ? paint(LEVEL_COLOR[level], level) : level;
-    return `${prefix} ${levelText.padEnd(5)} ${line.msg ?? ""}${fields ? ` ${fields}` : ""}`;
+    return `${prefix} ${levelText.padEnd(5)} ${line.msg ?? ""}${fields ? ` ${fields}` : ""}${quoted}`;
   };
 }

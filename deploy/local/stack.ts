@@ -7,6 +7,7 @@ import { authenticatedUri } from "../../services/embedded-mongo/security/client-
 import { type LineSink, type ManagedProcess, startProcess } from "./child-process.js";
 import { ensureLocalPki, type LocalPki } from "./local-pki.js";
 import { ensureDevSecrets } from "./local-secrets.js";
+import { createSupervisor, type RestartPolicy, type SupervisedProcess } from "./supervisor.js";
 
 export const SERVICE_NAMES = ["auth", "catalogue", "authoring", "detection"] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
@@ -48,6 +49,13 @@ export interface StackOptions {
   readonly devBootstrap?: boolean;
   readonly sink: LineSink;
   readonly startTimeoutMs?: number;
+  /**
+   * Restart children that die on their own (`npm start`); unset, a dead child stays dead (tests
+   * that kill a process restart it themselves).
+   */
+  readonly restart?: RestartPolicy;
+  /** Called when a child crashed more often than `restart` allows. */
+  readonly onGiveUp?: (name: string) => void;
 }
 
 export interface ServiceEndpoint {
@@ -91,6 +99,19 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   // always log at info or finer, and lines below the level asked for are dropped here instead.
   const sink = quietSink(options.sink, base.LOG_LEVEL);
   if (sink !== options.sink) base.LOG_LEVEL = "info";
+  const supervisor = options.restart
+    ? createSupervisor(options.restart, sink, (name) => options.onGiveUp?.(name))
+    : undefined;
+  type Spec = Parameters<typeof startProcess>[0];
+  /** Starts a child; under a restart policy, one that is restarted when it dies on its own. */
+  const spawn = (spec: Spec): ManagedProcess | SupervisedProcess =>
+    supervisor
+      ? supervisor.supervise(startProcess(spec), () => startProcess(spec))
+      : startProcess(spec);
+  /** A restarted child binds the port its first run got (the others already use it). */
+  const pin = (child: ManagedProcess, spec: Spec) => {
+    if ("restartWith" in child) (child as SupervisedProcess).restartWith(() => startProcess(spec));
+  };
   const stopAll = async () => {
     const gateway = started.filter((p) => p.name === "gateway");
     const store = started.filter((p) => p.name === "embedded-mongo");
@@ -126,24 +147,27 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       if (!existsSync(entry)) throw new Error(`embedded store missing: ${entry}`);
       const dataDir = options.dataDir ?? join(REPO_ROOT, ".data/mongo");
       const port = options.ports === "fixed" ? DEFAULT_PORTS.embeddedMongo : 0;
-      const store = startProcess({
+      const storeSpec = (listenPort: number): Spec => ({
         name: "embedded-mongo",
         entry,
         cwd: REPO_ROOT,
         // The store cannot poll its parent the way services do: it stops when stdin closes.
         env: { ...base, EMBEDDED_MONGO_STOP_ON_STDIN_CLOSE: "1" },
         sink,
-        args: ["--port", String(port), "--dbpath", dataDir],
+        args: ["--port", String(listenPort), "--dbpath", dataDir],
         stdinLifeline: true,
       });
+      const store = spawn(storeSpec(port));
       started.push(store);
       const ready = await store.waitFor(["ready"], timeout);
-      // The ready line's URI has no password; the store's credentials file (0600) has it.
+      // The ready line's URI has no password; the store's credentials file (0600) has it. A
+      // restarted store keeps its data directory, so its credentials and this URI stay valid.
       storeCredentialsFile = String(ready.credentialsFile);
       mongodbUri = authenticatedUri({
         uri: String(ready.uri),
         credentialsFile: storeCredentialsFile,
       });
+      pin(store, storeSpec(Number(ready.port)));
     }
 
     const bootstrap = options.devBootstrap === true && base.ENVIRONMENT !== "production";
@@ -172,7 +196,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     });
     const launch = async (name: ServiceName, index = 0): Promise<ServiceEndpoint> => {
       const processName = index === 0 ? name : `${name}-${index + 1}`;
-      const child = startProcess({
+      const child = spawn({
         name: processName,
         entry: join(REPO_ROOT, `services/${name}/main.ts`),
         cwd: REPO_ROOT,
@@ -201,7 +225,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     ]);
     const services = { auth, catalogue, authoring, detection: detection[0] };
 
-    const gateway = startProcess({
+    const gatewaySpec = (port: number, adminPort: number): Spec => ({
       name: "gateway",
       entry: join(REPO_ROOT, "gateway/main.ts"),
       cwd: REPO_ROOT,
@@ -209,14 +233,19 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         ...base,
         ...addresses,
         ...identityEnv("gateway"),
-        PORT: options.ports === "fixed" ? String(DEFAULT_PORTS.gateway) : "0",
-        ADMIN_PORT: options.ports === "fixed" ? String(DEFAULT_PORTS.gatewayAdmin) : "0",
+        PORT: String(port),
+        ADMIN_PORT: String(adminPort),
         ...options.serviceEnv?.gateway,
       },
       sink,
     });
+    const gateway =
+      options.ports === "fixed"
+        ? spawn(gatewaySpec(DEFAULT_PORTS.gateway, DEFAULT_PORTS.gatewayAdmin))
+        : spawn(gatewaySpec(0, 0));
     started.push(gateway);
     const line = await gateway.waitFor(["serving"], timeout);
+    pin(gateway, gatewaySpec(Number(line.port), Number(line.admin_port)));
     return {
       devCredentials: await devCredentialsOf(auth.process),
       pki,

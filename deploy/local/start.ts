@@ -1,7 +1,9 @@
 /**
  * `npm start`: the whole system on this machine. The embedded store (unless MONGODB_URI is set),
  * the four services and the gateway, each its own process on its own port, logs prefixed by name.
- * Ctrl-C or SIGTERM stops everything in order (gateway, services, store).
+ * Ctrl-C or SIGTERM stops everything in order (gateway, services, store). A child that dies on its
+ * own is logged with its last lines and restarted with backoff; one that keeps crashing stops
+ * everything, and `npm start` exits 1.
  */
 
 import type { DevCredentials } from "../../services/auth/operations/dev-bootstrap.js";
@@ -15,13 +17,13 @@ const print = createPrettyPrinter(process.stdout.isTTY === true);
 let stack: Stack | undefined;
 let stopping = false;
 
-const stop = async (reason: string) => {
+const stop = async (reason: string, exitCode = 0) => {
   if (stopping) return;
   stopping = true;
   process.stdout.write(`\nstopping (${reason})...\n`);
   await stack?.stop();
   process.stdout.write("stopped.\n");
-  process.exit(0);
+  process.exit(exitCode);
 };
 process.on("SIGINT", () => void stop("SIGINT"));
 process.on("SIGTERM", () => void stop("SIGTERM"));
@@ -33,6 +35,8 @@ try {
     stateDir: config.stateDir,
     ports: config.ports,
     devBootstrap: true,
+    restart: config.restart,
+    onGiveUp: (name) => void stop(`${name} keeps crashing`, 1),
     sink: (name, line) => {
       if (!stopping || typeof line !== "string") process.stdout.write(`${print(name, line)}\n`);
     },

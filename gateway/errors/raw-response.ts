@@ -7,6 +7,8 @@ export interface RawErrorOptions {
   readonly reason: ErrorReason;
   readonly message: string;
   readonly requestId: string;
+  /** The trace the refusal belongs to, when there is one. */
+  readonly traceId?: string;
   /** Only where HTTP itself names a status the code's own does not cover (431). */
   readonly status?: number;
 }
@@ -23,7 +25,11 @@ export function rawErrorResponse(options: RawErrorOptions): string {
       code: options.code,
       message: options.message,
       retryable: rule.retryable,
-      details: { reason: options.reason, request_id: options.requestId },
+      details: {
+        reason: options.reason,
+        request_id: options.requestId,
+        ...(options.traceId ? { trace_id: options.traceId } : {}),
+      },
     },
   });
   return [

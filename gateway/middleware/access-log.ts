@@ -1,6 +1,8 @@
 import type { Middleware } from "koa";
 import type { Counter, Histogram } from "prom-client";
 import type { Logger } from "../../services/shared/logging/logger.js";
+import { redactedQuery } from "../../services/shared/logging/query-redaction.js";
+import { currentTraceId } from "../../services/shared/telemetry/trace-context.js";
 import type { GatewayState } from "../state.js";
 
 export interface HttpMetrics {
@@ -8,20 +10,55 @@ export interface HttpMetrics {
   readonly seconds: Histogram<"method" | "route">;
 }
 
-/** One log line and one metric sample per request, labelled by route template, never raw path. */
+/**
+ * One metric sample per request, labelled by route template (never the raw path), and one access
+ * log line at info once the response is sent (or the client went away): method, route, path,
+ * status, duration, bytes both ways, request id and trace id. Headers and bodies are never logged,
+ * and the values of secret query parameters (tokens, keys) are replaced.
+ */
 export function accessLog(logger: Logger, metrics: HttpMetrics): Middleware<GatewayState> {
   return async (ctx, next) => {
     const started = performance.now();
+    const traceId = currentTraceId();
+    let logged = false;
+    const log = () => {
+      if (logged) return;
+      logged = true;
+      const route = matchedRoute(ctx);
+      const line = {
+        method: ctx.method,
+        route,
+        path: ctx.path,
+        query: redactedQuery(ctx.originalUrl),
+        status: ctx.status,
+        ms: round(performance.now() - started),
+        bytes_in: Number(ctx.get("content-length")) || 0,
+        bytes_out: Number(ctx.res.getHeader("content-length")) || 0,
+        aborted: ctx.res.writableFinished ? undefined : true,
+        request_id: ctx.state.requestId,
+        trace_id: traceId,
+      };
+      if (ctx.status >= 500) logger.warn(line, "request");
+      else logger.info(line, "request");
+    };
+    // `finish`: the response went out whole; `close` alone: the client left before.
+    ctx.res.once("finish", log);
+    ctx.res.once("close", log);
     try {
       await next();
     } finally {
-      const ms = performance.now() - started;
-      const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? "unmatched";
+      const route = matchedRoute(ctx);
       metrics.requests.inc({ method: ctx.method, route, status: String(ctx.status) });
-      metrics.seconds.observe({ method: ctx.method, route }, ms / 1000);
-      const line = { method: ctx.method, route, status: ctx.status, ms: Math.round(ms * 10) / 10 };
-      if (ctx.status >= 500) logger.warn(line, "request");
-      else logger.debug(line, "request");
+      metrics.seconds.observe({ method: ctx.method, route }, (performance.now() - started) / 1000);
     }
   };
+}
+
+function matchedRoute(ctx: object): string {
+  const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+  return typeof route === "string" ? route : "unmatched";
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
 }

@@ -1,5 +1,6 @@
 import type { Middleware } from "koa";
 import type { Logger } from "../../services/shared/logging/logger.js";
+import { currentTraceId } from "../../services/shared/telemetry/trace-context.js";
 import { ApiError } from "../errors/api-error.js";
 import type { GatewayState } from "../state.js";
 
@@ -7,7 +8,8 @@ import type { GatewayState } from "../state.js";
  * The one funnel from failures to the contract's envelope: routes throw `ApiError`s or let a
  * service client's `ConnectError` through, and this turns either into the body and status. Any
  * other error is a bug: answered as a bare `internal` error (nothing internal reaches the client)
- * and logged with its cause, as is every 500.
+ * and logged with its cause, as is every 500. `details` carries the request id and, when the
+ * request is traced (or the caller sent a `traceparent`), the trace id.
  */
 export function errorEnvelope(logger: Logger): Middleware<GatewayState> {
   return async (ctx, next) => {
@@ -28,12 +30,18 @@ export function errorEnvelope(logger: Logger): Middleware<GatewayState> {
       }
       ctx.status = error.status;
       for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+      const traceId = currentTraceId();
       ctx.body = {
         error: {
           code: error.code,
           message: error.message,
           retryable: error.retryable,
-          details: { ...error.details, reason: error.reason, request_id: ctx.state.requestId },
+          details: {
+            ...error.details,
+            reason: error.reason,
+            request_id: ctx.state.requestId,
+            ...(traceId ? { trace_id: traceId } : {}),
+          },
         },
       };
     }

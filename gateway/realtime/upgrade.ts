@@ -1,25 +1,52 @@
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
+import { type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import {
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_HTTP_ROUTE,
+  ATTR_URL_PATH,
+} from "@opentelemetry/semantic-conventions";
 import { type ErrorReason, GatewayReason, Reason } from "../../services/shared/errors/reasons.js";
+import type { Logger } from "../../services/shared/logging/logger.js";
+import { redactedQuery } from "../../services/shared/logging/query-redaction.js";
 import {
   acceptRequestId,
   REQUEST_ID_HEADER,
 } from "../../services/shared/logging/request-context.js";
 import { ASSERTED_WORKLOAD_HEADER } from "../../services/shared/security/internal-transport.js";
+import {
+  contextFromIncoming,
+  outgoingTraceHeaders,
+} from "../../services/shared/telemetry/trace-context.js";
 import type { ApiErrorCode } from "../errors/error-codes.js";
 import { rawErrorResponse } from "../errors/raw-response.js";
 import type { RouteDeps } from "../routes/route-deps.js";
 import { clientCloseFrame, InboundFrameGuard } from "./frame-guard.js";
+import { closeCodeLabel, FrameObserver } from "./frame-observer.js";
+import type { StreamProxyMetrics } from "./stream-metrics.js";
 import { createStreamReplicas } from "./stream-replicas.js";
 
 /** The public stream path (contract: `{public_base}/api/detection/sessions/{id}/stream`). */
-const STREAM_PATH = /^\/api\/detection\/sessions\/[^/?#]+\/stream(?:\?.*)?$/;
+const STREAM_PATH = /^\/api\/detection\/sessions\/([^/?#]+)\/stream(?:\?.*)?$/;
+/** Its template: the name of its span, its `route` in the access log. */
+const STREAM_ROUTE = "/api/detection/sessions/:session_id/stream";
 const MESSAGE_TOO_BIG = 1009;
 /** How long the server gets to answer the gateway's close before both sockets are cut. */
 const CLOSE_GRACE_MS = 2000;
-/** Headers the gateway sets itself on the forwarded upgrade. */
-const REPLACED_HEADERS = new Set(["x-request-id", "x-forwarded-for", ASSERTED_WORKLOAD_HEADER]);
+/**
+ * Headers the gateway sets itself on the forwarded upgrade (the trace: its own span's; the
+ * asserted workload under h2c: its own, never the client's).
+ */
+const REPLACED_HEADERS = new Set([
+  "x-request-id",
+  "x-forwarded-for",
+  "traceparent",
+  "tracestate",
+  "baggage",
+  ASSERTED_WORKLOAD_HEADER,
+]);
 
 /**
  * Websocket upgrades on the public port: the realtime stream of detection sessions.
@@ -33,6 +60,7 @@ const REPLACED_HEADERS = new Set(["x-request-id", "x-forwarded-for", ASSERTED_WO
  */
 export function createUpgradeHandler(
   deps: RouteDeps,
+  metrics: StreamProxyMetrics,
 ): (request: IncomingMessage, socket: Duplex, head: Buffer) => void {
   const replicas = createStreamReplicas(
     deps.clients.detection,
@@ -43,20 +71,24 @@ export function createUpgradeHandler(
   const { logger } = deps;
 
   return (request, socket, head) => {
+    const requestId = acceptRequestId(request.headers[REQUEST_ID_HEADER] as string | undefined);
+    const attach = startAttach(request, requestId, logger, metrics);
     if (!STREAM_PATH.test(request.url ?? "") || request.method !== "GET") {
-      refuse(socket, "not_found", GatewayReason.routeNotFound, "no websocket route here");
+      attach.refused(404);
+      refuse(socket, "not_found", GatewayReason.routeNotFound, "no websocket route here", attach);
       return;
     }
     if ((request.headers.upgrade ?? "").toLowerCase() !== "websocket") {
+      attach.refused(400);
       refuse(
         socket,
         "invalid_argument",
         GatewayReason.upgradeNotWebsocket,
         "only websocket upgrades are served here",
+        attach,
       );
       return;
     }
-    const requestId = acceptRequestId(request.headers[REQUEST_ID_HEADER] as string | undefined);
     socket.on("error", () => socket.destroy());
     (socket as Socket).setNoDelay?.(true);
     replicas.connect().then(
@@ -64,34 +96,170 @@ export function createUpgradeHandler(
         if (socket.destroyed) {
           upstream.socket.destroy();
           upstream.done();
+          attach.refused(499);
           return;
         }
-        logger.debug({ request_id: requestId, replica: upstream.replica }, "stream proxied");
-        upstream.socket.write(upgradeRequest(request, requestId, upstream.headers));
-        pipeStream(socket, upstream.socket, head, upstream.maxMessageBytes);
+        upstream.socket.write(
+          upgradeRequest(request, requestId, attach.traceHeaders, upstream.headers),
+        );
+        attach.proxied(upstream.replica);
+        pipeStream(socket, upstream.socket, head, upstream.maxMessageBytes, attach);
         upstream.socket.once("close", () => upstream.done());
       },
       (error) => {
         logger.warn(
-          { request_id: requestId, err: (error as Error).message },
+          { request_id: requestId, trace_id: attach.traceId, err: (error as Error).message },
           "no detection replica for a stream",
         );
+        attach.refused(503, "unavailable");
         refuse(
           socket,
           "unavailable",
           Reason.dependencyUnavailable,
           "the realtime service is unavailable",
-          requestId,
+          attach,
         );
       },
     );
   };
 }
 
+/**
+ * One stream through the gateway, for its span, its access log lines and the proxy's metrics:
+ * `attach` (the upgrade was forwarded to a replica, or refused) and `detach` (both sockets closed:
+ * how long, how many bytes and messages each way, and the first close code either side sent).
+ */
+interface StreamAttach {
+  readonly requestId: string;
+  readonly traceId: string | undefined;
+  /** What the forwarded upgrade carries to the replica: this span as the parent. */
+  readonly traceHeaders: Record<string, string>;
+  refused(status: number, outcome?: string): void;
+  proxied(replica: string): void;
+  /** Bytes forwarded from the client to the replica. */
+  inbound(bytes: Buffer): void;
+  /** Bytes from the replica to the client (the first of them answer the upgrade). */
+  outbound(bytes: Buffer): void;
+  detached(): void;
+}
+
+function startAttach(
+  request: IncomingMessage,
+  requestId: string,
+  logger: Logger,
+  metrics: StreamProxyMetrics,
+): StreamAttach {
+  const started = performance.now();
+  const parent = contextFromIncoming(request.headers);
+  const span: Span = trace
+    .getTracer("movement-detection/gateway")
+    .startSpan(`WS ${STREAM_ROUTE}`, { kind: SpanKind.SERVER }, parent);
+  const ctx = trace.setSpan(parent, span);
+  const own = span.spanContext();
+  const url = request.url ?? "";
+  const path = url.split("?")[0];
+  const line = {
+    method: request.method,
+    route: STREAM_PATH.test(url) ? STREAM_ROUTE : "unmatched",
+    path,
+    query: redactedQuery(url),
+    request_id: requestId,
+    trace_id: trace.isSpanContextValid(own) ? own.traceId : undefined,
+  };
+  if (span.isRecording()) {
+    span.setAttributes({
+      [ATTR_HTTP_REQUEST_METHOD]: request.method ?? "GET",
+      [ATTR_URL_PATH]: path,
+      [ATTR_HTTP_ROUTE]: STREAM_ROUTE,
+    });
+  }
+  const endSpan = (status: number) => {
+    if (!span.isRecording()) return span.end();
+    span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
+    if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+  };
+  let replica: string | undefined;
+  let answered = false;
+  let firstClose: { code: number; from: "client" | "service" } | undefined;
+  const inbound = new FrameObserver(false);
+  const outbound = new FrameObserver(true);
+  const observe = (
+    observer: FrameObserver,
+    direction: "inbound" | "outbound",
+    from: "client" | "service",
+    bytes: Buffer,
+  ) => {
+    const messagesBefore = observer.messages;
+    observer.push(bytes);
+    metrics.bytes.inc({ direction }, bytes.length);
+    if (observer.messages > messagesBefore) {
+      metrics.messages.inc({ direction }, observer.messages - messagesBefore);
+    }
+    if (!firstClose && observer.closeCode !== undefined) {
+      firstClose = { code: observer.closeCode, from };
+    }
+  };
+  return {
+    requestId,
+    traceId: line.trace_id,
+    traceHeaders: outgoingTraceHeaders(ctx),
+    refused(status, outcome = "refused") {
+      metrics.attaches.inc({ outcome });
+      endSpan(status);
+      const fields = { ...line, status, ms: elapsed(started) };
+      if (status >= 500) logger.warn(fields, "stream refused");
+      else logger.info(fields, "stream refused");
+    },
+    proxied(to) {
+      replica = to;
+      metrics.attaches.inc({ outcome: "proxied" });
+      metrics.open.inc();
+      logger.info({ ...line, replica }, "stream attached");
+    },
+    inbound(bytes) {
+      if (bytes.length > 0) observe(inbound, "inbound", "client", bytes);
+    },
+    outbound(bytes) {
+      if (!answered) {
+        answered = true;
+        endSpan(101);
+      }
+      observe(outbound, "outbound", "service", bytes);
+    },
+    detached() {
+      metrics.open.dec();
+      if (!answered) endSpan(502);
+      metrics.closes.inc({ code: closeCodeLabel(firstClose?.code) });
+      const seconds = (performance.now() - started) / 1000;
+      metrics.seconds.observe(seconds);
+      logger.info(
+        {
+          ...line,
+          replica,
+          ms: elapsed(started),
+          bytes_in: inbound.bytes,
+          bytes_out: outbound.bytes,
+          messages_in: inbound.messages,
+          messages_out: outbound.messages,
+          close_code: firstClose?.code,
+          closed_by: firstClose?.from,
+        },
+        "stream detached",
+      );
+    },
+  };
+}
+
+function elapsed(started: number): number {
+  return Math.round((performance.now() - started) * 10) / 10;
+}
+
 /** The client's upgrade request, as the replica should see it. */
 function upgradeRequest(
   request: IncomingMessage,
   requestId: string,
+  traceHeaders: Record<string, string>,
   extraHeaders: readonly string[],
 ): string {
   const lines = [`GET ${request.url} HTTP/1.1`];
@@ -101,23 +269,33 @@ function upgradeRequest(
   }
   lines.push(`X-Request-Id: ${requestId}`);
   lines.push(`X-Forwarded-For: ${request.socket.remoteAddress ?? ""}`);
+  for (const [name, value] of Object.entries(traceHeaders)) lines.push(`${name}: ${value}`);
   lines.push(...extraHeaders);
   return `${lines.join("\r\n")}\r\n\r\n`;
 }
 
-function pipeStream(client: Duplex, server: Socket, head: Buffer, maxMessageBytes: number): void {
+function pipeStream(
+  client: Duplex,
+  server: Socket,
+  head: Buffer,
+  maxMessageBytes: number,
+  attach: StreamAttach,
+): void {
   const guard = new InboundFrameGuard(maxMessageBytes);
   let refused = false;
 
   const forward = (chunk: Buffer) => {
     if (refused) return;
     const { forward: bytes, tooBig } = guard.push(chunk);
+    attach.inbound(bytes);
     const flowing = bytes.length === 0 || server.write(bytes);
     if (tooBig) {
       // Never forward the oversized message; speak for the client instead. The server answers
       // with its own 1009 close frame, which reaches the client through the other pipe.
       refused = true;
-      server.write(clientCloseFrame(MESSAGE_TOO_BIG, "message too big"));
+      const close = clientCloseFrame(MESSAGE_TOO_BIG, "message too big");
+      attach.inbound(close);
+      server.write(close);
       client.pause();
       setTimeout(() => {
         server.destroy();
@@ -130,9 +308,9 @@ function pipeStream(client: Duplex, server: Socket, head: Buffer, maxMessageByte
       server.once("drain", () => client.resume());
     }
   };
-
   if (head.length > 0) forward(head);
   client.on("data", forward);
+  server.on("data", (chunk: Buffer) => attach.outbound(chunk));
   // The server's bytes (the 101, events, its close frame) are flushed before the client's end.
   server.pipe(client);
   server.on("error", () => client.destroy());
@@ -141,6 +319,14 @@ function pipeStream(client: Duplex, server: Socket, head: Buffer, maxMessageByte
   });
   client.on("end", () => server.end());
   client.on("close", () => server.destroy());
+  let detached = false;
+  const detach = () => {
+    if (detached || !client.destroyed || !server.destroyed) return;
+    detached = true;
+    attach.detached();
+  };
+  client.on("close", detach);
+  server.on("close", detach);
 }
 
 function refuse(
@@ -148,7 +334,15 @@ function refuse(
   code: ApiErrorCode,
   reason: ErrorReason,
   message: string,
-  requestId: string = acceptRequestId(undefined),
+  attach: Pick<StreamAttach, "requestId" | "traceId">,
 ): void {
-  socket.end(rawErrorResponse({ code, reason, message, requestId }));
+  socket.end(
+    rawErrorResponse({
+      code,
+      reason,
+      message,
+      requestId: attach.requestId,
+      traceId: attach.traceId,
+    }),
+  );
 }

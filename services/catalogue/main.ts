@@ -1,3 +1,4 @@
+import "../shared/telemetry/mongodb-preload.js";
 import { runServiceProcess } from "../shared/runtime/service-runner.js";
 import { loadCatalogueConfig } from "./config.js";
 import { catalogueService } from "./service.js";

@@ -171,11 +171,10 @@ describe("catalogue listing and search", function () {
     ["stars", Sort.STARS],
     ["name", Sort.NAME],
   ] as const) {
-    it(`pages through 1,000 public entries sorted by ${name} (${name === "recent" ? "every limit from 1 to 200" : "limits from 1 to 200"}), never repeating or skipping`, async () => {
+    it(`pages through 1,000 public entries sorted by ${name} (${name === "recent" ? "small limits, both sides of 100, 1 and 200" : "limits from 2 to 200"}), never repeating or skipping`, async () => {
       const expected = [...listed].sort(EXPECTED_ORDER[name]).map((m) => m.id);
       expect(new Set(expected).size).to.equal(PUBLIC_COUNT);
-      const limits =
-        name === "recent" ? Array.from({ length: 200 }, (_, i) => i + 1) : SAMPLE_LIMITS;
+      const limits = name === "recent" ? [1, 3, 4, 5, 6, ...SAMPLE_LIMITS, 99, 100] : SAMPLE_LIMITS;
       // Four page sizes at a time: the listing is read-only here, and both cores get work.
       for (let start = 0; start < limits.length; start += 4) {
         await Promise.all(

@@ -207,8 +207,20 @@ describe("production build (the image's /app, built and started outside Docker)"
     const health = await fetch(`http://127.0.0.1:${Number(serving.port)}/api/health`);
     expect(health.status).to.equal(200);
     expect(await health.json()).to.deep.include({ status: "ok", environment: "production" });
-    const ready = await fetch(`http://127.0.0.1:${Number(serving.admin_port)}/readyz`);
-    expect(ready.status).to.equal(200);
+    // Ready once its first grpc.health.v1 checks of every service (mutual TLS) came back SERVING:
+    // a readiness probe is polled, so is it here.
+    const readyz = `http://127.0.0.1:${Number(serving.admin_port)}/readyz?verbose`;
+    let ready: { status: number; report: string } | undefined;
+    await eventually(
+      async () => {
+        const response = await fetch(readyz);
+        ready = { status: response.status, report: await response.text() };
+        return ready.status === 200;
+      },
+      15_000,
+      200,
+    ).catch(() => undefined); // the expectation below shows the gateway's readiness report
+    expect(ready?.status, `gateway /readyz\n${ready?.report}\n${logs.join("\n")}`).to.equal(200);
 
     // The gateway first, then every service at once; each within 10 s, with exit code 0.
     for (const group of [[gateway], services.map((service) => service.child)]) {

@@ -22,7 +22,7 @@ export interface TestSystemOptions {
   readonly mongodbUri?: string;
   /** As npm start: a development key on the empty database, in `devCredentials`. */
   readonly devBootstrap?: boolean;
-  /** How long each process may take to serve (default 30 s; benchmarks on a busy machine). */
+  /** How long each process may take to serve (default 60 s: a busy 2-core machine). */
   readonly startTimeoutMs?: number;
 }
 
@@ -51,7 +51,8 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
     },
     detectionReplicas: options.detectionReplicas,
     devBootstrap: options.devBootstrap,
-    startTimeoutMs: options.startTimeoutMs,
+    // Four services starting at once on a busy 2-core machine can take longer than npm start's 30 s.
+    startTimeoutMs: options.startTimeoutMs ?? 60_000,
     sink: (name, line) => {
       logs.push({ name, line });
       if (echo)

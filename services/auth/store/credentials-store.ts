@@ -18,7 +18,7 @@ export interface CredentialRecord {
 
 export function createCredentialsStore(db: Db) {
   const collection: Collection<CredentialRecord> = db.collection("credentials");
-  return guardStore({
+  return guardStore("credentials", {
     async createIndexes(): Promise<void> {
       await collection.createIndex(
         { secret_hash: 1 },

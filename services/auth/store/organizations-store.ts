@@ -9,7 +9,7 @@ export interface OrganizationRecord {
 
 export function createOrganizationsStore(db: Db) {
   const collection: Collection<OrganizationRecord> = db.collection("organizations");
-  return guardStore({
+  return guardStore("organizations", {
     async insert(record: OrganizationRecord): Promise<void> {
       await collection.insertOne(record);
     },

@@ -12,7 +12,7 @@ export interface ProjectRecord {
 
 export function createProjectsStore(db: Db) {
   const collection: Collection<ProjectRecord> = db.collection("projects");
-  return guardStore({
+  return guardStore("projects", {
     async createIndexes(): Promise<void> {
       await collection.createIndex(
         { organization_id: 1, slug: 1 },

@@ -13,7 +13,7 @@ interface SettingRecord {
  */
 export function createSettingsStore(db: Db) {
   const collection: Collection<SettingRecord> = db.collection("settings");
-  return guardStore({
+  return guardStore("settings", {
     /** Deletes a setting; true if there was one. */
     async remove(id: string): Promise<boolean> {
       return (await collection.deleteOne({ _id: id })).deletedCount > 0;

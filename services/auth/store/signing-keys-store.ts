@@ -16,7 +16,7 @@ export interface SigningKeyRecord {
 
 export function createSigningKeysStore(db: Db) {
   const collection: Collection<SigningKeyRecord> = db.collection("signing_keys");
-  return guardStore({
+  return guardStore("signing_keys", {
     async insert(record: SigningKeyRecord): Promise<void> {
       await collection.insertOne(record);
     },

@@ -42,7 +42,7 @@ export function createMoveSpecStore(db: Db): MoveSpecStore {
   const findMetadata = (id: string) =>
     collection.findOne({ _id: id }, { projection: METADATA_PROJECTION });
 
-  return guardStore({
+  return guardStore("movespecs", {
     async ensureIndexes() {
       await collection.createIndex({ catalogue_pending: 1 }, { name: "catalogue_pending" });
       await collection.createIndex({ project_id: 1, created_at: -1 }, { name: "project_created" });

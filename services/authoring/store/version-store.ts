@@ -18,7 +18,7 @@ export interface VersionStore {
 
 export function createVersionStore(db: Db): VersionStore {
   const collection: Collection<VersionDoc> = db.collection<VersionDoc>("versions");
-  return guardStore({
+  return guardStore("versions", {
     async ensureIndexes() {
       await collection.createIndex(
         { movespec_id: 1, version_number: -1 },

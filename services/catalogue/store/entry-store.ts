@@ -25,7 +25,7 @@ export interface EntryStore {
 export function createEntryStore(db: Db): EntryStore {
   const collection = db.collection<EntryDoc>("entries");
 
-  return guardStore({
+  return guardStore("catalogue_entries", {
     async ensureIndexes() {
       for (const index of LISTING_INDEXES) {
         await collection.createIndex(index.key, { name: index.name });

@@ -15,7 +15,7 @@ export interface StarStore {
 export function createStarStore(db: Db): StarStore {
   const collection = db.collection<StarDoc>("stars");
   const idOf = (organizationId: string, movespecId: string) => `${organizationId}:${movespecId}`;
-  return guardStore({
+  return guardStore("stars", {
     async ensureIndexes() {
       await collection.createIndex({ movespec_id: 1 }, { name: "movespec" });
     },

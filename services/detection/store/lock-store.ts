@@ -16,7 +16,7 @@ export interface LockStore {
 
 export function createLockStore(db: Db): LockStore {
   const locks: Collection<LockDocument> = db.collection<LockDocument>("locks");
-  return guardStore({
+  return guardStore("locks", {
     async tryAcquire(name, owner, ttlMs) {
       const now = new Date();
       const expires = new Date(now.getTime() + ttlMs);

@@ -66,7 +66,7 @@ export function createRecordStore(db: Db): RecordStore {
     db.collection<RecordChunkDocument>("session_records");
   const idOf = (sessionId: string, chunk: number) => `${sessionId}/${chunk}`;
 
-  return guardStore({
+  return guardStore("session_records", {
     async ensureIndexes() {
       await records.createIndex({ session_id: 1, chunk: 1 }, { name: "session_chunk" });
     },

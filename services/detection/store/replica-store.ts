@@ -22,7 +22,7 @@ export interface ReplicaStore {
 
 export function createReplicaStore(db: Db): ReplicaStore {
   const replicas: Collection<ReplicaDocument> = db.collection<ReplicaDocument>("replicas");
-  return guardStore({
+  return guardStore("replicas", {
     async ensureIndexes() {
       // Long dead incarnations go away by themselves (an hour after they stopped renewing).
       await replicas.createIndex({ expires_at: 1 }, { expireAfterSeconds: 3600, name: "expired" });

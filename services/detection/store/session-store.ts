@@ -72,7 +72,7 @@ export function createSessionStore(db: Db): SessionStore {
     lease_epoch: epoch,
   });
 
-  return guardStore({
+  return guardStore("sessions", {
     async ensureIndexes() {
       await Promise.all([
         sessions.createIndex({ project_id: 1, status: 1 }, { name: "project_status" }),

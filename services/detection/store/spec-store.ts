@@ -21,7 +21,7 @@ export interface SpecStore {
 
 export function createSpecStore(db: Db): SpecStore {
   const specs: Collection<SpecDocument> = db.collection<SpecDocument>("session_specs");
-  return guardStore({
+  return guardStore("specs", {
     async save(spec) {
       // Versions are immutable: a copy already there is the same copy.
       await insertUnique(() => specs.insertOne(spec));

@@ -155,6 +155,7 @@ export class OwnedSession {
       );
       return;
     }
+    const received = performance.now();
     const at = this.now();
     if (this.limiter && !this.limiter.take(frames.length, at)) {
       this.rateLimited();
@@ -166,14 +167,14 @@ export class OwnedSession {
     const before = this.engine.acceptedFrames;
     if (batch.length === 1) {
       const result = this.engine.push(batch[0]);
-      if (result.ok) this.sendEvents(result.events);
+      if (result.ok) this.sendEvents(result.events, received);
       else if (result.reason !== "SEQ_NOT_INCREASING") {
         this.deps.metrics.framesRejected.inc();
         this.sink.send(warningMessage(result.reason, result.message, seqOf(batch[0])));
       }
     } else if (batch.length > 1) {
       const result = this.engine.pushMany(batch);
-      this.sendEvents(result.events);
+      this.sendEvents(result.events, received);
       this.sendRejections(result.rejected);
     }
     const accepted = this.engine.acceptedFrames - before;
@@ -412,9 +413,18 @@ export class OwnedSession {
     this.drainTimer = undefined;
   }
 
-  /** Sends the events the client has not seen; `summaryText` is the final summary, if known. */
-  private sendEvents(events: readonly DetectionEvent[], summaryText?: string): void {
+  /**
+   * Sends the events the client has not seen. `received`: when the frames that produced them
+   * reached the session (performance.now()); undefined for the events of the session's end,
+   * which no frame produced. `summaryText` is the final summary, if known.
+   */
+  private sendEvents(
+    events: readonly DetectionEvent[],
+    received: number | undefined,
+    summaryText?: string,
+  ): void {
     if (events.length === 0) return;
+    const latency = this.deps.metrics.frameToEvent.labels({ mode: this.mode });
     for (const event of events) {
       if (event.event_seq <= this.suppressEventsUpTo) continue;
       this.sink.send(
@@ -422,6 +432,7 @@ export class OwnedSession {
           ? summaryEventMessage(event, summaryText)
           : eventMessage(event),
       );
+      if (received !== undefined) latency.observe((performance.now() - received) / 1000);
     }
     this.deps.metrics.eventsSent.inc(events.length);
   }
@@ -507,7 +518,7 @@ export class OwnedSession {
       await nextTurn();
       const final = finalSummary(summary, stored.records, this.deps.config.limits.summaryMaxBytes);
       await nextTurn();
-      this.sendEvents(events, final.text);
+      this.sendEvents(events, undefined, final.text);
       const outcome = final.text;
       const progress = this.progress(this.ledger.committedChunks);
       const written = await this.deps.store.end(this.sessionId, this.epoch, {

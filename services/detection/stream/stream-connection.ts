@@ -7,6 +7,7 @@ import {
   type TokenVerifier,
 } from "../../shared/tokens/index.js";
 import { CloseCode, StreamError, StreamWarning } from "../reasons.js";
+import type { AttachTrace } from "./attach-trace.js";
 import { readHello } from "./hello-message.js";
 import type { OwnedSession, StreamSink } from "./owned-session.js";
 import type { AttachRefusal, SessionAttacher } from "./session-attacher.js";
@@ -34,6 +35,7 @@ export function handleStreamConnection(
   sessionId: string | undefined,
   headerToken: string | undefined,
   deps: StreamConnectionDeps,
+  attachTrace?: AttachTrace,
 ): void {
   const { logger } = deps;
   let state: State = "hello";
@@ -59,6 +61,7 @@ export function handleStreamConnection(
   };
 
   const refuse = (refusal: AttachRefusal) => {
+    attachTrace?.end("refused", refusal.code);
     if (refusal.end) sink.send(refusal.end);
     sink.send(errorMessage(refusal.code, refusal.message));
     sink.close(refusal.closeCode, refusal.code.toLowerCase());
@@ -66,6 +69,7 @@ export function handleStreamConnection(
   };
 
   ws.on("close", () => {
+    attachTrace?.end("gone");
     clearTimeout(helloTimer);
     state = "closed";
     if (session) void session.release("client_gone");
@@ -150,6 +154,7 @@ export function handleStreamConnection(
     if (!result.ok) return refuse(result);
     session = result.session;
     state = "attached";
+    attachTrace?.end("attached");
     ws.resume();
     for (const message of early.splice(0)) onMessage(message.data, message.isBinary);
   }
@@ -246,7 +251,8 @@ export function handleStreamConnection(
       });
       return;
     }
-    onHello(message as Record<string, unknown>).catch((error) => {
+    const hello = () => onHello(message as Record<string, unknown>);
+    (attachTrace ? attachTrace.run(hello) : hello()).catch((error) => {
       logger.error({ err: error, session_id: sessionId }, "attach failed");
       refuse({
         code: StreamError.internal,

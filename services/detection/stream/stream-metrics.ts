@@ -9,6 +9,11 @@ export interface StreamMetrics {
   readonly checkpoints: Counter<"result">;
   /** Size of each engine snapshot written: the state a session keeps, bounded whatever its length. */
   readonly checkpointBytes: Histogram;
+  /**
+   * From a frames message reaching its session to each event it produced being handed to the
+   * socket (the engine's evaluation, synchronous), by session mode; no session id as a label.
+   */
+  readonly frameToEvent: Histogram<"mode">;
 }
 
 export function createStreamMetrics(registry: Registry, attachments: Attachments): StreamMetrics {
@@ -57,6 +62,13 @@ export function createStreamMetrics(registry: Registry, attachments: Attachments
       name: "detection_checkpoint_bytes",
       help: "Size of the engine state in each checkpoint (JSON bytes); it does not grow with the session.",
       buckets: [512, 1024, 2048, 4096, 8192, 16_384, 65_536, 262_144],
+      registers: [registry],
+    }),
+    frameToEvent: new Histogram({
+      name: "detection_frame_to_event_seconds",
+      help: "Time from a frames message reaching its session to each resulting event being sent.",
+      labelNames: ["mode"],
+      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
       registers: [registry],
     }),
   };

@@ -16,6 +16,7 @@ import {
   type InternalIdentity,
 } from "../../shared/security/internal-transport.js";
 import { workloadOfSocket } from "../../shared/security/peer-identity.js";
+import { startAttachTrace } from "./attach-trace.js";
 import { handleStreamConnection, type StreamConnectionDeps } from "./stream-connection.js";
 
 /** The public path of a session's stream; the gateway forwards it unchanged. */
@@ -88,9 +89,10 @@ export function createStreamServer(
     const sessionId = isUuid(match[1]) ? match[1] : undefined;
     const headerToken = bearerToken(request.headers.authorization);
     const requestId = acceptRequestId(request.headers[REQUEST_ID_HEADER] as string | undefined);
+    const attachTrace = startAttachTrace(request.headers);
     wss.handleUpgrade(request, socket, head, (ws) => {
       runWithRequestContext({ requestId }, () =>
-        handleStreamConnection(ws, sessionId, headerToken, options),
+        handleStreamConnection(ws, sessionId, headerToken, options, attachTrace),
       );
     });
   });

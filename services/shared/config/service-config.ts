@@ -3,6 +3,7 @@ import {
   readInternalSecurity,
 } from "../security/internal-security-config.js";
 import type { Workload } from "../security/workloads.js";
+import { readTelemetryConfig, type TelemetryConfig } from "../telemetry/config.js";
 import { type Env, envBool, envEnum, envInt, envPort, envString } from "./env.js";
 
 /** Settings every internal service reads the same way (see the README's configuration table). */
@@ -22,6 +23,8 @@ export interface ServiceConfig {
   readonly shutdownTimeoutMs: number;
   /** Started by the local launcher, which orders shutdown itself. */
   readonly supervised: boolean;
+  /** Tracing (OpenTelemetry's standard OTEL_* variables). */
+  readonly telemetry: TelemetryConfig;
   /** Workload identity on internal calls (mutual TLS by default). */
   readonly security: InternalSecurity;
 }
@@ -50,6 +53,7 @@ export function readServiceConfig(env: Env, defaults: ServiceDefaults): ServiceC
     mongodbTimeoutMs: envInt(env, "MONGODB_TIMEOUT_MS", 2000, { min: 100, max: 60_000 }),
     shutdownTimeoutMs: envInt(env, "SHUTDOWN_TIMEOUT_MS", 5000, { min: 0, max: 600_000 }),
     supervised: envBool(env, "SUPERVISED", false),
+    telemetry: readTelemetryConfig(env, defaults.name),
     security: readInternalSecurity(env, defaults.name),
   });
 }

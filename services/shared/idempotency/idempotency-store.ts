@@ -151,7 +151,7 @@ export function createIdempotencyStore(
     return existing;
   }
 
-  return guardStore({
+  return guardStore("idempotency", {
     async ensureIndexes() {
       await records.createIndex(
         { expires_at: 1 },

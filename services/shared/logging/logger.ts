@@ -1,14 +1,15 @@
 import { type Logger, pino } from "pino";
 import type { LogLevel } from "../config/service-config.js";
+import { traceLogFields } from "../telemetry/trace-context.js";
 import { secretRedaction } from "./redaction.js";
 import { currentRequestContext } from "./request-context.js";
 
 export type { Logger };
 
 /**
- * JSON lines on stdout. The request id of the request being served (if any) is added to every
- * line, so one grep follows a request through the gateway and every service it touched. Secrets
- * are masked on the way out (redaction.ts).
+ * JSON lines on stdout. The request id and the trace id of the request being served (if any) are
+ * added to every line, so one grep follows a request through the gateway and every service it
+ * touched, and a trace leads to its log lines. Secrets are masked on the way out (redaction.ts).
  */
 export function createLogger(options: { service: string; level: LogLevel }): Logger {
   return pino({
@@ -19,7 +20,8 @@ export function createLogger(options: { service: string; level: LogLevel }): Log
     formatters: { level: (label) => ({ level: label }) },
     mixin() {
       const context = currentRequestContext();
-      return context ? { request_id: context.requestId } : {};
+      const trace = traceLogFields();
+      return context ? { request_id: context.requestId, ...trace } : trace;
     },
   });
 }

@@ -8,13 +8,18 @@ import { createLogger, type Logger } from "../logging/logger.js";
 import { authorizationInterceptor } from "../security/authorization-interceptor.js";
 import { PLAINTEXT_WARNING } from "../security/internal-security-config.js";
 import { type InternalIdentity, loadInternalIdentity } from "../security/internal-transport.js";
+import { observeStoreOperations } from "../store/store-timing.js";
+import { mongodbInstrumentation } from "../telemetry/mongodb-preload.js";
+import { serverTracingInterceptor } from "../telemetry/rpc-tracing.js";
+import { startTracing } from "../telemetry/tracing.js";
 import type { TokenVerifier } from "../tokens/index.js";
 import { createAdminServer } from "./admin-server.js";
+import { type DatabaseWatch, watchDatabase } from "./database-readiness.js";
 import { createGrpcServer } from "./grpc-server.js";
 import { createHealthService, HealthState, ServingStatus } from "./health.js";
 import { type InFlight, observeInterceptor, requestContextInterceptor } from "./interceptors.js";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics.js";
-import { connectMongo, pingMongo } from "./mongo.js";
+import { connectMongo } from "./mongo.js";
 import { registerReflection } from "./reflection.js";
 import { onShutdownRequest } from "./supervision.js";
 
@@ -57,14 +62,23 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-const READINESS_INTERVAL_MS = 5000;
+/** How often a serving service pings its database (readiness follows it). */
+const READINESS_INTERVAL_MS = 1000;
 
 export async function runService<C extends ServiceConfig>(
   definition: ServiceDefinition<C>,
   config: C,
 ): Promise<RunningService> {
   const logger = createLogger({ service: definition.name, level: config.logLevel });
+  const tracing = await startTracing(config.telemetry, {
+    environment: config.environment,
+    logger,
+  });
+  if (tracing.tracerProvider) mongodbInstrumentation?.setTracerProvider(tracing.tracerProvider);
   const metrics = createServiceMetrics(definition.name);
+  observeStoreOperations((store, operation, seconds, outcome) =>
+    metrics.storeSeconds.observe({ store, operation, outcome }, seconds),
+  );
   const shutdown = new AbortController();
   // Every open call listens on this signal; many concurrent calls are normal, not a leak.
   setMaxListeners(0, shutdown.signal);
@@ -79,6 +93,7 @@ export async function runService<C extends ServiceConfig>(
   const grpc = createGrpcServer({
     interceptors: [
       requestContextInterceptor(),
+      ...(tracing.mode === "off" ? [] : [serverTracingInterceptor()]),
       observeInterceptor(logger, metrics, inFlight),
       authorizationInterceptor({ logger, userTokens: () => started?.userTokens }),
     ],
@@ -90,7 +105,22 @@ export async function runService<C extends ServiceConfig>(
     },
     services: definition.services,
   });
-  const admin = createAdminServer(metrics.registry, () => health.current === ServingStatus.SERVING);
+  let database: DatabaseWatch | undefined;
+  let phase: "starting" | "serving" | "shutting down" = "starting";
+  const admin = createAdminServer(
+    metrics.registry,
+    () => health.current === ServingStatus.SERVING,
+    () => ({
+      phase,
+      dependencies: [
+        {
+          name: "mongodb",
+          status: database ? (database.state.up ? "SERVING" : "UNREACHABLE") : "UNKNOWN",
+          since: database?.state.since,
+        },
+      ],
+    }),
+  );
   const grpcPort = await grpc.listen(config.grpcPort, config.grpcHost);
   const adminPort = await admin.listen(config.adminPort, config.grpcHost);
   logger.info(
@@ -104,7 +134,6 @@ export async function runService<C extends ServiceConfig>(
   );
 
   let mongo: MongoClient | undefined;
-  let readinessTimer: NodeJS.Timeout | undefined;
 
   const serving = (async () => {
     const connection = await connectMongo(
@@ -142,12 +171,17 @@ export async function runService<C extends ServiceConfig>(
     grpc.serve((router) => started?.register(router));
     health.set(ServingStatus.SERVING);
     logger.info({ grpc_port: grpcPort, admin_port: adminPort }, "serving");
-    readinessTimer = setInterval(async () => {
-      const up = await pingMongo(connection.db, 2000);
-      if (shutdown.signal.aborted) return;
-      health.set(up ? ServingStatus.SERVING : ServingStatus.NOT_SERVING);
-    }, READINESS_INTERVAL_MS);
-    readinessTimer.unref();
+    phase = "serving";
+    database = watchDatabase(connection.db, {
+      intervalMs: READINESS_INTERVAL_MS,
+      timeoutMs: Math.min(config.mongodbTimeoutMs, 2000),
+      logger,
+      onChange: (up) => {
+        if (!shutdown.signal.aborted) {
+          health.set(up ? ServingStatus.SERVING : ServingStatus.NOT_SERVING);
+        }
+      },
+    });
   })();
   serving.catch((error) => logger.fatal({ err: error }, "service failed to start"));
 
@@ -155,8 +189,9 @@ export async function runService<C extends ServiceConfig>(
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       logger.info({ in_flight: inFlight.count }, "shutting down");
+      phase = "shutting down";
       health.set(ServingStatus.NOT_SERVING);
-      clearInterval(readinessTimer);
+      database?.stop();
       shutdown.abort();
       await Promise.all([
         grpc.close(config.shutdownTimeoutMs),
@@ -167,6 +202,7 @@ export async function runService<C extends ServiceConfig>(
       await mongo?.close();
       await admin.close();
       identity.tls?.close();
+      await tracing.shutdown();
       logger.info("stopped");
     })();
     return stopping;

@@ -1,5 +1,6 @@
 import type { Interceptor, Transport } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
+import { clientTracing } from "../telemetry/client-tracing.js";
 import type { InternalSecurity } from "./internal-security-config.js";
 import { loadTlsMaterial, type TlsMaterial } from "./tls-material.js";
 import type { Workload } from "./workloads.js";
@@ -32,15 +33,18 @@ export interface InternalTransportOptions {
   readonly expected: Workload;
   readonly timeoutMs: number;
   readonly idleConnectionTimeoutMs?: number;
-  readonly interceptors?: Interceptor[];
+  readonly interceptors?: readonly Interceptor[];
 }
 
-/** A gRPC transport to another workload: mutual TLS (or, under h2c, an asserted identity). */
+/**
+ * A gRPC transport to another workload: mutual TLS (or, under h2c, an asserted identity), traced
+ * when tracing is on; `interceptors` run inside the client span.
+ */
 export function createInternalTransport(
   identity: InternalIdentity,
   options: InternalTransportOptions,
 ): Transport {
-  const interceptors = [...(options.interceptors ?? [])];
+  const interceptors = [clientTracing, ...(options.interceptors ?? [])];
   if (!identity.tls) {
     const self = identity.security.workload;
     interceptors.push((next) => (request) => {

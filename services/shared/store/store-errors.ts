@@ -2,6 +2,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { Reason } from "../errors/reasons.js";
 import { serviceError } from "../errors/service-error.js";
 import { classifyMongoError, isDuplicateKey } from "./mongo-failure.js";
+import { storeObserver } from "./store-timing.js";
 
 /**
  * The one translation of database failures into the service's errors, for every store:
@@ -41,22 +42,36 @@ function withCause(translated: ConnectError, cause: unknown): ConnectError {
 }
 
 /**
- * Wraps every method of a store so that each failure it lets out is translated: a store's
- * factory returns `guardStore({...})`, and no caller ever sees a raw driver error.
+ * Wraps every method of a store so that each failure it lets out is translated, and the time
+ * each asynchronous one takes is observed under the store's name and the method's (the
+ * `store_operation_duration_seconds` metric): a store's factory returns `guardStore("name", {...})`,
+ * and no caller ever sees a raw driver error.
  */
-export function guardStore<T extends object>(store: T): T {
+export function guardStore<T extends object>(storeName: string, store: T): T {
   const guarded: Record<string, unknown> = {};
   for (const [name, member] of Object.entries(store)) {
     guarded[name] =
       typeof member === "function"
         ? (...args: unknown[]) => {
+            const started = performance.now();
             try {
               const result = member.apply(store, args);
-              return result instanceof Promise
-                ? result.catch((error: unknown) => {
+              if (!(result instanceof Promise)) return result;
+              const observe = storeObserver();
+              return observe
+                ? result.then(
+                    (value: unknown) => {
+                      observe(storeName, name, (performance.now() - started) / 1000, "ok");
+                      return value;
+                    },
+                    (error: unknown) => {
+                      observe(storeName, name, (performance.now() - started) / 1000, "error");
+                      throw translateStoreError(error);
+                    },
+                  )
+                : result.catch((error: unknown) => {
                     throw translateStoreError(error);
-                  })
-                : result;
+                  });
             } catch (error) {
               throw translateStoreError(error);
             }

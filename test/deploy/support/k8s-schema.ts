@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import { Certificate } from "@kubernetes-models/cert-manager/cert-manager.io/v1/Certificate";
 import { Issuer } from "@kubernetes-models/cert-manager/cert-manager.io/v1/Issuer";
+import { PodMonitor } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor";
 import { Deployment } from "kubernetes-models/apps/v1/Deployment";
 import { StatefulSet } from "kubernetes-models/apps/v1/StatefulSet";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler";
@@ -13,6 +14,7 @@ import { ConfigMap } from "kubernetes-models/v1/ConfigMap";
 import { Namespace } from "kubernetes-models/v1/Namespace";
 import { Secret } from "kubernetes-models/v1/Secret";
 import { Service } from "kubernetes-models/v1/Service";
+import { ServiceAccount } from "kubernetes-models/v1/ServiceAccount";
 import type { Manifest } from "./kustomize.js";
 
 /**
@@ -59,6 +61,16 @@ const MODELS: Record<string, { model: ModelClass; typesModule: string }> = {
   "v1/Namespace": { model: Namespace, typesModule: "kubernetes-models/v1/Namespace" },
   "v1/Secret": { model: Secret, typesModule: "kubernetes-models/v1/Secret" },
   "v1/Service": { model: Service, typesModule: "kubernetes-models/v1/Service" },
+  "v1/ServiceAccount": {
+    model: ServiceAccount,
+    typesModule: "kubernetes-models/v1/ServiceAccount",
+  },
+  // A CRD (the Prometheus Operator's): its OpenAPI schema is checked; nested unknown fields are
+  // not (its declarations write them inline), so the tests check what matters of it by hand.
+  "monitoring.coreos.com/v1/PodMonitor": {
+    model: PodMonitor,
+    typesModule: "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor",
+  },
 };
 
 /** Every problem with one object; empty when it is valid. Unknown kinds are a problem too. */

@@ -14,6 +14,7 @@ export interface ContainerView {
   envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
   readinessProbe?: ProbeView;
   livenessProbe?: ProbeView;
+  startupProbe?: ProbeView;
   lifecycle?: { preStop?: { exec?: { command?: string[] } } };
   resources?: {
     requests?: Record<string, string | number>;
@@ -49,6 +50,8 @@ export interface PodSpecView {
   initContainers?: ContainerView[];
   securityContext?: SecurityContextView;
   terminationGracePeriodSeconds?: number;
+  serviceAccountName?: string;
+  automountServiceAccountToken?: boolean;
   volumes?: { name: string; secret?: { secretName: string }; configMap?: { name: string } }[];
 }
 

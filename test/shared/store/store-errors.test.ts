@@ -110,7 +110,7 @@ describe("store errors (services/shared/store)", () => {
 
     it("insertUnique answers duplicate as a result; a guarded store turns an outage into UNAVAILABLE and recovers", async () => {
       const things = client.db("store_errors").collection<{ _id: string }>("things");
-      const store = guardStore({
+      const store = guardStore("test", {
         insert: (id: string) => insertUnique(() => things.insertOne({ _id: id })),
         find: (id: string) => things.findOne({ _id: id }),
       });

@@ -1,0 +1,105 @@
+import {
+  type HealthCheckResponse_ServingStatus,
+  HealthCheckResponse_ServingStatus as ServingStatus,
+} from "../proto/gen/grpc/health/v1/health_pb.js";
+import type { Logger } from "../services/shared/logging/logger.js";
+import type { DependencyClient } from "./clients.js";
+
+/** One service the gateway depends on, as last seen. */
+export interface DependencyState {
+  readonly name: DependencyClient["name"];
+  readonly url: string;
+  /** SERVING, NOT_SERVING (the service says so: starting, or its database is down), UNREACHABLE. */
+  readonly status: "SERVING" | "NOT_SERVING" | "UNREACHABLE" | "UNKNOWN";
+  /** Since when it is in this status (ISO 8601). */
+  readonly since: string;
+  readonly detail?: string;
+}
+
+export interface ReadinessReport {
+  readonly ready: boolean;
+  /** Why not ready, one line per missing dependency. */
+  readonly missing: readonly string[];
+  readonly dependencies: readonly DependencyState[];
+}
+
+/**
+ * What the gateway's readiness follows: grpc.health.v1 Check of every service it needs, every
+ * `intervalMs`. Ready when auth, catalogue and authoring serve and at least one detection replica
+ * does (any replica answers the session RPCs). Each change of a dependency is logged once.
+ */
+export interface DependencyWatch {
+  report(): ReadinessReport;
+  stop(): void;
+}
+
+export function watchDependencies(
+  dependencies: readonly DependencyClient[],
+  options: { intervalMs: number; timeoutMs: number; logger: Logger; now?: () => Date },
+): DependencyWatch {
+  const now = options.now ?? (() => new Date());
+  const states = dependencies.map(
+    (dependency): DependencyState => ({
+      name: dependency.name,
+      url: dependency.url,
+      status: "UNKNOWN",
+      since: now().toISOString(),
+    }),
+  );
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  const checkOne = async (index: number): Promise<void> => {
+    const dependency = dependencies[index];
+    let status: DependencyState["status"];
+    let detail: string | undefined;
+    try {
+      const answer = await dependency.client.check(
+        { service: "" },
+        { timeoutMs: options.timeoutMs },
+      );
+      status = answer.status === ServingStatus.SERVING ? "SERVING" : "NOT_SERVING";
+      if (status !== "SERVING") detail = statusName(answer.status);
+    } catch (error) {
+      status = "UNREACHABLE";
+      detail = error instanceof Error ? error.message : String(error);
+    }
+    if (stopped) return;
+    const previous = states[index];
+    if (previous.status === status) return;
+    states[index] = { ...previous, status, since: now().toISOString(), detail };
+    const fields = { dependency: dependency.name, url: dependency.url, status, detail };
+    if (status === "SERVING") options.logger.info(fields, "dependency serving");
+    else if (previous.status !== "UNKNOWN") options.logger.warn(fields, "dependency not serving");
+  };
+
+  const round = async () => {
+    await Promise.all(dependencies.map((_, index) => checkOne(index)));
+    if (!stopped) timer = setTimeout(round, options.intervalMs).unref();
+  };
+  void round();
+
+  return {
+    report() {
+      const missing: string[] = [];
+      for (const name of ["auth", "catalogue", "authoring"] as const) {
+        for (const state of states.filter((s) => s.name === name)) {
+          if (state.status !== "SERVING") missing.push(`${name} ${state.status.toLowerCase()}`);
+        }
+      }
+      const detection = states.filter((state) => state.name === "detection");
+      if (!detection.some((state) => state.status === "SERVING")) {
+        missing.push(`detection: no replica serving (${detection.length} configured)`);
+      }
+      return { ready: missing.length === 0, missing, dependencies: [...states] };
+    },
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
+function statusName(status: HealthCheckResponse_ServingStatus): string {
+  return ServingStatus[status] ?? String(status);
+}

@@ -1,0 +1,29 @@
+import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import type { Counter, Histogram } from "prom-client";
+
+export interface RpcClientMetrics {
+  readonly handled: Counter<"service" | "method" | "code">;
+  readonly seconds: Histogram<"service" | "method">;
+}
+
+/**
+ * One sample per call the gateway makes to a service: its final code (labelled as the services'
+ * own grpc_server_handled_total: `ok`, or Connect's code name) and how long it took. Health checks
+ * (readiness) are counted too, under their own service name.
+ */
+export function rpcClientMetricsInterceptor(metrics: RpcClientMetrics): Interceptor {
+  return (next) => async (request) => {
+    const labels = { service: request.service.typeName, method: request.method.name };
+    const started = performance.now();
+    let code = "ok";
+    try {
+      return await next(request);
+    } catch (error) {
+      code = Code[ConnectError.from(error).code] ?? "unknown";
+      throw error;
+    } finally {
+      metrics.handled.inc({ ...labels, code });
+      metrics.seconds.observe(labels, (performance.now() - started) / 1000);
+    }
+  };
+}

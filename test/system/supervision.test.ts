@@ -1,0 +1,210 @@
+/**
+ * `npm start` under fire (issue 17), the launcher itself rather than the test harness: a request
+ * leaves one access-log line with its trace id; kill -9 of the store, of every service and of the
+ * gateway is logged with the child's last lines, the child is restarted, and readiness shows the
+ * outage until it is over; a child that keeps crashing makes the launcher give up and exit 1.
+ */
+import { randomBytes } from "node:crypto";
+import { expect } from "chai";
+import { eventually } from "../support/eventually.js";
+import {
+  ENTRY_POINTS,
+  type Launcher,
+  type LauncherLine,
+  startLauncher,
+} from "../support/launcher.js";
+
+type ChildName = keyof typeof ENTRY_POINTS;
+const SERVICES = ["auth", "catalogue", "authoring", "detection"] as const;
+
+/** The status of GET /readyz (verbose: its JSON report), or `down` when nothing answers. */
+async function readiness(
+  adminUrl: string,
+): Promise<{ status: number | "down"; report?: Record<string, unknown> }> {
+  try {
+    const response = await fetch(`${adminUrl}/readyz?verbose`, {
+      signal: AbortSignal.timeout(2000),
+    });
+    return { status: response.status, report: (await response.json()) as Record<string, unknown> };
+  } catch {
+    return { status: "down" };
+  }
+}
+
+/** Polls `probe` (eventually) until `done` holds for its answer; returns every answer seen. */
+async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number) {
+  const seen: T[] = [];
+  await eventually(
+    async () => {
+      const value = await probe();
+      seen.push(value);
+      return done(value);
+    },
+    timeoutMs,
+    100,
+  );
+  return seen;
+}
+
+describe("npm start: access log, supervision and readiness", function () {
+  this.timeout(240_000);
+  let launcher: Launcher;
+  const adminUrls = new Map<string, string>();
+
+  before(async () => {
+    launcher = await startLauncher({
+      // Each child may crash once per window; the gateway's second crash ends the run.
+      LAUNCHER_MAX_RESTARTS: "1",
+      LAUNCHER_RESTART_WINDOW_MS: "600000",
+      // Long enough for the outage to be seen; short enough for a quick test.
+      LAUNCHER_RESTART_BACKOFF_MS: "2000",
+      // No collector here: carry the callers' trace context (the access log quotes its id).
+      OTEL_PROPAGATORS: "tracecontext",
+    });
+    for (const name of SERVICES) {
+      const line = launcher.lines.find((l) => l.name === name && l.msg === "listening");
+      adminUrls.set(name, `http://127.0.0.1:${line?.fields.admin_port}`);
+    }
+    const gateway = launcher.lines.find((l) => l.name === "gateway" && l.msg === "serving");
+    adminUrls.set("gateway", `http://127.0.0.1:${gateway?.fields.admin_port}`);
+  });
+
+  after(async () => {
+    await launcher?.stop();
+  });
+
+  const admin = (name: string) => adminUrls.get(name) as string;
+  const kill = (name: ChildName) => {
+    const pid = launcher.childPid(ENTRY_POINTS[name]);
+    expect(pid, `${name} is running`).to.be.a("number");
+    process.kill(pid as number, "SIGKILL");
+    return pid as number;
+  };
+  const launcherSaid = (msg: string, name: ChildName, pid?: number) => (line: LauncherLine) =>
+    line.name === "launcher" &&
+    line.msg === msg &&
+    line.fields.process === name &&
+    (pid === undefined || line.fields.child_pid === String(pid));
+  const expectCrashLogged = async (name: ChildName, pid: number) => {
+    const crash = await launcher.waitForLine(
+      launcherSaid("process exited unexpectedly", name, pid),
+      10_000,
+    );
+    expect(crash.level).to.equal("error");
+    expect(crash.fields.exit).to.equal("SIGKILL");
+    // The child's last lines are quoted under the crash line.
+    const at = launcher.lines.indexOf(crash);
+    expect(launcher.lines[at + 1]?.text, "the last lines of the dead child").to.match(/^\s+\| /);
+  };
+
+  it("a request leaves exactly one access-log line at info, with its request id and trace id", async () => {
+    const traceId = randomBytes(16).toString("hex");
+    const response = await fetch(`${launcher.gatewayUrl}/api/health?api_key=secret123`, {
+      headers: { traceparent: `00-${traceId}-${randomBytes(8).toString("hex")}-01` },
+    });
+    expect(response.status).to.equal(200);
+    const line = await launcher.waitForLine(
+      (l) => l.name === "gateway" && l.msg === "request" && l.fields.trace_id === traceId,
+      10_000,
+    );
+    expect(line.level).to.equal("info");
+    expect(line.fields).to.include({
+      method: "GET",
+      route: "/api/health",
+      status: "200",
+      request_id: response.headers.get("x-request-id") as string,
+      query: "api_key=[REDACTED]",
+    });
+    expect(Number(line.fields.bytes_out)).to.be.above(0);
+    expect(line.text).to.not.include("secret123");
+    // Lines of one process arrive in order: once a later request's line is in, a second line for
+    // the first request would be too.
+    const marker = randomBytes(4).toString("hex");
+    await fetch(`${launcher.gatewayUrl}/api/health?marker=${marker}`);
+    await launcher.waitForLine((l) => l.fields.query === `marker=${marker}`, 10_000);
+    expect(launcher.lines.filter((l) => l.fields.trace_id === traceId)).to.have.length(1);
+  });
+
+  it("kill -9 of the store: logged, restarted, and the services and the gateway are not ready until it is back", async () => {
+    await until(
+      () => readiness(admin("gateway")),
+      (r) => r.status === 200,
+      30_000,
+    );
+    const pid = kill("embedded-mongo");
+    await expectCrashLogged("embedded-mongo", pid);
+    const service = await until(
+      () => readiness(admin("auth")),
+      (r) => r.status === 503,
+      10_000,
+    );
+    const report = service.at(-1)?.report as { dependencies: { name: string; status: string }[] };
+    expect(report.dependencies.find((d) => d.name === "mongodb")?.status).to.equal("UNREACHABLE");
+    await until(
+      () => readiness(admin("gateway")),
+      (r) => r.status === 503,
+      10_000,
+    );
+    await launcher.waitForLine(launcherSaid("process restarted", "embedded-mongo"), 20_000);
+    await until(
+      () => readiness(admin("auth")),
+      (r) => r.status === 200,
+      30_000,
+    );
+    await until(
+      () => readiness(admin("gateway")),
+      (r) => r.status === 200,
+      30_000,
+    );
+    expect((await fetch(`${launcher.gatewayUrl}/api/movespecs`)).status).to.equal(200);
+  });
+
+  it("kill -9 of every service: each logged and restarted; the gateway says which are missing until all are back", async () => {
+    const pids = SERVICES.map((name) => kill(name));
+    const missingSeen = new Set<string>();
+    await until(
+      () => readiness(admin("gateway")),
+      (r) => {
+        for (const line of (r.report?.missing as string[]) ?? [])
+          missingSeen.add(line.split(/[ :]/)[0]);
+        return missingSeen.size === SERVICES.length;
+      },
+      20_000,
+    );
+    for (const [index, name] of SERVICES.entries()) await expectCrashLogged(name, pids[index]);
+    await until(
+      () => readiness(admin("gateway")),
+      (r) => r.status === 200,
+      60_000,
+    );
+    for (const name of SERVICES) {
+      await launcher.waitForLine(launcherSaid("process restarted", name), 1000);
+      expect((await readiness(admin(name))).status, name).to.equal(200);
+    }
+    expect((await fetch(`${launcher.gatewayUrl}/api/movespecs`)).status).to.equal(200);
+  });
+
+  it("kill -9 of the gateway: logged, restarted on the same ports, not ready until it is back", async () => {
+    const pid = kill("gateway");
+    await expectCrashLogged("gateway", pid);
+    expect((await readiness(admin("gateway"))).status).to.equal("down");
+    await until(
+      () => readiness(admin("gateway")),
+      (r) => r.status === 200,
+      30_000,
+    );
+    expect((await fetch(`${launcher.gatewayUrl}/api/health`)).status).to.equal(200);
+  });
+
+  it("a child that keeps crashing: the launcher gives up, stops everything and exits 1", async () => {
+    kill("gateway");
+    const fatal = await launcher.waitForLine(
+      launcherSaid("process keeps crashing: giving up", "gateway"),
+      10_000,
+    );
+    expect(fatal.level).to.equal("fatal");
+    expect(await launcher.exited).to.equal(1);
+    for (const name of SERVICES)
+      expect(launcher.childPid(ENTRY_POINTS[name]), name).to.equal(undefined);
+  });
+});
