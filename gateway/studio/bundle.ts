@@ -53,8 +53,17 @@ export function lazyStudioBundle(): () => Promise<StudioBundle> {
   };
 }
 
+/** The part of esbuild's API used here (its types are a development dependency too). */
+interface Esbuild {
+  build(options: Record<string, unknown>): Promise<{
+    outputFiles: { path: string; contents: Uint8Array }[];
+  }>;
+}
+
 export async function buildStudioBundle(): Promise<StudioBundle> {
-  const esbuild = await import("esbuild");
+  // A variable, so that the production build (which compiles without esbuild) does not resolve it.
+  const name = "esbuild";
+  const esbuild = (await import(name)) as Esbuild;
   const result = await esbuild.build({
     entryPoints: {
       app: join(STUDIO_APP_DIR, "main.ts"),
