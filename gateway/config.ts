@@ -44,12 +44,18 @@ export interface GatewayConfig {
   readonly telemetry: TelemetryConfig;
   /** The gateway's workload identity on internal calls and the stream hop (mutual TLS). */
   readonly security: InternalSecurity;
+  /**
+   * Serve MoveSpec Studio at /studio (docs/studio.md): on by default except in production, where
+   * the build leaves its sources out.
+   */
+  readonly studioEnabled: boolean;
 }
 
 export function loadGatewayConfig(env: Env): GatewayConfig {
   const security = readInternalSecurity(env, "gateway");
+  const environment = envString(env, "ENVIRONMENT", "development");
   return Object.freeze({
-    environment: envString(env, "ENVIRONMENT", "development"),
+    environment,
     logLevel: envEnum(env, "LOG_LEVEL", LOG_LEVELS, "info"),
     host: envString(env, "HOST", "0.0.0.0"),
     port: envPort(env, "PORT", 8080),
@@ -73,5 +79,6 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     tokens: readTokenSettings(env),
     telemetry: readTelemetryConfig(env, "gateway"),
     security,
+    studioEnabled: envBool(env, "STUDIO_ENABLED", environment !== "production"),
   });
 }

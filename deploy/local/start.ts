@@ -42,11 +42,14 @@ try {
     },
   });
   if (stopping) await stack.stop();
+  const studio = await studioUrl(stack.gatewayUrl);
   process.stdout.write(
     [
       "",
       `  Gateway ready: ${stack.gatewayUrl}`,
       `  Try:           curl ${stack.gatewayUrl}/api/health`,
+      ...(studio ? [`  Studio:        ${studio}  (sign in with the API key below)`] : []),
+      `  API docs:      ${stack.gatewayUrl}/docs`,
       `  Store:         ${redactUri(stack.mongodbUri)}`,
       ...(stack.storeCredentialsFile
         ? [`                 (user and password: ${stack.storeCredentialsFile}, mode 0600)`]
@@ -62,6 +65,16 @@ try {
   process.stderr.write(`start failed: ${error instanceof Error ? error.message : String(error)}\n`);
   await stack?.stop();
   process.exit(1);
+}
+
+/** MoveSpec Studio's address, when this gateway serves it (STUDIO_ENABLED, docs/studio.md). */
+async function studioUrl(gatewayUrl: string): Promise<string | undefined> {
+  try {
+    const response = await fetch(`${gatewayUrl}/studio`, { method: "HEAD" });
+    return response.ok ? `${gatewayUrl}/studio` : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The variables the admin tool needs to find these services (ports differ when ephemeral). */

@@ -1,5 +1,6 @@
 import type { Scope } from "../../services/shared/tokens/scopes.js";
 import { DOCS_PATHS } from "../api-docs/docs-paths.js";
+import { STUDIO_PATHS } from "../studio/studio-paths.js";
 
 /** The scopes of the public API (spec, "Authentication"); one list shared with the auth service. */
 export type { Scope };
@@ -77,6 +78,8 @@ export function ignoresAuthorization(method: string, path: string): boolean {
     (lookup === "GET" && (path === "/api/health" || path === "/healthz")) ||
     // The API's own documentation (gateway/api-docs): public, and not an API route.
     (lookup === "GET" && DOCS_PATHS.test(path)) ||
+    // MoveSpec Studio's files (gateway/studio): the page signs in through the API itself.
+    (lookup === "GET" && STUDIO_PATHS.test(path)) ||
     (lookup === "POST" && /^\/api\/auth\/access-tokens\/?$/.test(path)) ||
     // The realtime stream authenticates with its runtime token, never an access token.
     /^\/api\/detection\/sessions\/[^/]+\/stream\/?$/.test(path)

@@ -1,6 +1,7 @@
 import Router from "@koa/router";
 import { apiDocsRoutes } from "../api-docs/routes.js";
 import type { GatewayState } from "../state.js";
+import { studioRoutes } from "../studio/routes.js";
 import { authRoutes } from "./auth.js";
 import { healthRoutes } from "./health.js";
 import { movespecRoutes } from "./movespecs.js";
@@ -8,7 +9,7 @@ import { projectRoutes } from "./projects.js";
 import type { RouteDeps } from "./route-deps.js";
 import { sessionRoutes } from "./sessions.js";
 
-/** Every public route, one module per area of the spec, and the API's own documentation. */
+/** Every public route, one module per area of the spec, the API's own documentation and, unless disabled, MoveSpec Studio. */
 export function publicRoutes(deps: RouteDeps): Router<GatewayState> {
   const router = new Router<GatewayState>();
   const areas = [
@@ -18,6 +19,7 @@ export function publicRoutes(deps: RouteDeps): Router<GatewayState> {
     movespecRoutes(deps),
     sessionRoutes(deps),
     apiDocsRoutes(),
+    ...(deps.config.studioEnabled ? [studioRoutes()] : []),
   ];
   for (const area of areas) router.use(area.routes());
   return router;

@@ -62,6 +62,8 @@ const WIDTH = 1200;
 const LEFT = 84;
 const RIGHT = 20;
 const PLOT_W = WIDTH - LEFT - RIGHT;
+/** Where the time axis lies, for a viewer that draws over the plot (MoveSpec Studio's cursor). */
+export const PLOT_TIME_AXIS = { left: LEFT, width: PLOT_W, top: 96 } as const;
 const PANEL_H = 160;
 const PANEL_GAP = 46;
 const LANE_ROWS = 3;

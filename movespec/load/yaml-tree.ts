@@ -68,8 +68,29 @@ export interface ParsedYaml {
   position(offset: number): Position;
 }
 
+/**
+ * Bytes of `source` in UTF-8, without Node's Buffer: the loader also runs in browsers (MoveSpec
+ * Studio validates as you type with it). A lone surrogate counts 3 bytes, as its U+FFFD would.
+ */
+export function utf8Length(source: string): number {
+  let bytes = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < source.length) {
+      const next = source.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
 function prescan(source: string, issues: IssueList): boolean {
-  if (Buffer.byteLength(source, "utf8") > LOAD_LIMITS.maxSourceBytes) {
+  if (utf8Length(source) > LOAD_LIMITS.maxSourceBytes) {
     issues.error(
       "YAML_TOO_LARGE",
       `the MoveSpec is larger than ${LOAD_LIMITS.maxSourceBytes / 1024} KiB`,

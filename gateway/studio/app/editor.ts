@@ -1,0 +1,155 @@
+import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
+import { yaml } from "@codemirror/lang-yaml";
+import {
+  bracketMatching,
+  defaultHighlightStyle,
+  indentOnInput,
+  syntaxHighlighting,
+} from "@codemirror/language";
+import {
+  type Diagnostic,
+  forceLinting,
+  linter,
+  lintGutter,
+  setDiagnostics,
+} from "@codemirror/lint";
+import { Compartment, EditorState, type Text } from "@codemirror/state";
+import {
+  drawSelection,
+  EditorView,
+  highlightActiveLine,
+  highlightActiveLineGutter,
+  keymap,
+  lineNumbers,
+} from "@codemirror/view";
+import { load } from "../../../movespec/index.js";
+
+/** A validation issue as the loader and the validate route report it (1-based line, column). */
+export interface PositionedIssue {
+  readonly message: string;
+  readonly severity: "error" | "warning";
+  readonly code?: string;
+  readonly line?: number;
+  readonly column?: number;
+  readonly path?: string;
+}
+
+export interface YamlEditor {
+  readonly view: EditorView;
+  text(): string;
+  setText(text: string): void;
+  setReadOnly(readOnly: boolean): void;
+  /** Shows issues from elsewhere (the validate route, a refused version) until the next edit. */
+  showIssues(issues: readonly PositionedIssue[]): void;
+}
+
+/**
+ * The YAML editor: CodeMirror 6 with its YAML mode. As you type (debounced), the MoveSpec is
+ * loaded by the same loader the service validates with (movespec/load), in the page, and its
+ * issues become markers at their line and column; `onIssues` gets them for the problems list.
+ */
+export function createYamlEditor(options: {
+  parent: HTMLElement;
+  labelledBy: string;
+  onChange: () => void;
+  onIssues: (issues: readonly PositionedIssue[]) => void;
+  keys: { save: () => void; run: () => void };
+}): YamlEditor {
+  const validate = linter(
+    (view) => {
+      const result = load(view.state.doc.toString());
+      const issues = [...result.errors, ...result.warnings];
+      options.onIssues(issues);
+      return issues.map((issue) => toDiagnostic(view.state.doc, issue));
+    },
+    { delay: 350 },
+  );
+  const readOnly = new Compartment();
+  const view = new EditorView({
+    parent: options.parent,
+    state: EditorState.create({
+      doc: "",
+      extensions: [
+        lineNumbers(),
+        highlightActiveLineGutter(),
+        history(),
+        drawSelection(),
+        indentOnInput(),
+        bracketMatching(),
+        highlightActiveLine(),
+        syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+        yaml(),
+        lintGutter(),
+        validate,
+        readOnly.of(EditorState.readOnly.of(false)),
+        EditorState.tabSize.of(2),
+        keymap.of([
+          {
+            key: "Mod-s",
+            preventDefault: true,
+            run: () => {
+              options.keys.save();
+              return true;
+            },
+          },
+          {
+            key: "Mod-Enter",
+            preventDefault: true,
+            run: () => {
+              options.keys.run();
+              return true;
+            },
+          },
+          // Tab is left alone: it moves the focus on (keyboard users must be able to leave).
+          ...defaultKeymap,
+          ...historyKeymap,
+        ]),
+        EditorView.contentAttributes.of({ "aria-labelledby": options.labelledBy }),
+        // CodeMirror's styles are <style> elements: the CSP lets them in by this page's nonce.
+        EditorView.cspNonce.of(
+          document.querySelector<HTMLMetaElement>('meta[name="style-nonce"]')?.content ?? "",
+        ),
+        EditorView.updateListener.of((update) => {
+          if (update.docChanged) options.onChange();
+        }),
+      ],
+    }),
+  });
+  return {
+    view,
+    text: () => view.state.doc.toString(),
+    setText(text) {
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+      forceLinting(view);
+    },
+    setReadOnly(value) {
+      view.dispatch({ effects: readOnly.reconfigure(EditorState.readOnly.of(value)) });
+    },
+    showIssues(issues) {
+      view.dispatch(
+        setDiagnostics(
+          view.state,
+          issues.map((issue) => toDiagnostic(view.state.doc, issue)),
+        ),
+      );
+      options.onIssues(issues);
+    },
+  };
+}
+
+/** From a 1-based line and column to a range: the word there (or the whole line without one). */
+export function toDiagnostic(doc: Text, issue: PositionedIssue): Diagnostic {
+  const lineNumber = Math.min(Math.max(issue.line ?? 1, 1), doc.lines);
+  const line = doc.line(lineNumber);
+  const from = Math.min(line.from + Math.max((issue.column ?? 1) - 1, 0), line.to);
+  const rest = doc.sliceString(from, line.to);
+  const word = /^\S+/.exec(rest)?.[0].length ?? 0;
+  const to = word > 0 ? from + word : line.to > line.from ? line.to : from;
+  return {
+    from: word > 0 ? from : line.from,
+    to,
+    severity: issue.severity,
+    source: issue.code,
+    message: issue.message,
+  };
+}

@@ -1,0 +1,133 @@
+import type { RecordedFrame } from "./recording.js";
+
+/** Bones to draw, by landmark name; pairs a topology lacks are skipped. */
+const BONES: readonly [string, string][] = [
+  ["left_shoulder", "right_shoulder"],
+  ["left_hip", "right_hip"],
+  ["left_shoulder", "left_hip"],
+  ["right_shoulder", "right_hip"],
+  ["left_shoulder", "left_elbow"],
+  ["left_elbow", "left_wrist"],
+  ["right_shoulder", "right_elbow"],
+  ["right_elbow", "right_wrist"],
+  ["left_hip", "left_knee"],
+  ["left_knee", "left_ankle"],
+  ["right_hip", "right_knee"],
+  ["right_knee", "right_ankle"],
+  ["left_ankle", "left_foot_index"],
+  ["right_ankle", "right_foot_index"],
+];
+
+const BLAZEPOSE = [
+  "nose",
+  "left_eye_inner",
+  "left_eye",
+  "left_eye_outer",
+  "right_eye_inner",
+  "right_eye",
+  "right_eye_outer",
+  "left_ear",
+  "right_ear",
+  "left_mouth",
+  "right_mouth",
+  "left_shoulder",
+  "right_shoulder",
+  "left_elbow",
+  "right_elbow",
+  "left_wrist",
+  "right_wrist",
+  "left_pinky",
+  "right_pinky",
+  "left_index",
+  "right_index",
+  "left_thumb",
+  "right_thumb",
+  "left_hip",
+  "right_hip",
+  "left_knee",
+  "right_knee",
+  "left_ankle",
+  "right_ankle",
+  "left_heel",
+  "right_heel",
+  "left_foot_index",
+  "right_foot_index",
+];
+const COCO = [
+  "nose",
+  "left_eye",
+  "right_eye",
+  "left_ear",
+  "right_ear",
+  "left_shoulder",
+  "right_shoulder",
+  "left_elbow",
+  "right_elbow",
+  "left_wrist",
+  "right_wrist",
+  "left_hip",
+  "right_hip",
+  "left_knee",
+  "right_knee",
+  "left_ankle",
+  "right_ankle",
+];
+
+/** Visibility below which a keypoint is not drawn (the recordings mark unmeasured ones with 0). */
+const MIN_VISIBILITY = 0.3;
+
+/**
+ * Draws one frame's pose, left side blue and right side red, keeping the image's aspect ratio
+ * (keypoints are normalised to it, y down).
+ */
+export function drawSkeleton(
+  canvas: HTMLCanvasElement,
+  frame: RecordedFrame | undefined,
+  aspectRatio = 16 / 9,
+  /** null: a transparent canvas (over a video). */
+  background: string | null = "#fafafa",
+): void {
+  const g = canvas.getContext("2d");
+  if (!g) return;
+  if (background === null) g.clearRect(0, 0, canvas.width, canvas.height);
+  else {
+    g.fillStyle = background;
+    g.fillRect(0, 0, canvas.width, canvas.height);
+  }
+  if (!frame?.keypoints) return;
+  const names = frame.keypoints.length === 17 ? COCO : BLAZEPOSE;
+  const width = Math.min(canvas.width, canvas.height * aspectRatio);
+  const height = width / aspectRatio;
+  const left = (canvas.width - width) / 2;
+  const top = (canvas.height - height) / 2;
+  const at = (name: string): [number, number] | undefined => {
+    const k = frame.keypoints?.[names.indexOf(name)];
+    if (!k || (k.length > 3 && k[3] < MIN_VISIBILITY)) return undefined;
+    return [left + k[0] * width, top + k[1] * height];
+  };
+  g.lineWidth = 3;
+  g.lineCap = "round";
+  for (const [a, b] of BONES) {
+    const p = at(a);
+    const q = at(b);
+    if (!p || !q) continue;
+    g.strokeStyle =
+      a.startsWith("left") && b.startsWith("left")
+        ? "#1f5fa8"
+        : a.startsWith("right") && b.startsWith("right")
+          ? "#b8322a"
+          : "#444";
+    g.beginPath();
+    g.moveTo(p[0], p[1]);
+    g.lineTo(q[0], q[1]);
+    g.stroke();
+  }
+  g.fillStyle = "#222";
+  for (const name of names) {
+    const p = at(name);
+    if (!p) continue;
+    g.beginPath();
+    g.arc(p[0], p[1], 3, 0, Math.PI * 2);
+    g.fill();
+  }
+}

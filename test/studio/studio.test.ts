@@ -1,0 +1,392 @@
+/**
+ * MoveSpec Studio in a real browser (Debian's Chromium through playwright-core) against the whole
+ * system, with the network beyond the gateway cut off: sign in with the development key, create
+ * the squat MoveSpec, type an error and see its marker on the right line, fix it, save (If-Match),
+ * version, release, run a bundled UI-PRMD recording through a replay session and see it counted
+ * (and marked on the plot), upload a recording and run it. No console error, no CSP violation.
+ * Screenshots go to test/studio/screenshots/ (gitignored) for a person to look at.
+ */
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gunzipSync } from "node:zlib";
+import { expect } from "chai";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { studioCsp } from "../../gateway/studio/routes.js";
+import { startTestSystem, type TestSystem } from "../support/system.js";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = join(HERE, "..", "..");
+const SHOTS = join(HERE, "screenshots");
+const RECORDINGS = join(ROOT, "test", "fixtures", "posedata", "uiprmd");
+/** A rendered figure standing (from @vladmandic/human's own samples: test/fixtures/camera). */
+const CAMERA_PHOTO = join(ROOT, "test", "fixtures", "camera", "standing-person.jpg");
+/**
+ * Held while both shoulders are seen level: what a photo of a standing person shows. Tracking is
+ * lost only after 60 s: without a GPU the model may take seconds a frame.
+ */
+const LEVEL_SHOULDERS = `movespec: 1
+name: Shoulders level
+signals:
+  shoulder_line: angle_to_vertical(left_shoulder, right_shoulder) # 90 when level
+tracking:
+  landmarks: [left_shoulder, right_shoulder]
+  lost_after: 60s
+phases:
+  level:
+    enter: shoulder_line > 60
+    exit: shoulder_line < 50
+hold:
+  phase: level
+  target: 1s
+  progress_every: 0.5s
+`;
+/** Line 34 of examples/movespecs/squat.yaml: `    enter: depth < 0.3` (phase up). */
+const LINE = 34;
+
+describe("MoveSpec Studio (/studio) in Chromium", function () {
+  this.timeout(180_000);
+  // Each step builds on the one before: after a failure the rest would only time out, so they are
+  // skipped. (Not mocha's bail: a suite with bail is skipped whole after any earlier failure in
+  // the run, whichever file it was in.)
+  let failed = false;
+  beforeEach(function () {
+    if (failed) this.skip();
+  });
+  let system: TestSystem;
+  let browser: Browser | undefined;
+  let page: Page;
+  const problems: string[] = [];
+  const foreign: string[] = [];
+  /** Console errors a step expects (the 412 of a refused save), removed when seen. */
+  const expectedErrors: RegExp[] = [];
+
+  before(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`no Chromium at ${CHROMIUM}: .ci/run installs Debian's chromium package`);
+    }
+    mkdirSync(SHOTS, { recursive: true });
+    system = await startTestSystem({ devBootstrap: true });
+    // The camera: Chromium's fake capture device playing a photo of a standing person (an MJPEG
+    // file of one frame, looped).
+    const camera = join(tmpdir(), `studio-camera-${process.pid}.mjpeg`);
+    copyFileSync(CAMERA_PHOTO, camera);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--no-first-run",
+        "--use-fake-ui-for-media-stream",
+        "--use-fake-device-for-media-stream",
+        `--use-file-for-fake-video-capture=${camera}`,
+      ],
+    });
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 1000 },
+      permissions: ["camera"],
+    });
+    const gateway = new URL(system.gatewayUrl).origin;
+    await context.route("**/*", (route) => {
+      const url = route.request().url();
+      if (url.startsWith(gateway) || url.startsWith("data:") || url.startsWith("blob:"))
+        return route.continue();
+      foreign.push(url);
+      return route.abort();
+    });
+    page = await context.newPage();
+    page.on("console", (message) => {
+      if (message.type() !== "error") return;
+      const expected = expectedErrors.findIndex((pattern) => pattern.test(message.text()));
+      if (expected >= 0) expectedErrors.splice(expected, 1);
+      else problems.push(message.text());
+    });
+    page.on("pageerror", (error) => problems.push(error.message));
+  });
+
+  after(async () => {
+    await browser?.close();
+    await system?.stop();
+  });
+
+  afterEach(function () {
+    if (this.currentTest?.state !== "failed") return;
+    failed = true;
+    return page?.screenshot({ path: join(SHOTS, "failure.png"), fullPage: true });
+  });
+
+  const shot = (name: string) =>
+    page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  const token = async () => {
+    const response = await fetch(`${system.gatewayUrl}/api/auth/access-tokens`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ api_key: system.devCredentials?.api_key }),
+    });
+    return ((await response.json()) as { access_token: string }).access_token;
+  };
+  const api = async (path: string, init: RequestInit = {}) => {
+    const response = await fetch(`${system.gatewayUrl}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${await token()}`, ...init.headers },
+    });
+    return {
+      status: response.status,
+      body: (await response.json()) as {
+        yaml_source: string;
+        version_number: number;
+        items: unknown[];
+      },
+    };
+  };
+  let movespecId = "";
+
+  it("serves the page under a strict CSP, and only allow-listed files", async () => {
+    const response = await fetch(`${system.gatewayUrl}/studio`);
+    expect(response.status).to.equal(200);
+    const html = await response.text();
+    const nonce = /<meta name="style-nonce" content="([A-Za-z0-9+/=]{24})"/.exec(html)?.[1];
+    expect(nonce, "a style nonce in the page").to.be.a("string");
+    const csp = response.headers.get("content-security-policy") ?? "";
+    expect(csp).to.equal(studioCsp(nonce as string));
+    expect(csp).to.contain("script-src 'self';").and.not.contain("unsafe");
+    expect(html).to.not.match(/https?:\/\//);
+    // A new nonce on every load.
+    const again = await (await fetch(`${system.gatewayUrl}/studio`)).text();
+    expect(again).to.not.contain(nonce);
+    for (const probe of [
+      "/studio/recordings/nope.jsonl.gz",
+      "/studio/recordings/..%2f..%2findex.json",
+      "/studio/recordings/m01_s01.manifest.json",
+      "/studio/models/blazeface.json",
+      "/studio/vendor/human.js",
+    ]) {
+      expect((await fetch(`${system.gatewayUrl}${probe}`)).status, probe).to.equal(404);
+    }
+    for (const [path, type] of [
+      ["/studio/vendor/human.esm.js", "text/javascript; charset=utf-8"],
+      ["/studio/models/movenet-lightning.json", "application/json; charset=utf-8"],
+      ["/studio/models/movenet-lightning.bin", "application/octet-stream"],
+    ]) {
+      const served = await fetch(`${system.gatewayUrl}${path}`, { method: "HEAD" });
+      expect(served.status, path).to.equal(200);
+      expect(served.headers.get("content-type"), path).to.equal(type);
+    }
+    const recording = await fetch(`${system.gatewayUrl}/studio/recordings/m01_s01.jsonl.gz`);
+    expect(Buffer.from(await recording.arrayBuffer())).to.deep.equal(
+      readFileSync(join(RECORDINGS, "m01_s01.jsonl.gz")),
+    );
+  });
+
+  it("signs in with the development key (kept out of storage), and creates the squat MoveSpec", async () => {
+    await page.goto(`${system.gatewayUrl}/studio`);
+    await page.getByLabel("API key").fill(system.devCredentials?.api_key ?? "");
+    await page.getByLabel("API key").press("Enter");
+    await page.locator("#workspace").waitFor({ state: "visible" });
+    expect(await page.textContent("#sign-in-error")).to.equal("");
+    expect(await page.textContent("#who")).to.contain(system.devCredentials?.project_id);
+    const stored = await page.evaluate("JSON.stringify({ ...localStorage, ...sessionStorage })");
+    expect(stored).to.not.contain(system.devCredentials?.api_key);
+    expect(await page.context().cookies()).to.deep.equal([]);
+
+    await page.getByText("New MoveSpec").click();
+    await page.getByLabel("Name").fill("Studio squat");
+    expect(await page.getByLabel("Start from").inputValue()).to.equal("squat");
+    await page.getByRole("button", { name: "Create", exact: true }).click();
+    await page
+      .locator("#spec-title")
+      .filter({ hasText: /^Studio squat$/ })
+      .waitFor();
+    movespecId = (await page.textContent("#spec-meta"))?.split(" · ").pop() ?? "";
+    expect(movespecId).to.match(/^[0-9a-f-]{36}$/);
+    expect(await page.locator("#recent li").allTextContents()).to.have.length(1);
+  });
+
+  it("marks an error at its line as you type, and clears it when fixed", async () => {
+    const line = page.locator(".cm-line").nth(LINE - 1);
+    expect(await line.textContent()).to.equal("    enter: depth < 0.3");
+    await line.click();
+    await page.keyboard.press("End");
+    await page.keyboard.type(" and no_such_signal > 1");
+    const marked = page.locator(".cm-line", { has: page.locator(".cm-lintRange-error") });
+    await marked.first().waitFor();
+    expect(await marked.count()).to.equal(1);
+    expect(await marked.textContent()).to.contain("no_such_signal");
+    expect(await page.locator("#issues li.error").first().textContent()).to.contain(
+      `line ${LINE},`,
+    );
+    expect(await page.locator(".cm-gutter-lint .cm-lint-marker-error").count()).to.equal(1);
+    await shot("1-error-marker");
+
+    for (const _ of " and no_such_signal > 1") await page.keyboard.press("Backspace");
+    await page.keyboard.type(" # tuned in the Studio");
+    await page.locator("#issues li.ok").waitFor();
+    expect(await page.locator(".cm-lintRange-error").count()).to.equal(0);
+  });
+
+  it("saves with If-Match, creates a version and releases it", async () => {
+    await page.keyboard.press("Control+s");
+    await page
+      .locator("#editor-status")
+      .filter({ hasText: /^Saved\./ })
+      .waitFor({ timeout: 30_000 });
+    const draft = await api(`/api/movespecs/${movespecId}/draft`);
+    expect(draft.body.yaml_source).to.contain("enter: depth < 0.3 # tuned in the Studio");
+
+    await page.getByRole("button", { name: "Create version" }).click();
+    await page
+      .locator("#editor-status")
+      .filter({ hasText: /^Version 1 created\.$/ })
+      .waitFor();
+    await page.getByRole("button", { name: "Release" }).click();
+    await page
+      .locator("#editor-status")
+      .filter({ hasText: /^Version 1 released/ })
+      .waitFor({ timeout: 30_000 });
+    const released = await api(`/api/movespecs/${movespecId}/released-source`);
+    expect(released.body.version_number).to.equal(1);
+    expect(released.body.yaml_source).to.equal(draft.body.yaml_source);
+    expect(await page.textContent("#spec-meta")).to.contain("released: version 1");
+  });
+
+  it("refuses to overwrite a draft changed elsewhere (412 ETAG_MISMATCH)", async () => {
+    const other = `${(await api(`/api/movespecs/${movespecId}/draft`)).body.yaml_source}# edited elsewhere\n`;
+    const changed = await api(`/api/movespecs/${movespecId}/draft`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ yaml_source: other }),
+    });
+    expect(changed.status).to.equal(200);
+    await page
+      .locator(".cm-line")
+      .nth(LINE - 1)
+      .click();
+    await page.keyboard.press("End");
+    await page.keyboard.type("!");
+    expectedErrors.push(/status of 412/);
+    await page.getByRole("button", { name: /Save draft/ }).click();
+    await page
+      .locator("#editor-status")
+      .filter({ hasText: /changed elsewhere/ })
+      .waitFor({ timeout: 30_000 });
+    expect((await api(`/api/movespecs/${movespecId}/draft`)).body.yaml_source).to.equal(other);
+    expect(expectedErrors).to.deep.equal([]);
+    // Back to the released text (reopening takes the draft as it is now; put it back first).
+    const released = (await api(`/api/movespecs/${movespecId}/released-source`)).body.yaml_source;
+    await api(`/api/movespecs/${movespecId}/draft`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ yaml_source: released }),
+    });
+    page.once("dialog", (dialog) => dialog.accept());
+    await page.locator("#recent button.link").first().click();
+    await page
+      .locator("#editor-status")
+      .filter({ hasText: /^Draft loaded\.$/ })
+      .waitFor();
+  });
+
+  it("runs the bundled UI-PRMD squat recording with one key: 10 repetitions, 10 marks", async () => {
+    expect(await page.getByLabel("Recording").inputValue()).to.equal("m01_s01");
+    await page.keyboard.press("Control+Enter");
+    await page
+      .locator("#bench-status")
+      .filter({ hasText: /^completed:/ })
+      .waitFor({ timeout: 60_000 });
+    expect(await page.textContent("#count")).to.equal("10");
+    // The plot numbers each counted repetition in its marker lane (movespec/cli/plot-svg.ts).
+    const marks = await page.locator('#plot svg text.label[fill="#2ca02c"]').allTextContents();
+    expect(marks).to.deep.equal(["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"]);
+    expect(await page.locator("#reps tbody tr").count()).to.equal(10);
+    // The run used the released version 1 (the same text): no new version.
+    expect((await api(`/api/movespecs/${movespecId}/versions`)).body.items).to.have.length(1);
+    await page.getByLabel(/^Time/).fill("300");
+    expect(await page.textContent("#scrub-time")).to.equal("10.00 s");
+    // The cursor on the plot follows: at the first frame on the axis' left end (x 84 of 1200), at
+    // 10 s of 22.97 s a little less than half-way along its 1,096 units.
+    const at10 = Number(await page.locator("#cursor").getAttribute("x1"));
+    expect(at10).to.be.closeTo(84 + (10 / 22.9667) * 1095, 2);
+    await page.getByLabel(/^Time/).fill("0");
+    expect(Number(await page.locator("#cursor").getAttribute("x1"))).to.equal(84);
+    await page.getByLabel(/^Time/).fill("300");
+    await shot("2-bundled-run");
+  });
+
+  it("uploads a plain JSONL recording and runs it, naming the line it could not read", async () => {
+    const dir = join(tmpdir(), `studio-${process.pid}`);
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, "my-squats.jsonl");
+    const text = gunzipSync(readFileSync(join(RECORDINGS, "m01_s03.jsonl.gz"))).toString("utf8");
+    const lines = text.trimEnd().split("\n");
+    writeFileSync(file, `${lines.join("\n")}\nnot a frame\n`);
+    await page.setInputFiles("#upload", file);
+    await page.getByRole("button", { name: /^Run/ }).click();
+    await page
+      .locator("#bench-status")
+      .filter({ hasText: /^completed: \d+ frames of my-squats/ })
+      .waitFor({ timeout: 60_000 });
+    expect(await page.textContent("#bench-status")).to.contain(`completed: ${lines.length} frames`);
+    expect(await page.textContent("#count")).to.equal("10");
+    expect(await page.textContent("#warnings")).to.contain(`line ${lines.length + 1}: not JSON`);
+    await shot("3-upload-run");
+  });
+
+  it("streams the camera through the pose model to a live session, and shows the events", async () => {
+    const created = await api("/api/movespecs", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        name: "Shoulders level",
+        project_id: system.devCredentials?.project_id,
+      }),
+    });
+    const levelId = (created.body as unknown as { movespec_id: string }).movespec_id;
+    await api(`/api/movespecs/${levelId}/draft`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ yaml_source: LEVEL_SHOULDERS }),
+    });
+    await page.getByLabel("Open by id").fill(levelId);
+    await page.getByRole("button", { name: "Open", exact: true }).click();
+    await page
+      .locator("#spec-title")
+      .filter({ hasText: /^Shoulders level$/ })
+      .waitFor();
+
+    await page.getByRole("button", { name: "Start camera" }).click();
+    // Frames with a pose found by the model reach the service, and its events come back.
+    await page
+      .locator("#camera-status")
+      .filter({ hasText: /Live: \d+ frames sent \(([3-9]|\d\d+) with a pose\)/ })
+      .waitFor({ timeout: 90_000 });
+    // The service's events for those frames come back: the shoulders are level, so the phase is
+    // entered and the hold starts.
+    await page
+      .locator("#live-events li", { hasText: /^holding level/ })
+      .first()
+      .waitFor({ timeout: 60_000 });
+    expect(await page.textContent("#live-phase")).to.equal("phase: level");
+    const overlay = await page.evaluate(
+      "Array.from(document.querySelector('#overlay').getContext('2d').getImageData(0, 0, 640, 480).data).some((v, i) => i % 4 === 3 && v > 0)",
+    );
+    expect(overlay, "a skeleton drawn over the video").to.equal(true);
+    await shot("5-camera");
+    await page.getByRole("button", { name: "Stop camera" }).click();
+    await page
+      .locator("#camera-status")
+      .filter({ hasText: /^Stopped: completed, \d+ frames/ })
+      .waitFor();
+  });
+
+  it("fits a narrow screen, with no console error, no CSP violation and nothing fetched elsewhere", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const overflow = await page.evaluate("document.documentElement.scrollWidth - innerWidth");
+    expect(overflow).to.be.at.most(0);
+    await shot("4-narrow");
+    expect(problems, problems.join("\n")).to.deep.equal([]);
+    expect(foreign).to.deep.equal([]);
+  });
+});
