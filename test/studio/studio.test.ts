@@ -14,6 +14,7 @@ import { gunzipSync } from "node:zlib";
 import { expect } from "chai";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { studioCsp } from "../../gateway/studio/routes.js";
+import { skipUnderFakedClock } from "../support/faked-clock.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -63,7 +64,8 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
   /** Console errors a step expects (the 412 of a refused save), removed when seen. */
   const expectedErrors: RegExp[] = [];
 
-  before(async () => {
+  before(async function () {
+    skipUnderFakedClock(this, "Chromium");
     if (!existsSync(CHROMIUM)) {
       throw new Error(`no Chromium at ${CHROMIUM}: .ci/run installs Debian's chromium package`);
     }
