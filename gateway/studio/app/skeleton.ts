@@ -1,3 +1,4 @@
+import { TOPOLOGIES } from "../../../movespec/topology.js";
 import type { RecordedFrame } from "./recording.js";
 
 /** Bones to draw, by landmark name; pairs a topology lacks are skipped. */
@@ -16,61 +17,6 @@ const BONES: readonly [string, string][] = [
   ["right_knee", "right_ankle"],
   ["left_ankle", "left_foot_index"],
   ["right_ankle", "right_foot_index"],
-];
-
-const BLAZEPOSE = [
-  "nose",
-  "left_eye_inner",
-  "left_eye",
-  "left_eye_outer",
-  "right_eye_inner",
-  "right_eye",
-  "right_eye_outer",
-  "left_ear",
-  "right_ear",
-  "left_mouth",
-  "right_mouth",
-  "left_shoulder",
-  "right_shoulder",
-  "left_elbow",
-  "right_elbow",
-  "left_wrist",
-  "right_wrist",
-  "left_pinky",
-  "right_pinky",
-  "left_index",
-  "right_index",
-  "left_thumb",
-  "right_thumb",
-  "left_hip",
-  "right_hip",
-  "left_knee",
-  "right_knee",
-  "left_ankle",
-  "right_ankle",
-  "left_heel",
-  "right_heel",
-  "left_foot_index",
-  "right_foot_index",
-];
-const COCO = [
-  "nose",
-  "left_eye",
-  "right_eye",
-  "left_ear",
-  "right_ear",
-  "left_shoulder",
-  "right_shoulder",
-  "left_elbow",
-  "right_elbow",
-  "left_wrist",
-  "right_wrist",
-  "left_hip",
-  "right_hip",
-  "left_knee",
-  "right_knee",
-  "left_ankle",
-  "right_ankle",
 ];
 
 /** Visibility below which a keypoint is not drawn (the recordings mark unmeasured ones with 0). */
@@ -95,13 +41,17 @@ export function drawSkeleton(
     g.fillRect(0, 0, canvas.width, canvas.height);
   }
   if (!frame?.keypoints) return;
-  const names = frame.keypoints.length === 17 ? COCO : BLAZEPOSE;
+  const { index } =
+    frame.keypoints.length === TOPOLOGIES["coco-17"].keypointCount
+      ? TOPOLOGIES["coco-17"]
+      : TOPOLOGIES["blazepose-33"];
   const width = Math.min(canvas.width, canvas.height * aspectRatio);
   const height = width / aspectRatio;
   const left = (canvas.width - width) / 2;
   const top = (canvas.height - height) / 2;
   const at = (name: string): [number, number] | undefined => {
-    const k = frame.keypoints?.[names.indexOf(name)];
+    const i = index.get(name);
+    const k = i === undefined ? undefined : frame.keypoints?.[i];
     if (!k || (k.length > 3 && k[3] < MIN_VISIBILITY)) return undefined;
     return [left + k[0] * width, top + k[1] * height];
   };
@@ -123,7 +73,7 @@ export function drawSkeleton(
     g.stroke();
   }
   g.fillStyle = "#222";
-  for (const name of names) {
+  for (const name of index.keys()) {
     const p = at(name);
     if (!p) continue;
     g.beginPath();
