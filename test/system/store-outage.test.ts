@@ -161,7 +161,7 @@ describe("a store outage (whole system)", function () {
     for (const { route, response } of during) {
       expect(
         { status: response.status, ...response.body.error },
-        `${route.name} with the store down`,
+        `${route.name} with the store down${response.status === 503 ? "" : errorLogs(system)}`,
       ).to.deep.include({ status: 503, code: "unavailable", retryable: true });
       expect(response.body.error.details.reason, route.name).to.equal("DEPENDENCY_UNAVAILABLE");
     }
@@ -200,3 +200,13 @@ describe("a store outage (whole system)", function () {
     );
   });
 });
+
+/** The system's error lines, so that a failure here names its cause. */
+function errorLogs(system: TestSystem): string {
+  const lines = system.logs
+    .filter(
+      ({ line }) => typeof line === "object" && (line.level === "error" || line.level === "fatal"),
+    )
+    .map(({ name, line }) => `[${name}] ${JSON.stringify(line)}`);
+  return lines.length === 0 ? " (no error logged)" : `; error logs:\n${lines.join("\n")}`;
+}

@@ -60,7 +60,27 @@ const TRANSIENT_LABELS = [
   MongoErrorLabel.SystemOverloadedError,
 ] as const;
 
+/**
+ * Socket errors (Node's system error codes) the driver can let out unwrapped: driver 7.9 rethrows
+ * the socket's own error when a command is written to a connection the database has just closed
+ * (`EPIPE`, "This socket has been ended by the other party"), instead of a MongoNetworkError.
+ */
+const SOCKET_ERROR_CODES: ReadonlySet<string> = new Set([
+  "EPIPE",
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "ECONNABORTED",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTCONN",
+  "ERR_SOCKET_CLOSED",
+  "ERR_STREAM_DESTROYED",
+  "ERR_STREAM_WRITE_AFTER_END",
+]);
+
 export function classifyMongoError(error: unknown): MongoFailure {
+  if (isSocketError(error)) return "unavailable";
   if (!(error instanceof MongoError)) return "unknown";
   if (error.code === DUPLICATE_KEY) return "duplicate_key";
   if (
@@ -85,6 +105,12 @@ export function classifyMongoError(error: unknown): MongoFailure {
     return "unavailable";
   }
   return "unknown";
+}
+
+function isSocketError(error: unknown): boolean {
+  if (!(error instanceof Error) || error instanceof MongoError) return false;
+  const code = (error as NodeJS.ErrnoException).code;
+  return typeof code === "string" && SOCKET_ERROR_CODES.has(code);
 }
 
 /** True for a unique-index violation (E11000). */

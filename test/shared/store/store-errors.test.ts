@@ -22,6 +22,10 @@ function serverError(fields: { code: number; labels?: string[] }): MongoServerEr
   return error;
 }
 
+function socketError(code: string): NodeJS.ErrnoException {
+  return Object.assign(new Error("This socket has been ended by the other party"), { code });
+}
+
 describe("store errors (services/shared/store)", () => {
   describe("classifyMongoError", () => {
     const cases: [string, unknown, ReturnType<typeof classifyMongoError>][] = [
@@ -43,6 +47,10 @@ describe("store errors (services/shared/store)", () => {
       ],
       ["a network error", new MongoNetworkError("socket closed"), "unavailable"],
       ["a network timeout", new MongoNetworkTimeoutError("timed out"), "unavailable"],
+      // What driver 7.9 lets out when it writes to a connection the database just closed.
+      ["a raw socket EPIPE", socketError("EPIPE"), "unavailable"],
+      ["a raw socket ECONNRESET", socketError("ECONNRESET"), "unavailable"],
+      ["a file-system error (ENOENT)", socketError("ENOENT"), "unknown"],
       ["a bad query (2 BadValue)", serverError({ code: 2 }), "unknown"],
       ["a driver misuse", new MongoInvalidArgumentError("bad option"), "unknown"],
       ["a plain bug", new TypeError("x is undefined"), "unknown"],
