@@ -56,6 +56,12 @@ export interface StackOptions {
   readonly restart?: RestartPolicy;
   /** Called when a child crashed more often than `restart` allows. */
   readonly onGiveUp?: (name: string) => void;
+  /**
+   * A compiled tree (`tsc -p tsconfig.build.json --outDir <dir>`): the services and the gateway
+   * run its JavaScript with plain node instead of the TypeScript sources through tsx, which
+   * starts them about twice as fast (the test harness). The embedded store always runs from source.
+   */
+  readonly compiledRoot?: string;
 }
 
 export interface ServiceEndpoint {
@@ -120,6 +126,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await Promise.all(services.map((p) => p.stop(STOP_GRACE_MS)));
     await Promise.all(store.map((p) => p.stop(STOP_GRACE_MS)));
   };
+
+  const entryPoint = (module: string): string =>
+    options.compiledRoot
+      ? join(options.compiledRoot, `${module}.js`)
+      : join(REPO_ROOT, `${module}.ts`);
 
   try {
     const stateDir = options.stateDir ?? join(REPO_ROOT, ".data");
@@ -198,7 +209,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       const processName = index === 0 ? name : `${name}-${index + 1}`;
       const child = spawn({
         name: processName,
-        entry: join(REPO_ROOT, `services/${name}/main.ts`),
+        entry: entryPoint(`services/${name}/main`),
         cwd: REPO_ROOT,
         env: serviceEnv(name, index),
         sink,
@@ -217,17 +228,16 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       };
     };
 
-    const [auth, catalogue, authoring, ...detection] = await Promise.all([
+    const launched = Promise.all([
       launch("auth"),
       launch("catalogue"),
       launch("authoring"),
       ...Array.from({ length: replicas }, (_, index) => launch("detection", index)),
     ]);
-    const services = { auth, catalogue, authoring, detection: detection[0] };
 
     const gatewaySpec = (port: number, adminPort: number): Spec => ({
       name: "gateway",
-      entry: join(REPO_ROOT, "gateway/main.ts"),
+      entry: entryPoint("gateway/main"),
       cwd: REPO_ROOT,
       env: {
         ...base,
@@ -244,7 +254,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         ? spawn(gatewaySpec(DEFAULT_PORTS.gateway, DEFAULT_PORTS.gatewayAdmin))
         : spawn(gatewaySpec(0, 0));
     started.push(gateway);
-    const line = await gateway.waitFor(["serving"], timeout);
+    const [line, [auth, catalogue, authoring, ...detection]] = await Promise.all([
+      gateway.waitFor(["serving"], timeout),
+      launched,
+    ]);
+    const services = { auth, catalogue, authoring, detection: detection[0] };
     pin(gateway, gatewaySpec(Number(line.port), Number(line.admin_port)));
     return {
       devCredentials: await devCredentialsOf(auth.process),
