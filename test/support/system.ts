@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LogLine } from "../../deploy/local/child-process.js";
 import { type ServiceName, type Stack, startStack } from "../../deploy/local/stack.js";
+import { compiledTree } from "./compiled-tree.js";
 import { checkResponsesOf } from "./contract.js";
 
 export interface TestSystem extends Stack {
@@ -51,6 +52,7 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
     },
     detectionReplicas: options.detectionReplicas,
     devBootstrap: options.devBootstrap,
+    compiledRoot: await compiledTree(),
     // Four services starting at once on a busy 2-core machine can take longer than npm start's 30 s.
     startTimeoutMs: options.startTimeoutMs ?? 60_000,
     sink: (name, line) => {
