@@ -33,6 +33,25 @@ export interface TestSystemOptions {
  * to see their logs. Always `await system.stop()` in `after`.
  */
 export async function startTestSystem(options: TestSystemOptions = {}): Promise<TestSystem> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startOnce(options);
+    } catch (error) {
+      // Free ports are found by binding port 0 and releasing it (deploy/local/stack.ts): another
+      // socket can take one before its process binds it. That start is thrown away, not the test.
+      if (attempt < PORT_RACE_ATTEMPTS && (error as StartFailure).portTaken) continue;
+      throw error;
+    }
+  }
+}
+
+const PORT_RACE_ATTEMPTS = 3;
+
+interface StartFailure extends Error {
+  portTaken?: boolean;
+}
+
+async function startOnce(options: TestSystemOptions): Promise<TestSystem> {
   const logs: { name: string; line: LogLine | string }[] = [];
   const echo = process.env.TEST_LOGS === "1";
   const externalUri = options.mongodbUri ?? (process.env.MONGODB_URI || undefined);
@@ -62,6 +81,12 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
           `[${name}] ${typeof line === "string" ? line : JSON.stringify(line)}\n`,
         );
     },
+  }).catch(async (error: StartFailure) => {
+    await rm(root, { recursive: true, force: true });
+    error.portTaken = logs.some(({ line }) =>
+      (typeof line === "string" ? line : JSON.stringify(line)).includes("EADDRINUSE"),
+    );
+    throw error;
   });
   // Every response of this gateway is checked against the OpenAPI document (./contract.ts).
   checkResponsesOf(stack.gatewayUrl);
