@@ -20,6 +20,12 @@ export interface ProgressWrite {
 export interface TerminalWrite {
   readonly status: Extract<SessionStatus, "completed" | "failed" | "cancelled">;
   readonly ended_at: Date;
+  /**
+   * When the first frame came, as the stream's owner saw it: written unless the session already
+   * has one. The status write at the first frame is not awaited, and need not have landed (or
+   * succeeded) by the time the session ends.
+   */
+  readonly started_at?: Date;
   readonly accepted_frames_total: number;
   readonly last_seq?: number;
   readonly terminal_outcome?: string;
@@ -147,13 +153,14 @@ export function createSessionStore(db: Db): SessionStore {
       return result.modifiedCount === 1;
     },
 
-    async end(sessionId, epoch, terminal) {
+    async end(sessionId, epoch, { started_at, ...terminal }) {
       const set: Record<string, unknown> = { lease: null };
       for (const [key, value] of Object.entries(terminal))
         if (value !== undefined) set[key] = value;
       const result = await sessions.updateOne(
         { ...leaseFilter(sessionId, epoch), status: { $in: [...ACTIVE_STATUSES] } },
-        { $set: set, $inc: { lease_epoch: 1 } },
+        // $min: a missing started_at is set, an earlier one kept.
+        { $set: set, $inc: { lease_epoch: 1 }, ...(started_at ? { $min: { started_at } } : {}) },
       );
       return result.modifiedCount === 1;
     },

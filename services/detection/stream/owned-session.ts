@@ -79,6 +79,8 @@ export class OwnedSession {
   readonly epoch: number;
   private readonly mode: SessionMode;
   private status: SessionStatus;
+  /** The first frame's time, once this attachment accepted one (see TerminalWrite.started_at). */
+  private startedAt: Date | undefined;
   private readonly expiresAt: number;
   private readonly engine: Engine;
   private readonly ledger: RecordLedger;
@@ -233,8 +235,9 @@ export class OwnedSession {
     if (accepted > 0) this.deps.metrics.framesAccepted.inc(accepted);
     if (accepted > 0 && this.status === "created") {
       this.status = "streaming";
+      this.startedAt = new Date(at);
       this.deps.store
-        .markStreaming(this.sessionId, this.epoch, new Date(at))
+        .markStreaming(this.sessionId, this.epoch, this.startedAt)
         .catch((error) =>
           this.deps.logger.warn(
             { err: error, session_id: this.sessionId },
@@ -573,6 +576,7 @@ export class OwnedSession {
       const written = await this.deps.store.end(this.sessionId, this.epoch, {
         status,
         ended_at: new Date(this.now()),
+        started_at: this.startedAt,
         accepted_frames_total: progress.accepted_frames_total,
         last_seq: progress.last_seq,
         terminal_outcome: outcome,

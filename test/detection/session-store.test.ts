@@ -1,0 +1,106 @@
+/**
+ * The terminal write of the `sessions` collection against the real store: it is fenced by the
+ * lease epoch, and it carries the first frame's time, because the status write made at the first
+ * frame is not awaited and may land after the session ended (then it matches nothing) or never.
+ */
+import { expect } from "chai";
+import { MongoClient } from "mongodb";
+import type { SessionDocument } from "../../services/detection/domain/session-document.js";
+import {
+  createSessionStore,
+  type SessionStore,
+} from "../../services/detection/store/session-store.js";
+import { newId } from "../../services/shared/ids/uuid-v7.js";
+import { type EmbeddedMongoHandle, startEmbeddedMongo } from "../support/embedded-mongo.js";
+
+const T0 = Date.UTC(2030, 0, 1);
+
+function sessionDocument(fields: Partial<SessionDocument> = {}): SessionDocument {
+  return {
+    _id: newId(),
+    organization_id: newId(),
+    project_id: newId(),
+    movespec_id: newId(),
+    movespec_version_id: newId(),
+    mode: "replay",
+    status: "created",
+    contract_major: 1,
+    created_at: new Date(T0),
+    attach_deadline: new Date(T0 + 60_000),
+    expires_at: new Date(T0 + 3_600_000),
+    last_activity_at: new Date(T0),
+    accepted_frames_total: 0,
+    lease: { owner: "replica-a", purpose: "stream", acquired_at: new Date(T0) },
+    lease_epoch: 1,
+    ...fields,
+  };
+}
+
+const terminal = (startedAt?: Date) => ({
+  status: "completed" as const,
+  ended_at: new Date(T0 + 10_000),
+  started_at: startedAt,
+  accepted_frames_total: 12,
+  last_seq: 11,
+});
+
+describe("detection session store: the terminal write", function () {
+  this.timeout(30_000);
+  let mongo: EmbeddedMongoHandle;
+  let client: MongoClient;
+  let store: SessionStore;
+  let raw: ReturnType<MongoClient["db"]>;
+
+  before(async () => {
+    mongo = await startEmbeddedMongo();
+    client = new MongoClient(mongo.uri);
+    raw = client.db("session_store_test");
+    store = createSessionStore(raw);
+  });
+
+  after(async () => {
+    await client?.close();
+    await mongo?.stop();
+  });
+
+  const insert = async (doc: SessionDocument) => {
+    await raw.collection<SessionDocument>("sessions").insertOne(doc);
+    return doc._id;
+  };
+  const read = (id: string) => raw.collection<SessionDocument>("sessions").findOne({ _id: id });
+
+  it("sets started_at when the first frame's status write never landed", async () => {
+    const id = await insert(sessionDocument());
+    expect(await store.end(id, 1, terminal(new Date(T0 + 1000)))).to.equal(true);
+    const ended = await read(id);
+    expect(ended).to.deep.include({ status: "completed", accepted_frames_total: 12, lease: null });
+    expect(ended?.started_at?.getTime()).to.equal(T0 + 1000);
+    expect(ended?.ended_at?.getTime()).to.equal(T0 + 10_000);
+    // The late status write then matches nothing: the session stays completed.
+    await store.markStreaming(id, 2, new Date(T0 + 1000));
+    await store.markStreaming(id, 1, new Date(T0 + 1000));
+    expect((await read(id))?.status).to.equal("completed");
+  });
+
+  it("keeps the started_at a previous attachment wrote", async () => {
+    const id = await insert(
+      sessionDocument({ status: "streaming", started_at: new Date(T0 + 500) }),
+    );
+    expect(await store.end(id, 1, terminal(new Date(T0 + 4000)))).to.equal(true);
+    expect((await read(id))?.started_at?.getTime()).to.equal(T0 + 500);
+  });
+
+  it("leaves started_at alone when the attachment saw no frame", async () => {
+    const id = await insert(sessionDocument());
+    expect(await store.end(id, 1, terminal())).to.equal(true);
+    expect(await read(id)).not.to.have.property("started_at");
+  });
+
+  it("writes nothing under a lost lease", async () => {
+    const id = await insert(sessionDocument({ lease_epoch: 3 }));
+    expect(await store.end(id, 2, terminal(new Date(T0 + 1000)))).to.equal(false);
+    const unchanged = await read(id);
+    expect(unchanged?.status).to.equal("created");
+    expect(unchanged).not.to.have.property("started_at");
+  });
+});
