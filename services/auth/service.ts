@@ -90,6 +90,7 @@ export const authService: ServiceDefinition<AuthConfig> = {
     const userTokens = createTokenVerifier({
       issuer: config.tokens.issuer,
       clockToleranceSeconds: config.tokens.clockToleranceSeconds,
+      jwksMinRefreshIntervalMs: config.tokens.keysRefetchIntervalMs,
       fetchJwks: async () => JSON.parse(await ring.jwksJson()),
     });
     return { register: (router) => router.service(AuthService, handlers), userTokens };

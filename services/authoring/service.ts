@@ -59,6 +59,7 @@ export const authoringService: ServiceDefinition<AuthoringConfig> = {
     const userTokens = createTokenVerifier({
       issuer: config.tokens.issuer,
       clockToleranceSeconds: config.tokens.clockToleranceSeconds,
+      jwksMinRefreshIntervalMs: config.tokens.keysRefetchIntervalMs,
       fetchJwks: async () => {
         const { jwksJson } = await auth.getJwks({}, { timeoutMs: 3000 });
         return JSON.parse(jwksJson) as JSONWebKeySet;

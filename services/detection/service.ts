@@ -88,6 +88,7 @@ export const detectionService: ServiceDefinition<DetectionConfig> = {
     const verifier = createTokenVerifier({
       issuer: config.tokens.issuer,
       clockToleranceSeconds: config.tokens.clockToleranceSeconds,
+      jwksMinRefreshIntervalMs: config.tokens.keysRefetchIntervalMs,
       fetchJwks: async () => {
         const { jwksJson } = await auth.getJwks({}, { timeoutMs: 3000 });
         return JSON.parse(jwksJson) as JSONWebKeySet;

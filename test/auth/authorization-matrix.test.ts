@@ -270,7 +270,12 @@ describe("authorization matrix (black box through the gateway)", function () {
   before(async () => {
     signingKey = await generateTestKey();
     keys = await writeKeyDirectory([signingKey]);
-    system = await startTestSystem({ serviceEnv: { auth: { SIGNING_KEYS_DIR: keys.dir } } });
+    system = await startTestSystem({
+      // A token naming an unknown key waits for the next key fetch: 1 s apart by default, for
+      // each of the routes' "unknown key" rows.
+      env: { TOKEN_KEYS_REFETCH_INTERVAL_MS: "50" },
+      serviceEnv: { auth: { SIGNING_KEYS_DIR: keys.dir } },
+    });
     const project = await createProjectWithKey(system, { name: "matrix own" });
     other = await createProjectWithKey(system, { name: "matrix other" });
     const valid = await mintAccessToken(system, { apiKey: project.apiKey });

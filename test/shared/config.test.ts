@@ -10,6 +10,7 @@ import {
   envString,
 } from "../../services/shared/config/env.js";
 import { readServiceConfig } from "../../services/shared/config/service-config.js";
+import { readTokenSettings } from "../../services/shared/tokens/token-config.js";
 
 describe("configuration from the environment", () => {
   describe("envInt", () => {
@@ -73,6 +74,23 @@ describe("configuration from the environment", () => {
       supervised: false,
     });
     expect(Object.isFrozen(config)).to.equal(true);
+  });
+
+  it("token settings: the key refetch interval defaults to 1 s and is bounded to 10 ms..60 s", () => {
+    expect(readTokenSettings({}).keysRefetchIntervalMs).to.equal(1000);
+    const interval = (value: string) =>
+      readTokenSettings({ TOKEN_KEYS_REFETCH_INTERVAL_MS: value }).keysRefetchIntervalMs;
+    expect(interval("10")).to.equal(10);
+    expect(interval("60000")).to.equal(60_000);
+    expect(() => interval("9")).to.throw(
+      ConfigError,
+      /TOKEN_KEYS_REFETCH_INTERVAL_MS must be >= 10/,
+    );
+    expect(() => interval("60001")).to.throw(ConfigError, /must be <= 60000/);
+    // The gateway reads the same setting.
+    expect(
+      loadGatewayConfig({ TOKEN_KEYS_REFETCH_INTERVAL_MS: "250" }).tokens.keysRefetchIntervalMs,
+    ).to.equal(250);
   });
 
   it("gateway configuration rejects a bad value with the variable's name", () => {

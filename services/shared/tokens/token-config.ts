@@ -28,6 +28,11 @@ export interface TokenSettings {
   readonly runtimeTokenMaxTtlSeconds: number;
   /** Accepted clock difference between signer and verifier, for `exp` and `iat`. */
   readonly clockToleranceSeconds: number;
+  /**
+   * Verifiers: how often a token naming a key they do not know (a rotation, or a forgery) may
+   * make them fetch the public keys again; such tokens wait for the next fetch.
+   */
+  readonly keysRefetchIntervalMs: number;
 }
 
 export const DEFAULT_TOKEN_SETTINGS: TokenSettings = Object.freeze({
@@ -37,12 +42,13 @@ export const DEFAULT_TOKEN_SETTINGS: TokenSettings = Object.freeze({
   runtimeTokenTtlSeconds: 4 * 3600 + 600,
   runtimeTokenMaxTtlSeconds: 24 * 3600,
   clockToleranceSeconds: 5,
+  keysRefetchIntervalMs: 1000,
 });
 
 /**
  * Reads the token settings; called by each process's `config.ts` (the only readers of the
  * environment). Variables: TOKEN_ISSUER, ACCESS_TOKEN_TTL_SECONDS, RUNTIME_TOKEN_TTL_SECONDS,
- * RUNTIME_TOKEN_MAX_TTL_SECONDS, TOKEN_CLOCK_TOLERANCE_SECONDS.
+ * RUNTIME_TOKEN_MAX_TTL_SECONDS, TOKEN_CLOCK_TOLERANCE_SECONDS, TOKEN_KEYS_REFETCH_INTERVAL_MS.
  */
 export function readTokenSettings(env: Env): TokenSettings {
   const defaults = DEFAULT_TOKEN_SETTINGS;
@@ -70,6 +76,12 @@ export function readTokenSettings(env: Env): TokenSettings {
       "TOKEN_CLOCK_TOLERANCE_SECONDS",
       defaults.clockToleranceSeconds,
       { min: 0, max: 300 },
+    ),
+    keysRefetchIntervalMs: envInt(
+      env,
+      "TOKEN_KEYS_REFETCH_INTERVAL_MS",
+      defaults.keysRefetchIntervalMs,
+      { min: 10, max: 60_000 },
     ),
   });
 }
