@@ -49,20 +49,60 @@ import { type LiveObserver, LiveSession, type SessionEnd } from "./live-session.
 import { inBatches, percentile } from "./load.js";
 import { loopRecording } from "./looped-recording.js";
 
-const { values: args } = parseArgs({
-  options: {
-    sessions: { type: "string", default: "300" },
-    minutes: { type: "string", default: "10" },
-    churn: { type: "string", default: "30" },
-    "churn-every": { type: "string", default: "2" },
-    window: { type: "string", default: "15" },
-    "warm-up": { type: "string" },
-    replicas: { type: "string", default: "1" },
-    "compact-bytes": { type: "string" },
-    "profile-dir": { type: "string" },
-    json: { type: "boolean", default: false },
-  },
-});
+const USAGE = `usage: node --import tsx bench/detection/soak.bench.ts [options]
+
+  --sessions N       live sessions at 30 fps (300)
+  --minutes N        length of the run (10)
+  --churn N          sessions finalized and opened at each round of churn (30)
+  --churn-every N    minutes between rounds of churn (2)
+  --window N         seconds per sampling window (15)
+  --warm-up N        minutes before memory growth is measured (a fifth of the run, at most 10)
+  --replicas N       detection replicas (1)
+  --compact-bytes N  the store's EMBEDDED_MONGO_COMPACT_BYTES (to see compactions in a short run)
+  --profile-dir DIR  CPU profiles of detection
+  --json             the result as JSON on stdout (the table goes to stderr)
+  --help             this text
+`;
+
+const { values: args } = parseOptions();
+
+function parseOptions() {
+  try {
+    const parsed = parseSoakArgs();
+    if (parsed.values.help) {
+      process.stdout.write(USAGE);
+      process.exit(0);
+    }
+    for (const name of ["sessions", "minutes", "churn", "churn-every", "window", "replicas"]) {
+      const value = Number(parsed.values[name as keyof typeof parsed.values]);
+      if (!Number.isFinite(value) || value < 0 || (name !== "churn" && value === 0)) {
+        throw new Error(`--${name} must be a positive number`);
+      }
+    }
+    return parsed;
+  } catch (error) {
+    process.stderr.write(`soak.bench: ${(error as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+function parseSoakArgs() {
+  return parseArgs({
+    options: {
+      help: { type: "boolean", default: false },
+      sessions: { type: "string", default: "300" },
+      minutes: { type: "string", default: "10" },
+      churn: { type: "string", default: "30" },
+      "churn-every": { type: "string", default: "2" },
+      window: { type: "string", default: "15" },
+      "warm-up": { type: "string" },
+      replicas: { type: "string", default: "1" },
+      "compact-bytes": { type: "string" },
+      "profile-dir": { type: "string" },
+      json: { type: "boolean", default: false },
+    },
+  });
+}
 const SESSIONS = Number(args.sessions);
 const MINUTES = Number(args.minutes);
 const CHURN = Number(args.churn);
