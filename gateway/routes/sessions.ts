@@ -1,5 +1,3 @@
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { timestampDate } from "@bufbuild/protobuf/wkt";
 import Router from "@koa/router";
 import {
   type Session,
@@ -20,6 +18,7 @@ import { createDetectionReplicas } from "../realtime/detection-replicas.js";
 import type { GatewayContext, GatewayState } from "../state.js";
 import { checkBody } from "./request-checks.js";
 import type { RouteDeps } from "./route-deps.js";
+import { iso } from "./timestamps.js";
 
 /** The modes the schema admits. */
 const MODES = { live: SessionMode.LIVE, replay: SessionMode.REPLAY } as const;
@@ -126,10 +125,6 @@ function sessionIdParam(ctx: GatewayContext): string {
 
 function modeJson(mode: SessionMode): "live" | "replay" {
   return mode === SessionMode.REPLAY ? "replay" : "live";
-}
-
-function iso(timestamp: Timestamp | undefined): string | undefined {
-  return timestamp ? timestampDate(timestamp).toISOString() : undefined;
 }
 
 /** The public detection session resource (absent optional fields omitted). */

@@ -1,5 +1,3 @@
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { timestampDate } from "@bufbuild/protobuf/wkt";
 import {
   type Draft,
   type Issue,
@@ -16,6 +14,7 @@ import type {
   ValidationResultJson,
   VersionJson,
 } from "../../../services/shared/api/index.js";
+import { iso, requiredIso } from "../timestamps.js";
 
 /*
  * Internal messages -> the spec's JSON resources (typed by the API's schemas): snake_case, ISO
@@ -28,16 +27,6 @@ const VISIBILITY_NAMES: Readonly<Record<number, MoveSpecJson["visibility"]>> = {
   [Visibility.PUBLIC]: "public",
   [Visibility.DELISTED]: "delisted",
 };
-
-function iso(timestamp: Timestamp | undefined): string | undefined {
-  return timestamp ? timestampDate(timestamp).toISOString() : undefined;
-}
-
-/** A timestamp every message of this kind has (its absence is a bug of the service). */
-function requiredIso(timestamp: Timestamp | undefined): string {
-  if (!timestamp) throw new Error("a required timestamp is missing");
-  return timestampDate(timestamp).toISOString();
-}
 
 /** Drops undefined members, so absent optional fields are omitted. */
 function compact<T extends object>(object: T): T {
