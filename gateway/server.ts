@@ -6,8 +6,8 @@ import { listen } from "../services/shared/runtime/listen.js";
 import { PLAINTEXT_WARNING } from "../services/shared/security/internal-security-config.js";
 import { loadInternalIdentity } from "../services/shared/security/internal-transport.js";
 import { startTracing } from "../services/shared/telemetry/tracing.js";
+import { createAuthServiceVerifier } from "../services/shared/tokens/index.js";
 import { createGatewayApp } from "./app.js";
-import { createGatewayTokenVerifier } from "./auth/token-verifier.js";
 import { createServiceClients } from "./clients.js";
 import type { GatewayConfig } from "./config.js";
 import { createGatewayMetrics } from "./metrics.js";
@@ -50,7 +50,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     timeoutMs: DEPENDENCY_CHECK_TIMEOUT_MS,
     logger,
   });
-  const tokenVerifier = createGatewayTokenVerifier(clients.auth, config.tokens);
+  const tokenVerifier = createAuthServiceVerifier(clients.auth, config.tokens);
   void tokenVerifier.warmUp();
   const deps = { config, clients, logger, tokenVerifier, identity };
   const app = createGatewayApp(deps, metrics.http);

@@ -1,6 +1,6 @@
 import { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
 import type { ServiceDefinition } from "../shared/runtime/service-runner.js";
-import { createTokenVerifier } from "../shared/tokens/index.js";
+import { createSettingsVerifier } from "../shared/tokens/index.js";
 import { keyRetentionSeconds } from "../shared/tokens/token-config.js";
 import type { AuthConfig } from "./config.js";
 import { createAuthHandlers } from "./handlers.js";
@@ -87,12 +87,9 @@ export const authService: ServiceDefinition<AuthConfig> = {
       ring,
     });
     // Users forwarded to GetProject are verified against this service's own key set.
-    const userTokens = createTokenVerifier({
-      issuer: config.tokens.issuer,
-      clockToleranceSeconds: config.tokens.clockToleranceSeconds,
-      jwksMinRefreshIntervalMs: config.tokens.keysRefetchIntervalMs,
-      fetchJwks: async () => JSON.parse(await ring.jwksJson()),
-    });
+    const userTokens = createSettingsVerifier(config.tokens, async () =>
+      JSON.parse(await ring.jwksJson()),
+    );
     return { register: (router) => router.service(AuthService, handlers), userTokens };
   },
 };

@@ -1,5 +1,4 @@
 import { createClient } from "@connectrpc/connect";
-import type { JSONWebKeySet } from "jose";
 import { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
 import { AuthoringService } from "../../proto/gen/authoring/v1/authoring_pb.js";
 import { CatalogueService } from "../../proto/gen/catalogue/v1/catalogue_pb.js";
@@ -7,7 +6,7 @@ import { createIdempotencyStore } from "../shared/idempotency/index.js";
 import type { ServiceDefinition } from "../shared/runtime/service-runner.js";
 import { createInternalTransport } from "../shared/security/internal-transport.js";
 import type { Workload } from "../shared/security/workloads.js";
-import { createTokenVerifier } from "../shared/tokens/index.js";
+import { createAuthServiceVerifier } from "../shared/tokens/index.js";
 import type { AuthoringConfig } from "./config.js";
 import { createAuthoringHandlers } from "./handlers.js";
 import { createCatalogueRelay } from "./operations/catalogue-relay.js";
@@ -56,15 +55,7 @@ export const authoringService: ServiceDefinition<AuthoringConfig> = {
       versions: createVersionOperations(deps),
     });
     // The users the gateway forwards are verified here, against the auth service's public keys.
-    const userTokens = createTokenVerifier({
-      issuer: config.tokens.issuer,
-      clockToleranceSeconds: config.tokens.clockToleranceSeconds,
-      jwksMinRefreshIntervalMs: config.tokens.keysRefetchIntervalMs,
-      fetchJwks: async () => {
-        const { jwksJson } = await auth.getJwks({}, { timeoutMs: 3000 });
-        return JSON.parse(jwksJson) as JSONWebKeySet;
-      },
-    });
+    const userTokens = createAuthServiceVerifier(auth, config.tokens);
     void userTokens.warmUp();
     relay.start();
     return {

@@ -1,5 +1,4 @@
 import { createClient } from "@connectrpc/connect";
-import type { JSONWebKeySet } from "jose";
 import { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
 import { AuthoringService } from "../../proto/gen/authoring/v1/authoring_pb.js";
 import { DetectionService } from "../../proto/gen/detection/v1/detection_pb.js";
@@ -8,7 +7,7 @@ import { newId } from "../shared/ids/uuid-v7.js";
 import type { ServiceDefinition } from "../shared/runtime/service-runner.js";
 import { createInternalTransport } from "../shared/security/internal-transport.js";
 import type { Workload } from "../shared/security/workloads.js";
-import { createTokenVerifier } from "../shared/tokens/index.js";
+import { createAuthServiceVerifier } from "../shared/tokens/index.js";
 import type { DetectionConfig } from "./config.js";
 import { createDetectionHandlers } from "./handlers.js";
 import { createAttachmentLeases } from "./lease/attachment-lease.js";
@@ -85,15 +84,7 @@ export const detectionService: ServiceDefinition<DetectionConfig> = {
       settlement,
       logger,
     });
-    const verifier = createTokenVerifier({
-      issuer: config.tokens.issuer,
-      clockToleranceSeconds: config.tokens.clockToleranceSeconds,
-      jwksMinRefreshIntervalMs: config.tokens.keysRefetchIntervalMs,
-      fetchJwks: async () => {
-        const { jwksJson } = await auth.getJwks({}, { timeoutMs: 3000 });
-        return JSON.parse(jwksJson) as JSONWebKeySet;
-      },
-    });
+    const verifier = createAuthServiceVerifier(auth, config.tokens);
     void verifier.warmUp();
     const streams = createStreamServer({
       verifier,

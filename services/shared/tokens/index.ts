@@ -1,3 +1,4 @@
+export { createAuthServiceVerifier, createSettingsVerifier } from "./auth-service-verifier.js";
 export type { AccessClaims, CredentialKind, RuntimeClaims } from "./claims.js";
 export type { Scope } from "./scopes.js";
 export * from "./token-config.js";

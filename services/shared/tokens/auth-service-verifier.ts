@@ -1,0 +1,33 @@
+import type { Client } from "@connectrpc/connect";
+import type { JSONWebKeySet } from "jose";
+import type { AuthService } from "../../../proto/gen/auth/v1/auth_pb.js";
+import type { TokenSettings } from "./token-config.js";
+import { createTokenVerifier, type TokenVerifier } from "./token-verifier.js";
+
+/**
+ * A verifier configured from the shared token settings (issuer, clock tolerance, how often an
+ * unknown key may trigger a refetch), reading the signer's public keys from `fetchJwks`: every
+ * process verifies with the same settings, so a new one cannot be forgotten in one of them.
+ */
+export function createSettingsVerifier(
+  settings: TokenSettings,
+  fetchJwks: () => Promise<JSONWebKeySet>,
+): TokenVerifier {
+  return createTokenVerifier({
+    issuer: settings.issuer,
+    clockToleranceSeconds: settings.clockToleranceSeconds,
+    jwksMinRefreshIntervalMs: settings.keysRefetchIntervalMs,
+    fetchJwks,
+  });
+}
+
+/** The same, with the keys from the auth service's GetJwks (the gateway, authoring, detection). */
+export function createAuthServiceVerifier(
+  auth: Client<typeof AuthService>,
+  settings: TokenSettings,
+): TokenVerifier {
+  return createSettingsVerifier(settings, async () => {
+    const { jwksJson } = await auth.getJwks({}, { timeoutMs: 3000 });
+    return JSON.parse(jwksJson) as JSONWebKeySet;
+  });
+}
