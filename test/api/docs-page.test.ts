@@ -4,16 +4,14 @@
  * checked in a real browser (Debian's Chromium through playwright-core) with the network beyond
  * the gateway cut off: it renders every operation, with no CSP violation and no request elsewhere.
  */
-import { existsSync } from "node:fs";
 import { expect } from "chai";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { asyncApiDocument } from "../../gateway/api-docs/asyncapi.js";
 import { openApiDocument } from "../../gateway/api-docs/openapi.js";
 import { DOCS_CSP } from "../../gateway/api-docs/routes.js";
+import { launchChromium } from "../support/chromium.js";
 import { skipUnderFakedClock } from "../support/faked-clock.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 describe("the gateway serves /openapi.json, /asyncapi.json and /docs", function () {
   this.timeout(120_000);
@@ -64,22 +62,9 @@ describe("the gateway serves /openapi.json, /asyncapi.json and /docs", function 
 
   it("renders every operation in Chromium, offline, with no CSP violation", async function () {
     skipUnderFakedClock(this, "Chromium");
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`no Chromium at ${CHROMIUM}: .ci/run installs Debian's chromium package`);
-    }
     let browser: Browser | undefined;
     try {
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-          "--no-first-run",
-        ],
-      });
+      browser = await launchChromium();
       const context = await browser.newContext();
       const gateway = new URL(system.gatewayUrl).origin;
       const foreign: string[] = [];

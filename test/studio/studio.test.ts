@@ -6,18 +6,18 @@
  * (and marked on the plot), upload a recording and run it. No console error, no CSP violation.
  * Screenshots go to test/studio/screenshots/ (gitignored) for a person to look at.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
 import { expect } from "chai";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { studioCsp } from "../../gateway/studio/routes.js";
+import { launchChromium } from "../support/chromium.js";
 import { skipUnderFakedClock } from "../support/faked-clock.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, "..", "..");
 const SHOTS = join(HERE, "screenshots");
@@ -66,27 +66,17 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
 
   before(async function () {
     skipUnderFakedClock(this, "Chromium");
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`no Chromium at ${CHROMIUM}: .ci/run installs Debian's chromium package`);
-    }
     mkdirSync(SHOTS, { recursive: true });
     system = await startTestSystem({ devBootstrap: true });
     // The camera: Chromium's fake capture device playing a photo of a standing person (an MJPEG
     // file of one frame, looped).
     const camera = join(tmpdir(), `studio-camera-${process.pid}.mjpeg`);
     copyFileSync(CAMERA_PHOTO, camera);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--no-first-run",
-        "--use-fake-ui-for-media-stream",
-        "--use-fake-device-for-media-stream",
-        `--use-file-for-fake-video-capture=${camera}`,
-      ],
-    });
+    browser = await launchChromium([
+      "--use-fake-ui-for-media-stream",
+      "--use-fake-device-for-media-stream",
+      `--use-file-for-fake-video-capture=${camera}`,
+    ]);
     const context = await browser.newContext({
       viewport: { width: 1280, height: 1000 },
       permissions: ["camera"],
