@@ -381,8 +381,18 @@ byId("release").addEventListener("click", () => void exclusive(release));
 
 // ---- the test bench ------------------------------------------------------------------------
 
-/** The version that holds exactly the editor's text: the latest one if equal, else a new one. */
-async function versionForRun(text: string): Promise<string | undefined> {
+/**
+ * The version that holds exactly the editor's text: the latest one if equal, else a new one. Says
+ * what it does in `status`, and why when there is none.
+ */
+async function versionForRun(text: string, status: HTMLElement): Promise<string | undefined> {
+  say(status, "Freezing the text into a version…");
+  const versionId = await frozenVersion(text);
+  if (!versionId) say(status, "Nothing to run: no version (see the editor's message).", "error");
+  return versionId;
+}
+
+async function frozenVersion(text: string): Promise<string | undefined> {
   if (!current) return undefined;
   if (!current.own) return current.movespec.current_released_version_id;
   if (!(await save())) return undefined;
@@ -438,12 +448,8 @@ async function run() {
         say(status, `No frames in ${recording.name}: ${recording.problems.join("; ")}`, "error");
         return;
       }
-      say(status, "Freezing the text into a version…");
-      const versionId = await versionForRun(text);
-      if (!versionId) {
-        say(status, "Nothing to run: no version (see the editor's message).", "error");
-        return;
-      }
+      const versionId = await versionForRun(text, status);
+      if (!versionId) return;
       const topology = topologyOf(recording.frames);
       const started = performance.now();
       const outcome = await replayThroughService(connection!.client, {
@@ -613,12 +619,8 @@ async function toggleCamera() {
       say(status, "Fix the MoveSpec's errors first (listed under Problems).", "error");
       return;
     }
-    say(status, "Freezing the text into a version…");
-    const versionId = await versionForRun(text);
-    if (!versionId) {
-      say(status, "Nothing to run: no version (see the editor's message).", "error");
-      return;
-    }
+    const versionId = await versionForRun(text, status);
+    if (!versionId) return;
     say(status, "Starting the camera and loading the pose model (about 5 MB, once)…");
     byId("live").hidden = false;
     byId("live-count").textContent = "0";
