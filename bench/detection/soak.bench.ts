@@ -76,7 +76,9 @@ function parseOptions() {
     for (const name of ["sessions", "minutes", "churn", "churn-every", "window", "replicas"]) {
       const value = Number(parsed.values[name as keyof typeof parsed.values]);
       if (!Number.isFinite(value) || value < 0 || (name !== "churn" && value === 0)) {
-        throw new Error(`--${name} must be a positive number`);
+        throw new Error(
+          `--${name} must be ${name === "churn" ? "0 or more" : "a positive number"}`,
+        );
       }
     }
     return parsed;

@@ -75,6 +75,35 @@ describe("command-line tools: --help and bad arguments", function () {
     });
   });
 
+  describe("soak benchmark (bench/detection/soak.bench.ts)", () => {
+    it("--help lists every option", async () => {
+      const result = await tool("bench/detection/soak.bench.ts", "--help");
+      expect(result.code).to.equal(0);
+      for (const option of ["--sessions", "--minutes", "--churn", "--churn-every", "--window"]) {
+        expect(result.stdout).to.contain(option);
+      }
+      for (const option of ["--warm-up", "--replicas", "--compact-bytes", "--json"]) {
+        expect(result.stdout).to.contain(option);
+      }
+    });
+
+    it("answers an unknown option or a bad number with its reason and exit 2, starting nothing", async () => {
+      for (const [args, reason] of [
+        [["--bogus"], /Unknown option '--bogus'/],
+        [["--minutes", "x"], /--minutes must be a positive number/],
+        [["--sessions", "0"], /--sessions must be a positive number/],
+        [["--churn=-1"], /--churn must be 0 or more/],
+      ] as const) {
+        const result = await tool("bench/detection/soak.bench.ts", ...args);
+        expect(result.code, args.join(" ")).to.equal(2);
+        expect(result.stderr, args.join(" ")).to.match(reason);
+        expect(result.stderr).to.match(/^soak\.bench: /);
+        expect(result.stdout).to.equal("");
+        expectNoStackTrace(result.stderr);
+      }
+    });
+  });
+
   describe("stream client (examples/stream-client)", () => {
     it("--help lists the options and every environment variable it reads", async () => {
       const result = await tool("examples/stream-client/main.ts", "--help");
