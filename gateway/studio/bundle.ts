@@ -19,7 +19,7 @@ export interface StudioBundle {
 export function checkStudioBuildable(): void {
   const missing = !existsSync(join(STUDIO_APP_DIR, "main.ts"))
     ? `the Studio's sources (${STUDIO_APP_DIR})`
-    : ["esbuild", "@vladmandic/human"]
+    : ["esbuild", "@vladmandic/human", "@tensorflow/tfjs-backend-wasm"]
         .filter((name) => !canResolve(name))
         .map((name) => `the ${name} package (a development dependency)`)
         .join(" and ") || undefined;

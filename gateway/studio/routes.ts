@@ -16,11 +16,14 @@ import { RECORDINGS_DIR, readStudioSamples } from "./samples.js";
  * eval. The editor (CodeMirror) mounts its styles in <style> elements: they carry the response's
  * nonce, which the page reads from a meta tag (a script can only come from the gateway, so only
  * the Studio's own code can use it). `connect-src 'self'` covers the API and the websocket.
+ * `'wasm-unsafe-eval'` lets the page compile WebAssembly (the pose model's backend without a
+ * GPU; the binaries are fetched from the gateway like everything else) and nothing more: string
+ * eval stays blocked.
  */
 export function studioCsp(nonce: string): string {
   return [
     "default-src 'none'",
-    "script-src 'self'",
+    "script-src 'self' 'wasm-unsafe-eval'",
     `style-src 'self' 'nonce-${nonce}'`,
     "img-src 'self' data: blob:",
     "font-src 'self'",

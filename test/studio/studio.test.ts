@@ -6,7 +6,7 @@
  * (and marked on the plot), upload a recording and run it. No console error, no CSP violation.
  * Screenshots go to test/studio/screenshots/ (gitignored) for a person to look at.
  */
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,6 +15,7 @@ import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
 import { studioCsp } from "../../gateway/studio/routes.js";
 import { launchChromium } from "../support/chromium.js";
+import { writeStretchVideo } from "../support/fake-camera.js";
 import { skipUnderFakedClock } from "../support/faked-clock.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
 
@@ -28,21 +29,26 @@ const CAMERA_PHOTO = join(ROOT, "test", "fixtures", "camera", "standing-person.j
  * Held while both shoulders are seen level: what a photo of a standing person shows. Tracking is
  * lost only after 60 s: without a GPU the model may take seconds a frame.
  */
-const LEVEL_SHOULDERS = `movespec: 1
-name: Shoulders level
+/**
+ * What the camera test counts: the wrists moving apart and back together, read against their own
+ * recent range (the fake camera's person is stretched sideways and back: test/support/fake-camera.ts).
+ */
+const ARMS_APART = `movespec: 1
+name: Arms apart
 signals:
-  shoulder_line: angle_to_vertical(left_shoulder, right_shoulder) # 90 when level
+  wrists_apart: distance(left_wrist, right_wrist) # in torso lengths
+  spread:
+    adaptive: wrists_apart
+    rest: low
+    min_range: 0.3
 tracking:
-  landmarks: [left_shoulder, right_shoulder]
+  landmarks: [left_wrist, right_wrist]
   lost_after: 60s
 phases:
-  level:
-    enter: shoulder_line > 60
-    exit: shoulder_line < 50
-hold:
-  phase: level
-  target: 1s
-  progress_every: 0.5s
+  together: { enter: spread < 0.3, exit: spread > 0.4 }
+  apart: { enter: spread > 0.6, exit: spread < 0.5 }
+repetition:
+  cycle: [together, apart, together]
 `;
 /** Line 34 of examples/movespecs/squat.yaml: `    enter: depth < 0.3` (phase up). */
 const LINE = 34;
@@ -68,10 +74,14 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     skipUnderFakedClock(this, "Chromium");
     mkdirSync(SHOTS, { recursive: true });
     system = await startTestSystem({ devBootstrap: true });
-    // The camera: Chromium's fake capture device playing a photo of a standing person (an MJPEG
-    // file of one frame, looped).
-    const camera = join(tmpdir(), `studio-camera-${process.pid}.mjpeg`);
-    copyFileSync(CAMERA_PHOTO, camera);
+    // The camera: Chromium's fake capture device playing a photo of a standing person stretched
+    // sideways and back every 2 s (her wrists and ankles move apart and together), looped.
+    const camera = join(tmpdir(), `studio-camera-${process.pid}.y4m`);
+    writeStretchVideo(CAMERA_PHOTO, camera, {
+      framesPerCycle: 60,
+      framesPerSecond: 30,
+      maxStretch: 1.6,
+    });
     browser = await launchChromium([
       "--use-fake-ui-for-media-stream",
       "--use-fake-device-for-media-stream",
@@ -144,7 +154,9 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     expect(nonce, "a style nonce in the page").to.be.a("string");
     const csp = response.headers.get("content-security-policy") ?? "";
     expect(csp).to.equal(studioCsp(nonce as string));
-    expect(csp).to.contain("script-src 'self';").and.not.contain("unsafe");
+    // WebAssembly may be compiled (the pose model's backend without a GPU); scripts and eval not.
+    expect(csp).to.contain("script-src 'self' 'wasm-unsafe-eval';");
+    expect(csp).to.not.contain("'unsafe-eval'").and.not.contain("'unsafe-inline'");
     expect(html).to.not.match(/https?:\/\//);
     // A new nonce on every load.
     const again = await (await fetch(`${system.gatewayUrl}/studio`)).text();
@@ -155,6 +167,7 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       "/studio/recordings/m01_s01.manifest.json",
       "/studio/models/blazeface.json",
       "/studio/vendor/human.js",
+      "/studio/vendor/tfjs-backend-wasm-threaded-simd.wasm",
     ]) {
       expect((await fetch(`${system.gatewayUrl}${probe}`)).status, probe).to.equal(404);
     }
@@ -162,6 +175,8 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       ["/studio/vendor/human.esm.js", "text/javascript; charset=utf-8"],
       ["/studio/models/movenet-lightning.json", "application/json; charset=utf-8"],
       ["/studio/models/movenet-lightning.bin", "application/octet-stream"],
+      ["/studio/vendor/tfjs-backend-wasm-simd.wasm", "application/wasm"],
+      ["/studio/vendor/tfjs-backend-wasm.wasm", "application/wasm"],
     ]) {
       const served = await fetch(`${system.gatewayUrl}${path}`, { method: "HEAD" });
       expect(served.status, path).to.equal(200);
@@ -331,21 +346,21 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
-        name: "Shoulders level",
+        name: "Arms apart",
         project_id: system.devCredentials?.project_id,
       }),
     });
-    const levelId = (created.body as unknown as { movespec_id: string }).movespec_id;
-    await api(`/api/movespecs/${levelId}/draft`, {
+    const armsId = (created.body as unknown as { movespec_id: string }).movespec_id;
+    await api(`/api/movespecs/${armsId}/draft`, {
       method: "PUT",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ yaml_source: LEVEL_SHOULDERS }),
+      body: JSON.stringify({ yaml_source: ARMS_APART }),
     });
-    await page.getByLabel("Open by id").fill(levelId);
+    await page.getByLabel("Open by id").fill(armsId);
     await page.getByRole("button", { name: "Open", exact: true }).click();
     await page
       .locator("#spec-title")
-      .filter({ hasText: /^Shoulders level$/ })
+      .filter({ hasText: /^Arms apart$/ })
       .waitFor();
 
     await page.getByRole("button", { name: "Start camera" }).click();
@@ -354,13 +369,15 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       .locator("#camera-status")
       .filter({ hasText: /Live: \d+ frames sent \(([3-9]|\d\d+) with a pose\)/ })
       .waitFor({ timeout: 90_000 });
-    // The service's events for those frames come back: the shoulders are level, so the phase is
-    // entered and the hold starts.
+    // The service counts the person's movement as it happens: its repetition events come back
+    // and the live count goes up, while the camera is still running.
     await page
-      .locator("#live-events li", { hasText: /^holding level/ })
-      .first()
-      .waitFor({ timeout: 60_000 });
-    expect(await page.textContent("#live-phase")).to.equal("phase: level");
+      .locator("#live-count")
+      .filter({ hasText: /^([2-9]|\d\d+)$/ })
+      .waitFor({ timeout: 120_000 });
+    const counted = Number(await page.textContent("#live-count"));
+    expect(await page.locator("#live-events li").count()).to.be.greaterThan(0);
+    expect(await page.textContent("#camera-status")).to.match(/on wasm\.$/);
     const overlay = await page.evaluate(
       "Array.from(document.querySelector('#overlay').getContext('2d').getImageData(0, 0, 640, 480).data).some((v, i) => i % 4 === 3 && v > 0)",
     );
@@ -371,6 +388,7 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       .locator("#camera-status")
       .filter({ hasText: /^Stopped: completed, \d+ frames/ })
       .waitFor();
+    expect(Number(await page.textContent("#live-count"))).to.be.at.least(counted);
   });
 
   it("fits a narrow screen, with no console error, no CSP violation and nothing fetched elsewhere", async () => {

@@ -5,6 +5,8 @@ import { drawSkeleton } from "./skeleton.js";
 
 /** Served by the gateway (gateway/studio/pose-model.ts); loaded only when the camera starts. */
 const HUMAN_SCRIPT_URL = "/studio/vendor/human.esm.js";
+/** Where TensorFlow.js's WebAssembly binaries are (the same folder, gateway/studio/pose-model.ts). */
+const WASM_BASE_URL = "/studio/vendor/";
 
 /** MoveNet's 17 keypoints, by Human's names, in the COCO-17 order the service expects. */
 const COCO_ORDER = [
@@ -49,7 +51,7 @@ async function poseModel(): Promise<Human> {
   const config: Partial<Config> = {
     backend: chooseBackend(),
     modelBasePath: "/studio/models/",
-    wasmPath: "/studio/none/",
+    wasmPath: WASM_BASE_URL,
     warmup: "none",
     debug: false,
     face: { enabled: false },
@@ -71,18 +73,20 @@ async function poseModel(): Promise<Human> {
 }
 
 /**
- * WebGL on a real GPU (fast); else TensorFlow.js on the CPU, which was faster than WebGL emulated
- * in software (SwiftShader, llvmpipe: a browser without a GPU) in our headless tests.
+ * WebGL on a real GPU (fast); else WebAssembly (SIMD where the browser has it), far faster than
+ * WebGL emulated in software (SwiftShader, llvmpipe: a browser without a GPU) or TensorFlow.js's
+ * plain JavaScript backend, the last resort.
  */
-function chooseBackend(): "webgl" | "cpu" {
+function chooseBackend(): "webgl" | "wasm" | "cpu" {
+  const fallback = typeof WebAssembly === "object" ? "wasm" : "cpu";
   try {
     const gl = document.createElement("canvas").getContext("webgl2");
-    if (!gl) return "cpu";
+    if (!gl) return fallback;
     const info = gl.getExtension("WEBGL_debug_renderer_info");
     const renderer = String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
-    return /swiftshader|llvmpipe|software/i.test(renderer) ? "cpu" : "webgl";
+    return /swiftshader|llvmpipe|software/i.test(renderer) ? fallback : "webgl";
   } catch {
-    return "cpu";
+    return fallback;
   }
 }
 
