@@ -1,7 +1,8 @@
 /**
  * Re-renders a recording as other cameras and pose models would give it, to check that the
  * reference MoveSpecs count the movement rather than the file: 2D only (no z, no visibility),
- * the camera turned about the person, half the frame rate, jitter, and the COCO-17 topology.
+ * the camera turned about the person, half the frame rate, jitter, and the COCO-17 topology at
+ * 10 fps (what the Studio's camera gives on a CPU: MoveNet through WebAssembly, docs/studio.md).
  */
 type Frame = { seq: number; t: number; keypoints: number[][] };
 
@@ -51,9 +52,9 @@ function sideViewFarSideDim(frames: Frame[]): Frame[] {
 }
 const FAR_SIDE = new Set([1, 2, 3, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31]);
 
-/** Every other frame (15 fps from 30 fps), renumbered. */
-function halfRate(frames: Frame[]): Frame[] {
-  return frames.filter((_, i) => i % 2 === 0).map((f, i) => ({ ...f, seq: i }));
+/** Every `n`th frame (n = 2: 15 fps from 30 fps), renumbered. */
+function everyNth(frames: Frame[], n: number): Frame[] {
+  return frames.filter((_, i) => i % n === 0).map((f, i) => ({ ...f, seq: i }));
 }
 
 /** Adds deterministic jitter of about `sigma` image heights to x and y. */
@@ -94,15 +95,19 @@ function toCoco17(frames: Frame[]): Frame[] {
   return frames.map((f) => ({ ...f, keypoints: COCO_FROM_BLAZEPOSE.map((i) => f.keypoints[i]) }));
 }
 
+/** How many recorded frames make one frame of the variant (its boundaries scale by it). */
+export const FRAME_STEP: Record<string, number> = { "15 fps": 2, "coco-17 2d, 10 fps": 3 };
+
 export const VARIANTS: Record<string, (frames: Frame[]) => Frame[]> = {
   "2d": twoD,
   "turned +45": (f) => rotated(f, 45),
   "turned -45": (f) => rotated(f, -45),
   "side view": (f) => rotated(f, 90),
   "side view, far side dim": sideViewFarSideDim,
-  "15 fps": halfRate,
+  "15 fps": (f) => everyNth(f, 2),
   jitter: (f) => jittered(f, 0.004),
   "coco-17 2d": (f) => twoD(toCoco17(f)),
+  "coco-17 2d, 10 fps": (f) => everyNth(twoD(toCoco17(f)), 3),
   "hips 8% lower": (f) => hipsMoved(f, 0.08),
   "hips 8% higher": (f) => hipsMoved(f, -0.08),
 };
