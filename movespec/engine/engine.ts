@@ -76,6 +76,8 @@ export interface Engine {
   readonly acceptedFrames: number;
   /** seq of the last accepted frame, or -1 when none. */
   readonly lastSeq: number;
+  /** The `event_seq` of the last event emitted (0 before any). */
+  readonly lastEventSeq: number;
   readonly topology: TopologyName;
   /** Keypoints per frame in this topology. */
   readonly keypointCount: number;
@@ -159,6 +161,10 @@ class EngineImpl implements Engine {
   }
   get lastSeq(): number {
     return this._lastSeq;
+  }
+  /** The `event_seq` of the last event emitted (0 before any). */
+  get lastEventSeq(): number {
+    return this.eventSeq;
   }
   get keypointCount(): number {
     return this.program.keypointCount;

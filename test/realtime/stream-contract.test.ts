@@ -311,6 +311,51 @@ describe("realtime stream: contract 1 against hostile clients", function () {
       expect(Math.min(...replayed)).to.be.greaterThan(events.at(-1) ?? 0);
     });
 
+    it("events sent but never read before an abrupt disconnect come again after it, once each", async () => {
+      const session = await newSession();
+      const first = await attach(session.stream_url, session.runtime_token);
+      const sendFrames = (stream: typeof first, from: number, to: number) => {
+        for (let at = from; at < to; at += 40) {
+          stream.send({ type: "frames", frames: FRAMES.slice(at, Math.min(at + 40, to)) });
+        }
+      };
+      sendFrames(first, 0, 100);
+      await first.next("event", (m) => m.event.type === "rep.completed");
+      // Three more repetitions' worth of frames; the client reads nothing more from here on, so
+      // the events (and the acks) they produce stay in the network's buffers and die with it.
+      first.ws.pause();
+      sendFrames(first, 100, 400);
+      await new Promise((resolve) => setTimeout(resolve, 1500)); // a few checkpoints (200 ms)
+      // What the client had when it died (ws may still hand over what it had buffered, later).
+      const before = first.ofType("event").map((m) => m.event);
+      first.ws.terminate();
+      const seen = before.map((e) => e.event_seq as number);
+      expect(seen).to.not.deep.equal([]);
+
+      const second = await attach(session.stream_url, session.runtime_token, {
+        last_event_seq: seen.at(-1),
+      });
+      // Everything was checkpointed: the engine resumes after frame 399, and no frame is resent
+      // that could produce those events again.
+      expect(second.ofType("ready")[0]).to.include({ last_seq: 399 });
+      second.send({ type: "finalize" });
+      await second.next("end");
+      expect(second.ofType("warning")).to.deep.equal([]);
+      const again = second.ofType("event").map((m) => m.event);
+      const last = again.at(-1);
+      expect(last?.type).to.equal("session.summary");
+      expect(
+        [...seen, ...again.map((e) => e.event_seq as number)],
+        "every event_seq once, in order",
+      ).to.deep.equal(Array.from({ length: last?.event_seq ?? 0 }, (_, i) => i + 1));
+      // Each counted repetition reached the client exactly once, numbered 1, 2, 3, ...
+      const counted = [...before, ...again]
+        .filter((e) => e.type === "rep.completed")
+        .map((e) => e.total);
+      expect(counted).to.deep.equal(Array.from({ length: last?.count ?? 0 }, (_, i) => i + 1));
+      expect(last?.count).to.be.greaterThan(1);
+    });
+
     it("a live flood is closed 4429; the session resumes at a sane rate", async () => {
       const session = await newSession("live");
       const stream = await attach(session.stream_url, session.runtime_token);

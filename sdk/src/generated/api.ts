@@ -601,10 +601,10 @@ export interface Ack {
   last_seq?: number;
 }
 
-/** A message or frame was ignored and not counted; the stream goes on. */
+/** A message or frame was ignored and not counted (or, EVENTS_NOT_RESENT, events sent before a reconnect are no longer kept); the stream goes on. */
 export interface Warning {
   type: "warning";
-  /** MALFORMED_JSON, MESSAGE_INVALID, UNKNOWN_MESSAGE_TYPE, BINARY_NOT_SUPPORTED, BINARY_FRAMES_INVALID, SESSION_FINALIZING, MORE_FRAMES_REJECTED, FRAME_MALFORMED, TIME_NOT_INCREASING, KEYPOINT_COUNT_MISMATCH, COORDINATE_INVALID */
+  /** MALFORMED_JSON, MESSAGE_INVALID, UNKNOWN_MESSAGE_TYPE, BINARY_NOT_SUPPORTED, BINARY_FRAMES_INVALID, SESSION_FINALIZING, MORE_FRAMES_REJECTED, EVENTS_NOT_RESENT, FRAME_MALFORMED, TIME_NOT_INCREASING, KEYPOINT_COUNT_MISMATCH, COORDINATE_INVALID */
   code: string;
   message: string;
   /** the rejected frame's seq */

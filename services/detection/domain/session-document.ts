@@ -36,6 +36,11 @@ export interface SessionCheckpoint {
    * checkpoint counts; absent (0) in checkpoints written before records were taken out.
    */
   readonly record_chunks?: number;
+  /**
+   * The last events sent before this checkpoint, as sent (stream/recent-events.ts): sent again
+   * to a client that reconnects without having read them. Absent in older checkpoints.
+   */
+  readonly recent_events?: readonly { readonly event_seq: number; readonly message: string }[];
 }
 
 export interface SessionDocument {

@@ -12,6 +12,7 @@ import { CloseCode, EndReason, StreamError, StreamWarning } from "../reasons.js"
 import type { RecordStore } from "../store/record-store.js";
 import type { SessionStore, TerminalWrite } from "../store/session-store.js";
 import { createFrameRateLimiter, type FrameRateLimiter } from "./frame-rate-limiter.js";
+import { eventsToResend, RecentEvents, type SentEvent } from "./recent-events.js";
 import { RecordLedger } from "./record-ledger.js";
 import {
   ackMessage,
@@ -42,7 +43,9 @@ export interface OwnedSessionInit {
   readonly engine: Engine;
   readonly sink: StreamSink;
   /** Events up to this event_seq reached the client before (hello's last_event_seq). */
-  readonly suppressEventsUpTo: number;
+  readonly lastEventSeq: number | undefined;
+  /** The events sent last before the checkpoint the engine was restored from. */
+  readonly recentEvents: readonly SentEvent[];
   /** Record chunks counted by the checkpoint the engine was restored from. */
   readonly recordChunks: number;
 }
@@ -88,6 +91,8 @@ export class OwnedSession {
   private readonly limiter: FrameRateLimiter | undefined;
   private readonly now: () => number;
   private readonly suppressEventsUpTo: number;
+  private readonly reportedLastEventSeq: number | undefined;
+  private readonly recentEvents: RecentEvents;
   private state: State = "open";
   private durableAccepted: number;
   private lastCheckpointAt: number;
@@ -111,7 +116,9 @@ export class OwnedSession {
     this.engine = init.engine;
     this.ledger = new RecordLedger(deps.records, init.sessionId, init.epoch, init.recordChunks);
     this.sink = init.sink;
-    this.suppressEventsUpTo = init.suppressEventsUpTo;
+    this.suppressEventsUpTo = init.lastEventSeq ?? 0;
+    this.reportedLastEventSeq = init.lastEventSeq;
+    this.recentEvents = new RecentEvents(init.recentEvents);
     this.durableAccepted = init.engine.acceptedFrames;
     this.lastActivityAt = this.now();
     // Sessions often start together (a class, a benchmark): spread their checkpoints over the
@@ -123,6 +130,28 @@ export class OwnedSession {
       init.mode === "live"
         ? createFrameRateLimiter(limits.liveMaxFps, limits.liveBurstFrames)
         : undefined;
+  }
+
+  /**
+   * Sends again the events the client has not seen that the checkpoint kept (a client that
+   * dropped abruptly may not have read them), or says which ones are gone. Call right after
+   * `ready`, before any frame of this attachment.
+   */
+  resendUnseenEvents(): void {
+    const { events, lost } = eventsToResend(
+      this.recentEvents.list(),
+      this.reportedLastEventSeq,
+      this.engine.lastEventSeq,
+    );
+    if (lost) {
+      this.sink.send(
+        warningMessage(
+          StreamWarning.eventsNotResent,
+          `events ${lost.from} to ${lost.to} were sent before the disconnect and are no longer kept (the session's summary still counts them)`,
+        ),
+      );
+    }
+    for (const event of events) this.sink.send(event.message);
   }
 
   get isOpen(): boolean {
@@ -360,6 +389,7 @@ export class OwnedSession {
         last_seq: lastSeq,
         at: new Date(this.now()),
         record_chunks: recordChunks,
+        recent_events: this.recentEvents.list(),
       },
       accepted_frames_total: this.engine.acceptedFrames,
       last_seq: lastSeq >= 0 ? lastSeq : undefined,
@@ -478,12 +508,13 @@ export class OwnedSession {
     if (events.length === 0) return;
     const latency = this.deps.metrics.frameToEvent.labels({ mode: this.mode });
     for (const event of events) {
-      if (event.event_seq <= this.suppressEventsUpTo) continue;
-      this.sink.send(
+      const message =
         summaryText !== undefined && event.type === "session.summary"
           ? summaryEventMessage(event, summaryText)
-          : eventMessage(event),
-      );
+          : eventMessage(event);
+      this.recentEvents.add(event.event_seq, message);
+      if (event.event_seq <= this.suppressEventsUpTo) continue;
+      this.sink.send(message);
       if (received !== undefined) latency.observe((performance.now() - received) / 1000);
     }
     this.deps.metrics.eventsSent.inc(events.length);

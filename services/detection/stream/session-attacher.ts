@@ -196,7 +196,8 @@ export function createSessionAttacher(deps: SessionAttacherDeps) {
           expiresAt: session.expires_at,
           engine,
           sink,
-          suppressEventsUpTo: hello.lastEventSeq ?? 0,
+          lastEventSeq: hello.lastEventSeq,
+          recentEvents: session.checkpoint?.recent_events ?? [],
           recordChunks: session.checkpoint?.record_chunks ?? 0,
         },
         {
@@ -231,6 +232,7 @@ export function createSessionAttacher(deps: SessionAttacherDeps) {
           frameEncoding: hello.frameEncoding,
         }),
       );
+      owned.resendUnseenEvents();
       if (session.status === "finalizing") owned.finalize();
       return { ok: true, session: owned };
     },

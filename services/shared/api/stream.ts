@@ -63,6 +63,7 @@ export const StreamWarning = {
   binaryInvalid: "BINARY_FRAMES_INVALID",
   sessionFinalizing: "SESSION_FINALIZING",
   moreRejected: "MORE_FRAMES_REJECTED",
+  eventsNotResent: "EVENTS_NOT_RESENT",
 } as const;
 
 /** Why the engine rejected a frame (also `warning` codes). */
@@ -455,7 +456,8 @@ export const Warning = Type.Object(
   },
   {
     title: "Warning",
-    description: "A message or frame was ignored and not counted; the stream goes on.",
+    description:
+      "A message or frame was ignored and not counted (or, EVENTS_NOT_RESENT, events sent before a reconnect are no longer kept); the stream goes on.",
   },
 );
 
