@@ -248,6 +248,31 @@ repetition:
       }
     });
 
+    it("jumping jack: one arm stopping short of its rest between two jumps still counts both", () => {
+      // Both arms go overhead 8 times; between jumps 3 and 4 and between 5 and 6 the left arm
+      // only comes down to 80 degrees (level with the shoulder: half way to its rest).
+      const shortStop = (t: number) => Math.abs(t - 4) < 0.3 || Math.abs(t - 6) < 0.3;
+      for (const view of [0, 30]) {
+        const s = summary(
+          "jumping-jack",
+          animate(
+            10,
+            (t) => {
+              const k = reps(t, 8, 1);
+              const left = 10 + 150 * k;
+              return {
+                armLeft: shortStop(t) ? Math.max(left, 80) : left,
+                armRight: 10 + 150 * k,
+                legSpread: 12 * k,
+              };
+            },
+            { view },
+          ),
+        );
+        expect(s.count, `view ${view}`).to.equal(8);
+      }
+    });
+
     it("squat: a fast, shallow squat filmed from the side counts like a deep one from the front", () => {
       // Knees to 55 degrees of flexion (hips barely below 150), 1.2 s a repetition, side view.
       const shallow = animate(12, (t) => ({ knee: 55 * reps(t, 8, 1.2) }), { view: 90 });
