@@ -136,15 +136,15 @@ describe("adaptive phases", () => {
     const approach = (t: number) =>
       t < 3 ? 176 : t < 3.5 ? 176 - (t - 3) * 92 : set(6, 70, 1.5, 3.5)(t) - 40;
 
-    it("forgets a rest end not come back to before the first repetition, within 2 s", () => {
+    it("forgets a rest end not come back to before the first repetition, within 1.5 s", () => {
       const noise = gaussian(1, 37);
       const frames = angleFrames((t) => approach(t) + noise(), 14);
       const engine = createEngine(compile(ADAPTIVE()));
-      const events = [...engine.pushMany(frames.filter((f) => f.t < 5.5)).events];
-      // The range is wide from 3.5 s (the step down); 2 s later the rest end has not been
+      const events = [...engine.pushMany(frames.filter((f) => f.t < 4.9)).events];
+      // The range is wide from 3.5 s (the step down); 1.5 s later the rest end has not been
       // come back to, so the approach leaves the window.
       expect(engine.adaptiveRanges()["left.bend"].hi).to.be.above(175);
-      events.push(...engine.pushMany(frames.filter((f) => f.t >= 5.5 && f.t < 6)).events);
+      events.push(...engine.pushMany(frames.filter((f) => f.t >= 4.9 && f.t < 5.4)).events);
       expect(engine.adaptiveRanges()["left.bend"].hi).to.be.below(140);
       events.push(...engine.pushMany(frames.filter((f) => f.t >= 6)).events);
       // Without settling in, 176 would stay the rest end until about 8 s (a tenth of the window

@@ -25,10 +25,10 @@ const MAX_SAMPLE_RATE = 60;
 const EPS = 1e-9;
 /**
  * Settling in (see above): the fraction of the window after which an unvisited rest end is
- * forgotten (2 s of a 5 s window), and how near the rest end (a fraction of the range, the usual
+ * forgotten (1.5 s of a 5 s window), and how near the rest end (a fraction of the range, the usual
  * rest threshold) counts as a visit.
  */
-const SETTLE_FRACTION = 0.4;
+const SETTLE_FRACTION = 0.3;
 const REST_ZONE = 0.3;
 
 // Layout of an adaptive signal's state, from its offset.
