@@ -286,6 +286,28 @@ repetition:
       expect(summaryOf(runFrames(loadExample("squat"), shallow)).score).to.be.below(deep.score);
     });
 
+    it("squat: quick repetitions that stop short of standing up still count", () => {
+      // Four full squats (knees 0 -> 110 degrees of flexion), then four more, 1.6 s each, in
+      // which the legs straighten only to 35 degrees between squats, the last one standing up
+      // fully. The adaptive range still remembers straight legs as the rest, so 35 degrees reads
+      // just above the usual 0.3; coming back more than 0.55 from the recent peak counts.
+      const half = (u: number, d: number) => (1 - Math.cos((Math.PI * u) / d)) / 2;
+      const knee = (t: number) => {
+        if (t < 11) return 110 * reps(t, 4, 2.5);
+        const u = t - 11;
+        if (u < 1.25) return 110 * half(u, 1.25);
+        if (u < 1.25 + 3 * 1.6) return 110 - 75 * half((u - 1.25) % 1.6, 0.8);
+        return u < 2.5 + 3 * 1.6 ? 110 * (1 - half(u - 1.25 - 3 * 1.6, 1.25)) : 0;
+      };
+      for (const view of [0, 90]) {
+        const s = summary(
+          "squat",
+          animate(20, (t) => ({ knee: knee(t) }), { view }),
+        );
+        expect(s.count, `view ${view}`).to.equal(8);
+      }
+    });
+
     it("front raise: counts raises of both arms to shoulder height, and coaches raising higher", () => {
       for (const view of [0, 30]) {
         const s = summary(
