@@ -50,8 +50,12 @@ phases:
 repetition:
   cycle: [together, apart, together]
 `;
-/** Line 34 of examples/movespecs/squat.yaml: `    enter: depth < 0.3` (phase up). */
-const LINE = 34;
+/** The line the editing step types into: the up phase's exit in examples/movespecs/squat.yaml. */
+const LINE_TEXT = "    exit: depth > 0.4";
+const LINE =
+  readFileSync(join(HERE, "../../examples/movespecs/squat.yaml"), "utf8")
+    .split("\n")
+    .indexOf(LINE_TEXT) + 1;
 
 describe("MoveSpec Studio (/studio) in Chromium", function () {
   this.timeout(180_000);
@@ -214,7 +218,8 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
 
   it("marks an error at its line as you type, and clears it when fixed", async () => {
     const line = page.locator(".cm-line").nth(LINE - 1);
-    expect(await line.textContent()).to.equal("    enter: depth < 0.3");
+    expect(LINE).to.be.above(0);
+    expect(await line.textContent()).to.equal(LINE_TEXT);
     await line.click();
     await page.keyboard.press("End");
     await page.keyboard.type(" and no_such_signal > 1");
@@ -241,7 +246,7 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       .filter({ hasText: /^Saved\./ })
       .waitFor({ timeout: 30_000 });
     const draft = await api(`/api/movespecs/${movespecId}/draft`);
-    expect(draft.body.yaml_source).to.contain("enter: depth < 0.3 # tuned in the Studio");
+    expect(draft.body.yaml_source).to.contain(`${LINE_TEXT} # tuned in the Studio`);
 
     await page.getByRole("button", { name: "Create version" }).click();
     await page
