@@ -26,9 +26,10 @@
  * levels, the resident memory per open session of detection and the gateway.
  *
  * Environment: BENCH_LEVELS (default 100,250,500,750,1000), BENCH_LIVE_SECONDS (10),
- * BENCH_REPLAY_FRAMES (200000), BENCH_TRIALS (3), BENCH_ENCODINGS (json,binary),
- * BENCH_BINARY_BATCH (100), BENCH_LIVE_DIRECT=1 to also run the live levels straight to the
- * replica, BENCH_PROFILE_DIR to CPU-profile detection and the gateway.
+ * BENCH_REPLAY_FRAMES (200000), BENCH_REPLAY_WINDOW (30000: frames the replay client sends ahead
+ * of the last ack), BENCH_TRIALS (3), BENCH_ENCODINGS (json,binary), BENCH_BINARY_BATCH (100),
+ * BENCH_LIVE_DIRECT=1 to also run the live levels straight to the replica, BENCH_PROFILE_DIR to
+ * CPU-profile detection and the gateway.
  */
 import { DetectionService } from "../../proto/gen/detection/v1/detection_pb.js";
 import {
