@@ -23,6 +23,7 @@ import {
   warningMessage,
 } from "./stream-messages.js";
 import type { StreamMetrics } from "./stream-metrics.js";
+import type { TurnQueue } from "./turn-queue.js";
 
 /** The client end of an attachment, as the session sees it (a websocket in production). */
 export interface StreamSink {
@@ -60,13 +61,14 @@ export interface OwnedSessionDeps {
   readonly onGone: (session: OwnedSession) => void;
   /** Completes a session this replica let go of while it was finalizing. */
   readonly settleLater: (sessionId: string) => void;
+  /** The replica's turns for heavy steps (a session's end), one step per event-loop turn. */
+  readonly turns: TurnQueue;
   readonly now?: () => number;
 }
 
 /** Most warnings sent for one message; the rest are summed up in one more. */
 const MAX_WARNINGS_PER_MESSAGE = 16;
 const DRAIN_POLL_MS = 5;
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 type State = "open" | "ending" | "gone";
 export type PauseCause = "unacked" | "outbound";
@@ -596,11 +598,12 @@ export class OwnedSession {
           "record chunks missing: the summary lists fewer records than it counts",
         );
       }
-      // The summary of a long session is megabytes of JSON: built, sent and written in separate
-      // turns of the event loop, so that the frames of other sessions are read in between.
-      await nextTurn();
+      // The summary of a long session is megabytes of JSON: built, then sent and written, each in
+      // a turn of the event loop of its own (even when many sessions end at once), so that the
+      // frames of other sessions are read in between.
+      await this.deps.turns.next();
       const final = finalSummary(summary, stored.records, this.deps.config.limits.summaryMaxBytes);
-      await nextTurn();
+      await this.deps.turns.next();
       this.sendEvents(events, undefined, final.text);
       const outcome = final.text;
       const progress = this.progress(this.ledger.committedChunks);

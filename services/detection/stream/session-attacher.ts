@@ -20,6 +20,7 @@ import type { Hello } from "./hello-message.js";
 import { OwnedSession, type StreamSink } from "./owned-session.js";
 import { endMessage, readyMessage } from "./stream-messages.js";
 import type { StreamMetrics } from "./stream-metrics.js";
+import { TurnQueue } from "./turn-queue.js";
 
 /** How an attach ended when it did not produce a session: what to tell the client. */
 export interface AttachRefusal {
@@ -51,6 +52,7 @@ export interface SessionAttacherDeps {
  */
 export function createSessionAttacher(deps: SessionAttacherDeps) {
   const { store, specs, leases, attachments, logger, config } = deps;
+  const turns = new TurnQueue();
 
   const refuse = (
     code: string,
@@ -208,6 +210,7 @@ export function createSessionAttacher(deps: SessionAttacherDeps) {
           metrics: deps.metrics,
           onGone: (gone) => attachments.remove(gone),
           settleLater: deps.settleLater,
+          turns,
         },
       );
       attachments.add(owned);
