@@ -231,44 +231,33 @@ repetition:
       expect(summaryOf(events).count).to.equal(6);
     });
 
+    /** 8 jumping jacks in 10 s: both arms 10 -> 160 degrees, the left one as `leftArm` says. */
+    const jumpingJacks = (view: number, leftArm: (t: number, arm: number) => number) =>
+      summary(
+        "jumping-jack",
+        animate(
+          10,
+          (t) => {
+            const k = reps(t, 8, 1);
+            const arm = 10 + 150 * k;
+            return { armLeft: leftArm(t, arm), armRight: arm, legSpread: 12 * k };
+          },
+          { view },
+        ),
+      );
+
     it("jumping jack: counts each arms-overhead jump", () => {
       for (const view of [0, 30]) {
-        const s = summary(
-          "jumping-jack",
-          animate(
-            10,
-            (t) => {
-              const k = reps(t, 8, 1);
-              return { armLeft: 10 + 150 * k, armRight: 10 + 150 * k, legSpread: 12 * k };
-            },
-            { view },
-          ),
-        );
-        expect(s.count, `view ${view}`).to.equal(8);
+        expect(jumpingJacks(view, (_, arm) => arm).count, `view ${view}`).to.equal(8);
       }
     });
 
     it("jumping jack: one arm stopping short of its rest between two jumps still counts both", () => {
-      // Both arms go overhead 8 times; between jumps 3 and 4 and between 5 and 6 the left arm
-      // only comes down to 80 degrees (level with the shoulder: half way to its rest).
+      // Between jumps 3 and 4 and between 5 and 6 the left arm only comes down to 80 degrees
+      // (level with the shoulder: half way to its rest).
       const shortStop = (t: number) => Math.abs(t - 4) < 0.3 || Math.abs(t - 6) < 0.3;
       for (const view of [0, 30]) {
-        const s = summary(
-          "jumping-jack",
-          animate(
-            10,
-            (t) => {
-              const k = reps(t, 8, 1);
-              const left = 10 + 150 * k;
-              return {
-                armLeft: shortStop(t) ? Math.max(left, 80) : left,
-                armRight: 10 + 150 * k,
-                legSpread: 12 * k,
-              };
-            },
-            { view },
-          ),
-        );
+        const s = jumpingJacks(view, (t, arm) => (shortStop(t) ? Math.max(arm, 80) : arm));
         expect(s.count, `view ${view}`).to.equal(8);
       }
     });

@@ -1,4 +1,4 @@
-import { createServer, type Socket } from "node:net";
+import { connect, createServer, type Socket } from "node:net";
 import { expect } from "chai";
 import { TurnQueue } from "../../../../services/detection/stream/turn-queue.js";
 
@@ -55,7 +55,7 @@ describe("detection TurnQueue (heavy steps of many sessions, one per event-loop 
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const port = (server.address() as { port: number }).port;
     const accepted = new Promise<Socket>((resolve) => server.once("connection", resolve));
-    const client = (await import("node:net")).connect(port, "127.0.0.1");
+    const client = connect(port, "127.0.0.1");
     const peer = await accepted;
     try {
       const events: string[] = [];
