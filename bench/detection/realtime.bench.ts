@@ -29,7 +29,8 @@
  * BENCH_REPLAY_FRAMES (200000), BENCH_REPLAY_WINDOW (30000: frames the replay client sends ahead
  * of the last ack), BENCH_TRIALS (3), BENCH_ENCODINGS (json,binary), BENCH_BINARY_BATCH (100),
  * BENCH_LIVE_DIRECT=1 to also run the live levels straight to the replica, BENCH_PROFILE_DIR to
- * CPU-profile detection and the gateway.
+ * CPU-profile detection and the gateway, BENCH_NODE_OPTIONS for Node flags of detection and the
+ * gateway (garbage-collector settings, for instance).
  */
 import { DetectionService } from "../../proto/gen/detection/v1/detection_pb.js";
 import {
@@ -65,6 +66,16 @@ const BINARY_BATCH = Number(process.env.BENCH_BINARY_BATCH ?? 100);
 const ENCODINGS = (process.env.BENCH_ENCODINGS ?? "json,binary").split(",") as Encoding[];
 const P99_BUDGET_MS = 50;
 
+/** Node options for detection and the gateway: profiling, and BENCH_NODE_OPTIONS (e.g. GC flags). */
+function serviceNodeEnv(): Record<string, string> {
+  const profiling = process.env.BENCH_PROFILE_DIR
+    ? profilingEnv(process.env.BENCH_PROFILE_DIR)
+    : {};
+  const extra = process.env.BENCH_NODE_OPTIONS;
+  if (!extra) return profiling;
+  return { ...profiling, NODE_OPTIONS: [profiling.NODE_OPTIONS, extra].filter(Boolean).join(" ") };
+}
+
 async function main(): Promise<void> {
   const frames = readFrames("m01_s01");
   const eventSeqs = runFrames(loadExample("squat"), frames).map((event) => event.seq);
@@ -74,9 +85,9 @@ async function main(): Promise<void> {
     serviceEnv: {
       detection: {
         DETECTION_MAX_ACTIVE_SESSIONS_PER_PROJECT: "100000",
-        ...(process.env.BENCH_PROFILE_DIR ? profilingEnv(process.env.BENCH_PROFILE_DIR) : {}),
+        ...serviceNodeEnv(),
       },
-      gateway: process.env.BENCH_PROFILE_DIR ? profilingEnv(process.env.BENCH_PROFILE_DIR) : {},
+      gateway: serviceNodeEnv(),
     },
   });
   try {
