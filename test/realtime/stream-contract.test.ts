@@ -250,6 +250,23 @@ describe("realtime stream: contract 1 against hostile clients", function () {
       stream.close();
     });
 
+    it("is counted by the gateway: messages and bytes each way", async () => {
+      const before = await gatewayStreamCounters();
+      const session = await newSession();
+      const stream = await attach(session.stream_url, session.runtime_token);
+      const messages = FRAMES.slice(0, 10).map(frameMessage);
+      for (const message of messages) stream.send(message);
+      await stream.next("ack", (ack) => ack.last_seq === 9);
+      const after = await gatewayStreamCounters();
+      stream.close();
+      // At least hello and the 10 frames in, ready and an ack out (the bystander adds its own).
+      expect(after.messages.inbound - before.messages.inbound).to.be.at.least(11);
+      expect(after.messages.outbound - before.messages.outbound).to.be.at.least(2);
+      const frameBytes = messages.reduce((sum, m) => sum + JSON.stringify(m).length, 0);
+      expect(after.bytes.inbound - before.bytes.inbound).to.be.at.least(frameBytes);
+      expect(after.bytes.outbound - before.bytes.outbound).to.be.greaterThan(0);
+    });
+
     it("closes a message above 64 KiB with 1009 at the gateway; the session resumes afterwards", async () => {
       const session = await newSession();
       const stream = await attach(session.stream_url, session.runtime_token);
@@ -415,6 +432,25 @@ describe("realtime stream: contract 1 against hostile clients", function () {
       again.close();
     });
   });
+
+  /** The gateway's stream counters, by direction, from its /metrics. */
+  async function gatewayStreamCounters() {
+    const text = await (await fetch(`${system.gatewayAdminUrl}/metrics`)).text();
+    const value = (name: string, direction: string) =>
+      Number(
+        new RegExp(`^${name}\\{direction="${direction}"[,}].* (\\S+)$`, "m").exec(text)?.[1] ?? 0,
+      );
+    return {
+      messages: {
+        inbound: value("gateway_stream_messages_total", "inbound"),
+        outbound: value("gateway_stream_messages_total", "outbound"),
+      },
+      bytes: {
+        inbound: value("gateway_stream_bytes_total", "inbound"),
+        outbound: value("gateway_stream_bytes_total", "outbound"),
+      },
+    };
+  }
 
   /** The detection process's resident memory and paused slow readers, from its /metrics. */
   async function detectionMetrics(): Promise<{ rss: number; pausedOutbound: number }> {
