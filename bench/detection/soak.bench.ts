@@ -19,7 +19,7 @@
  * --window (15, seconds), --warm-up (minutes before memory growth is measured; default a fifth of
  * the run, at most 10), --replicas (detection replicas, 1), --compact-bytes (the store's
  * EMBEDDED_MONGO_COMPACT_BYTES, to see compactions in a short run), --profile-dir (CPU profiles of
- * detection, bench/support/cpu-profile.ts), --json (the result as JSON on stdout; the table goes to stderr).
+ * detection and the gateway, bench/support/cpu-profile.ts), --json (the result as JSON on stdout; the table goes to stderr).
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -59,7 +59,7 @@ const USAGE = `usage: node --import tsx bench/detection/soak.bench.ts [options]
   --warm-up N        minutes before memory growth is measured (a fifth of the run, at most 10)
   --replicas N       detection replicas (1)
   --compact-bytes N  the store's EMBEDDED_MONGO_COMPACT_BYTES (to see compactions in a short run)
-  --profile-dir DIR  CPU profiles of detection
+  --profile-dir DIR  CPU profiles of detection and the gateway
   --json             the result as JSON on stdout (the table goes to stderr)
   --help             this text
 `;
@@ -200,6 +200,7 @@ async function main(): Promise<number> {
         DETECTION_MAX_ACTIVE_SESSIONS_PER_PROJECT: "1000000",
         ...(args["profile-dir"] ? profilingEnv(args["profile-dir"]) : {}),
       },
+      gateway: args["profile-dir"] ? profilingEnv(args["profile-dir"]) : {},
     },
     sink: (name: string, line: LogLine | string) => {
       if (typeof line !== "object") return;
