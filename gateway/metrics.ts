@@ -74,6 +74,12 @@ export function createGatewayMetrics(): GatewayMetrics {
         labelNames: ["direction"] as const,
         registers,
       }),
+      upstreamHandshakes: new Counter({
+        name: "gateway_stream_upstream_handshakes_total",
+        help: "TLS handshakes with detection replicas for new streams, by whether the session was resumed.",
+        labelNames: ["resumed"] as const,
+        registers,
+      }),
       closes: new Counter({
         name: "gateway_stream_closes_total",
         help: "Proxied streams ended, by websocket close code (none: the connection just ended).",

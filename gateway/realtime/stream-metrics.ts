@@ -7,5 +7,6 @@ export interface StreamProxyMetrics {
   readonly messages: Counter<"direction">;
   readonly bytes: Counter<"direction">;
   readonly closes: Counter<"code">;
+  readonly upstreamHandshakes: Counter<"resumed">;
   readonly seconds: Histogram;
 }

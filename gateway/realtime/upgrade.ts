@@ -67,6 +67,7 @@ export function createUpgradeHandler(
     deps.config.detectionServiceUrls,
     deps.logger,
     deps.identity,
+    (resumed) => metrics.upstreamHandshakes.inc({ resumed: String(resumed) }),
   );
   const { logger } = deps;
 

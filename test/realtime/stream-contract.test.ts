@@ -267,6 +267,32 @@ describe("realtime stream: contract 1 against hostile clients", function () {
       expect(after.bytes.outbound - before.bytes.outbound).to.be.greaterThan(0);
     });
 
+    it("resumes the gateway's TLS session with the replica for the next stream", async () => {
+      const handshakes = async () => {
+        const text = await (await fetch(`${system.gatewayAdminUrl}/metrics`)).text();
+        const count = (resumed: boolean) =>
+          Number(
+            new RegExp(
+              `^gateway_stream_upstream_handshakes_total\\{resumed="${resumed}"[,}].* (\\S+)$`,
+              "m",
+            ).exec(text)?.[1] ?? 0,
+          );
+        return { full: count(false), resumed: count(true) };
+      };
+      const before = await handshakes();
+      for (let i = 0; i < 2; i += 1) {
+        const session = await newSession();
+        const stream = await attach(session.stream_url, session.runtime_token);
+        stream.send(frameMessage(FRAMES[0]));
+        await stream.next("ack", (ack) => ack.last_seq === 0);
+        stream.close();
+      }
+      const after = await handshakes();
+      // Every earlier stream of this suite left a ticket: both of these resume.
+      expect(after.resumed - before.resumed).to.be.at.least(2);
+      expect(after.full).to.be.at.least(1);
+    });
+
     it("closes a message above 64 KiB with 1009 at the gateway; the session resumes afterwards", async () => {
       const session = await newSession();
       const stream = await attach(session.stream_url, session.runtime_token);
