@@ -154,7 +154,8 @@ export function applyUpdate(
  * applies with MongoDB's semantics.
  */
 function applyPlainFieldUpdate(doc: Doc, modifier: Doc): boolean {
-  const changes: { op: string; segments: string[]; operand: unknown }[] = [];
+  // Checked in full before anything changes; paths never overlap (validateUpdate).
+  const changes: { segments: string[]; value?: unknown; unset: boolean }[] = [];
   for (const [op, args] of Object.entries(modifier)) {
     if (!PLAIN_FIELD_OPERATORS.has(op) || !isPlainObject(args)) return false;
     for (const [path, operand] of Object.entries(args)) {
@@ -162,28 +163,25 @@ function applyPlainFieldUpdate(doc: Doc, modifier: Doc): boolean {
       if (!segments.every(isPlainFieldName)) return false;
       const parent = parentOf(doc, segments);
       if (parent === false) return false;
-      if (op === "$inc") {
+      if (op === "$unset") {
+        changes.push({ segments, unset: true });
+      } else if (op === "$set") {
+        changes.push({ segments, value: cloneValue(operand), unset: false });
+      } else {
         const current = parent?.[segments[segments.length - 1]];
         if (typeof operand !== "number") return false;
         if (current !== undefined && typeof current !== "number") return false;
+        changes.push({ segments, value: ((current as number) ?? 0) + operand, unset: false });
       }
-      changes.push({ op, segments, operand });
     }
   }
-  for (const { op, segments, operand } of changes) {
-    const field = segments[segments.length - 1];
-    if (op === "$unset") {
-      const parent = parentOf(doc, segments);
-      if (parent) delete parent[field];
+  for (const { segments, value, unset } of changes) {
+    if (!unset) {
+      setPath(doc, segments, value);
       continue;
     }
-    let target = doc;
-    for (const name of segments.slice(0, -1)) {
-      if (target[name] === undefined) target[name] = {};
-      target = target[name] as Doc;
-    }
-    if (op === "$set") target[field] = cloneValue(operand);
-    else target[field] = ((target[field] as number | undefined) ?? 0) + (operand as number);
+    const parent = parentOf(doc, segments);
+    if (parent) delete parent[segments[segments.length - 1]];
   }
   return true;
 }
