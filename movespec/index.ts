@@ -35,6 +35,7 @@ export {
   packedFrameBytes,
   type ValuesPerKeypoint,
 } from "./engine/packed-frames.js";
+export { FrameScanner, ScannedFrame } from "./engine/scanned-frame.js";
 export type { SummaryRecords } from "./engine/summary.js";
 export { mergeSummary } from "./engine/summary.js";
 export type { ErrorCode, IssueCode, WarningCode } from "./issue-codes.js";

@@ -7,6 +7,10 @@
  * The squat MoveSpec over UI-PRMD deep squat m01_s01 looped (seq and t rising), 33 BlazePose
  * keypoints with 4 values. Per message, what stream-connection.ts and the engine do:
  * - json, one frame per message: `data.toString("utf8")`, `JSON.parse`, `engine.push`;
+ * - json, one frame per message, scanned: what the stream does since the scanner
+ *   (movespec/engine/scanned-frame.ts, stream/json-frame-reader.ts), JSON.parse for what it
+ *   leaves;
+ * - the same two for frames whose values have up to 17 digits (float32 values sent unrounded);
  * - json, batches of 40: the same with `engine.pushMany`;
  * - binary, one frame per message and batches of 40/100: `readBinaryFrames` (header and size
  *   checks, no copy) and `engine.pushPacked` (values read from the bytes).
@@ -14,8 +18,9 @@
  * Blocks of 20,000 frames, the variants alternated, 7 rounds after a warm-up: medians of CPU
  * time per frame (process.cpuUsage: another process's load inflates it far less than wall time).
  */
-import { createEngine, type Engine } from "../../movespec/index.js";
+import { createEngine, type Engine, FrameScanner } from "../../movespec/index.js";
 import { readBinaryFrames } from "../../services/detection/stream/binary-frames.js";
+import { JsonFrameReader } from "../../services/detection/stream/json-frame-reader.js";
 import { loadExample, readFrames } from "../../test/movespec/support/recordings.js";
 import { median } from "../../test/support/statistics.js";
 import { batchMessage, binaryBatchMessage, prepareFrames } from "./load.js";
@@ -42,6 +47,25 @@ function messages(encoding: "json" | "binary", size: number): Buffer[] {
 
 type Variant = { name: string; run: (engine: Engine) => void };
 
+const scanner = new FrameScanner();
+let reader = new JsonFrameReader();
+/** What stream-connection.ts does with a JSON message since the scanner. */
+const scanOrParse = (message: Buffer) => {
+  const scanned = reader.read(message);
+  return scanned ?? JSON.parse(message.toString("utf8"));
+};
+const oneByOne = messages("json", 1);
+/**
+ * The same frames with the values as float32 numbers print in JavaScript (a pose model's output
+ * sent unrounded: up to 17 digits), mostly too long for the scanner, which leaves them to
+ * JSON.parse.
+ */
+const longNumbers = oneByOne.map((message) => {
+  const frame = JSON.parse(message.toString("utf8"));
+  frame.keypoints = frame.keypoints.map((p: number[]) => p.map(Math.fround));
+  return Buffer.from(JSON.stringify(frame));
+});
+
 const parsedFrames = JSON.parse(batchMessage(prepared, 0, BLOCK)).frames as unknown[];
 const variants: Variant[] = [
   {
@@ -63,6 +87,24 @@ const variants: Variant[] = [
       },
     };
   }),
+  {
+    name: "json, 1 frame, scanned",
+    run: (engine) => {
+      for (const message of oneByOne) engine.push(scanOrParse(message));
+    },
+  },
+  {
+    name: "json, 17 digits, JSON.parse",
+    run: (engine) => {
+      for (const message of longNumbers) engine.push(JSON.parse(message.toString("utf8")));
+    },
+  },
+  {
+    name: "json, 17 digits, scan tried",
+    run: (engine) => {
+      for (const message of longNumbers) engine.push(scanOrParse(message));
+    },
+  },
   ...[1, 40, 100].map((size) => {
     const data = messages("binary", size);
     return {
@@ -81,6 +123,7 @@ const variants: Variant[] = [
 const cpu = new Map<string, number[]>();
 const measure = (variant: Variant, record: boolean) => {
   const engine = createEngine(spec);
+  reader = new JsonFrameReader(); // a new connection
   const before = process.cpuUsage();
   variant.run(engine);
   const used = process.cpuUsage(before);
@@ -93,6 +136,11 @@ const measure = (variant: Variant, record: boolean) => {
   ]);
 };
 for (const variant of variants) measure(variant, false);
+const scannedShare = (data: Buffer[]) =>
+  `${Math.round((100 * data.filter((m) => scanner.scan(m)).length) / data.length)} %`;
+process.stdout.write(
+  `messages the scanner reads: rounded values ${scannedShare(oneByOne)}, 17 digits ${scannedShare(longNumbers)}\n`,
+);
 for (let round = 0; round < ROUNDS; round += 1) {
   const order = round % 2 === 0 ? variants : [...variants].reverse();
   for (const variant of order) measure(variant, true);

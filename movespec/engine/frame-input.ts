@@ -17,6 +17,7 @@ export interface Rejection {
 }
 
 import { PACKED_FRAME_HEADER_BYTES, PACKED_NO_PERSON } from "./packed-frames.js";
+import { ScannedFrame } from "./scanned-frame.js";
 
 /** Largest `seq` and `t` accepted: beyond that arithmetic on them loses precision. */
 const MAX_SEQ = Number.MAX_SAFE_INTEGER;
@@ -35,6 +36,8 @@ export function readFrame(
   lastT: number,
   out: Float64Array,
 ): Rejection | undefined {
+  if (frame instanceof ScannedFrame)
+    return readScannedFrame(frame, keypointCount, aspect, lastSeq, lastT, out);
   if (typeof frame !== "object" || frame === null || Array.isArray(frame)) {
     return { reason: "FRAME_MALFORMED", message: "a frame must be an object {seq, t, keypoints}" };
   }
@@ -76,6 +79,49 @@ export function readFrame(
       n >= 3 ? p[2] : 0,
       n === 4 ? p[3] : 1,
       n >= 3,
+    );
+    if (rejection) return rejection;
+  }
+  return undefined;
+}
+
+/**
+ * A frame scanned from JSON text (./scanned-frame.ts): the checks of `readFrame`, in its order,
+ * on values the scanner already knows to be numbers in uniform keypoints of 2 to 4 values.
+ */
+function readScannedFrame(
+  frame: ScannedFrame,
+  keypointCount: number,
+  aspect: number,
+  lastSeq: number,
+  lastT: number,
+  out: Float64Array,
+): Rejection | undefined {
+  const order = checkOrder(frame.seq, frame.t, lastSeq, lastT);
+  if (order) return order;
+  const values = frame.values;
+  if (values === null) {
+    out.fill(Number.NaN);
+    return undefined;
+  }
+  if (frame.keypointCount !== keypointCount) {
+    return {
+      reason: "KEYPOINT_COUNT_MISMATCH",
+      message: `expected ${keypointCount} keypoints for this topology, got ${frame.keypointCount}`,
+    };
+  }
+  const n = frame.valuesPerKeypoint;
+  const hasZ = n >= 3;
+  for (let i = 0, at = 0; i < keypointCount; i++, at += n) {
+    const rejection = storeKeypoint(
+      out,
+      i,
+      aspect,
+      values[at],
+      values[at + 1],
+      hasZ ? values[at + 2] : 0,
+      n === 4 ? values[at + 3] : 1,
+      hasZ,
     );
     if (rejection) return rejection;
   }

@@ -10,6 +10,7 @@ import { CloseCode, StreamError, StreamWarning } from "../reasons.js";
 import type { AttachTrace } from "./attach-trace.js";
 import { isBinaryFramesProblem, readBinaryFrames } from "./binary-frames.js";
 import { type Hello, readHello } from "./hello-message.js";
+import { JsonFrameReader } from "./json-frame-reader.js";
 import type { OwnedSession, StreamSink } from "./owned-session.js";
 import type { AttachRefusal, SessionAttacher } from "./session-attacher.js";
 import { errorMessage, PONG_MESSAGE, warningMessage } from "./stream-messages.js";
@@ -45,6 +46,7 @@ export function handleStreamConnection(
   let frameEncoding: Hello["frameEncoding"] = "json";
   let helloTimer: NodeJS.Timeout | undefined;
   const early: { data: Buffer; isBinary: boolean }[] = [];
+  const jsonFrames = new JsonFrameReader();
 
   const sink: StreamSink = {
     send: (message) => {
@@ -244,6 +246,12 @@ export function handleStreamConnection(
       if (!session.isOpen) return;
       if (isBinary && frameEncoding === "binary") {
         onBinaryFrames(data, session);
+        return;
+      }
+      const scanned = isBinary ? undefined : jsonFrames.read(data);
+      if (scanned) {
+        session.touch();
+        session.onFrames([scanned]);
         return;
       }
       const message = parse(data, isBinary);
