@@ -59,7 +59,8 @@ export interface StackOptions {
   /**
    * A compiled tree (`tsc -p tsconfig.build.json --outDir <dir>`): the services and the gateway
    * run its JavaScript with plain node instead of the TypeScript sources through tsx, which
-   * starts them about twice as fast (the test harness). The embedded store always runs from source.
+   * starts them about twice as fast (the test harness). The embedded store runs from it too when
+   * the tree has it (`services/embedded-mongo/main.js`), from source otherwise.
    */
   readonly compiledRoot?: string;
 }
@@ -154,7 +155,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     let mongodbUri = options.mongodbUri;
     let storeCredentialsFile: string | undefined;
     if (!mongodbUri) {
-      const entry = join(REPO_ROOT, "services/embedded-mongo/main.ts");
+      // A compiled tree has the store only when it was built with it (the test systems' is).
+      const compiledStore =
+        options.compiledRoot && join(options.compiledRoot, "services/embedded-mongo/main.js");
+      const entry =
+        compiledStore && existsSync(compiledStore)
+          ? compiledStore
+          : join(REPO_ROOT, "services/embedded-mongo/main.ts");
       if (!existsSync(entry)) throw new Error(`embedded store missing: ${entry}`);
       const dataDir = options.dataDir ?? join(REPO_ROOT, ".data/mongo");
       const port = options.ports === "fixed" ? DEFAULT_PORTS.embeddedMongo : 0;

@@ -1,9 +1,10 @@
 /**
- * The services and the gateway compiled once per test run, for the test systems to start with
- * plain node: a process loading its few hundred modules through tsx's loader hooks takes about
- * twice as long to serve, and the suite starts some thirty systems. The code is the same the
- * production image runs (tsconfig.build.json, TypeScript 7); only the embedded store and the
- * command-line tools still run from source.
+ * The services, the gateway and the embedded store compiled once per test run, for the test
+ * systems and the store tests to start with plain node: a process loading its few hundred modules
+ * through tsx's loader hooks takes about twice as long to serve, and the suite starts some thirty
+ * systems and as many stores. The services' code is the same the production image runs
+ * (tsconfig.build.json, TypeScript 7); ./tsconfig.compiled-tree.json adds the store, which
+ * production does not ship. The command-line tools still run from source, as users run them.
  *
  * TEST_SERVICES_FROM_SOURCE=1 runs the sources through tsx instead (stack traces then name the
  * .ts files).
@@ -33,7 +34,7 @@ async function build(): Promise<string> {
   try {
     await execFileAsync(
       join(REPO_ROOT, "node_modules/.bin/tsc"),
-      ["-p", join(REPO_ROOT, "tsconfig.build.json"), "--outDir", dist],
+      ["-p", join(REPO_ROOT, "test/support/tsconfig.compiled-tree.json"), "--outDir", dist],
       { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024 },
     );
   } catch (error) {

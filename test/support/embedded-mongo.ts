@@ -15,6 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { authenticatedUri } from "../../services/embedded-mongo/security/client-credentials.js";
+import { compiledTree } from "./compiled-tree.js";
 
 export interface EmbeddedMongoHandle {
   /** The connection string with the store's credentials (SCRAM-SHA-256, authSource=admin). */
@@ -67,9 +68,14 @@ export async function startEmbeddedMongo(
   }
   const ownsDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "embedded-mongo-"));
+  // The compiled tree's store (./compiled-tree.ts) when there is one: it serves in half the time.
+  const tree = await compiledTree();
+  const script = tree
+    ? [path.join(tree, "services/embedded-mongo/main.js")]
+    : ["--import", "tsx", mainScript];
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", mainScript, "--port", String(options.port ?? 0), "--dbpath", dataDir],
+    [...script, "--port", String(options.port ?? 0), "--dbpath", dataDir],
     {
       cwd: repoRoot,
       // stdin stays open while this process lives: the server stops if we die without stop().
