@@ -26,9 +26,8 @@ import type net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import tls from "node:tls";
-import { ensureLocalPki } from "../../deploy/local/local-pki.js";
-import { readTlsFiles } from "../../services/shared/security/tls-material.js";
 import { median } from "../../test/support/statistics.js";
+import { hopTls } from "./hop-tls.js";
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 300);
 const PER_TURN = Number(process.env.BENCH_PER_TURN ?? 10);
@@ -102,23 +101,7 @@ function deframer(onMessage: (stream: number, body: Buffer) => void) {
 async function main(): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), "hop-multiplex-"));
   try {
-    const pki = await ensureLocalPki({ dir: join(root, "pki") });
-    const serverTls = readTlsFiles(pki.tlsDirOf("detection"));
-    const clientContext = tls.createSecureContext(readTlsFiles(pki.tlsDirOf("gateway")));
-    const serverOptions: tls.TlsOptions = {
-      ...serverTls,
-      requestCert: true,
-      rejectUnauthorized: true,
-      minVersion: "TLSv1.3",
-    };
-    const clientOptions = (port: number): tls.ConnectionOptions => ({
-      port,
-      host: "127.0.0.1",
-      secureContext: clientContext,
-      minVersion: "TLSv1.3",
-      rejectUnauthorized: true,
-      checkServerIdentity: () => undefined,
-    });
+    const { serverOptions, clientOptions } = await hopTls(root);
 
     // A connection per stream: every message its own write; the reader sees whole messages
     // (one write, one record, one read on loopback), so counting bytes counts them.

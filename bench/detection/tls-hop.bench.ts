@@ -19,9 +19,8 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import tls from "node:tls";
-import { ensureLocalPki } from "../../deploy/local/local-pki.js";
-import { readTlsFiles } from "../../services/shared/security/tls-material.js";
 import { median } from "../../test/support/statistics.js";
+import { hopTls } from "./hop-tls.js";
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 50_000);
 const MESSAGE_BYTES = Number(process.env.BENCH_MESSAGE_BYTES ?? 1400);
@@ -70,26 +69,7 @@ function stream(client: net.Socket, counter: { bytes: number }): Promise<void> {
 async function main(): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), "tls-hop-"));
   try {
-    const pki = await ensureLocalPki({ dir: join(root, "pki") });
-    const server = readTlsFiles(pki.tlsDirOf("detection"));
-    const client = readTlsFiles(pki.tlsDirOf("gateway"));
-    const clientContext = tls.createSecureContext(client);
-    const serverOptions: tls.TlsOptions = {
-      ...server,
-      requestCert: true,
-      rejectUnauthorized: true,
-      minVersion: "TLSv1.3",
-    };
-    const clientOptions = (port: number, session?: Buffer): tls.ConnectionOptions => ({
-      port,
-      host: "127.0.0.1",
-      secureContext: clientContext,
-      minVersion: "TLSv1.3",
-      rejectUnauthorized: true,
-      // The services check the SPIFFE ID here; the chain is what costs.
-      checkServerIdentity: () => undefined,
-      session,
-    });
+    const { serverOptions, clientOptions } = await hopTls(root);
     console.log(
       `node ${process.version}, one process, loopback; ${MESSAGES} messages of ${MESSAGE_BYTES} B, ${CONNECTIONS} connections, ${ROUNDS} rounds`,
     );

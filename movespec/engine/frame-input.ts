@@ -55,12 +55,7 @@ export function readFrame(
       reason: "FRAME_MALFORMED",
       message: "keypoints must be an array (or null when no person was found)",
     };
-  if (kps.length !== keypointCount) {
-    return {
-      reason: "KEYPOINT_COUNT_MISMATCH",
-      message: `expected ${keypointCount} keypoints for this topology, got ${kps.length}`,
-    };
-  }
+  if (kps.length !== keypointCount) return countMismatch(keypointCount, kps.length);
   for (let i = 0; i < keypointCount; i++) {
     const p = kps[i];
     const n = Array.isArray(p) ? p.length : 0;
@@ -104,12 +99,8 @@ function readScannedFrame(
     out.fill(Number.NaN);
     return undefined;
   }
-  if (frame.keypointCount !== keypointCount) {
-    return {
-      reason: "KEYPOINT_COUNT_MISMATCH",
-      message: `expected ${keypointCount} keypoints for this topology, got ${frame.keypointCount}`,
-    };
-  }
+  if (frame.keypointCount !== keypointCount)
+    return countMismatch(keypointCount, frame.keypointCount);
   const n = frame.valuesPerKeypoint;
   const hasZ = n >= 3;
   for (let i = 0, at = 0; i < keypointCount; i++, at += n) {
@@ -169,6 +160,14 @@ export function readPackedFrame(
     if (rejection) return rejection;
   }
   return undefined;
+}
+
+/** The same answer however the frame arrived (parsed or scanned). */
+function countMismatch(expected: number, got: number): Rejection {
+  return {
+    reason: "KEYPOINT_COUNT_MISMATCH",
+    message: `expected ${expected} keypoints for this topology, got ${got}`,
+  };
 }
 
 /** seq and t of a frame: their types and ranges, then their order after the last accepted frame. */
