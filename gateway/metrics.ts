@@ -76,7 +76,7 @@ export function createGatewayMetrics(): GatewayMetrics {
       }),
       upstreamHandshakes: new Counter({
         name: "gateway_stream_upstream_handshakes_total",
-        help: "TLS handshakes with detection replicas for new streams, by whether the session was resumed.",
+        help: "TLS handshakes with detection replicas (one per shared HTTP/2 connection), by whether the session was resumed.",
         labelNames: ["resumed"] as const,
         registers,
       }),

@@ -64,7 +64,8 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     socket.once("close", () => sockets.delete(socket));
   });
   server.on("clientError", clientErrorHandler(logger));
-  server.on("upgrade", createUpgradeHandler(deps, metrics.streams));
+  const upgrades = createUpgradeHandler(deps, metrics.streams);
+  server.on("upgrade", upgrades);
   const port = await listen(server, config.port, config.host);
   // Ready: accepting, and every service it needs answers (a detailed report: /readyz?verbose).
   const admin = createAdminServer(
@@ -94,6 +95,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
         deadline.unref();
         await closed;
         clearTimeout(deadline);
+        upgrades.close();
         await admin.close();
         dependencies.stop();
         identity.tls?.close();

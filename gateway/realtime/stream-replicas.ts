@@ -1,8 +1,20 @@
+import {
+  type ClientHttp2Session,
+  type ClientHttp2Stream,
+  connect as connectHttp2,
+  type OutgoingHttpHeaders,
+} from "node:http2";
 import { connect, type Socket } from "node:net";
 import { connect as connectTls, type SecureContext, type TLSSocket } from "node:tls";
 import type { Client } from "@connectrpc/connect";
 import type { DetectionService } from "../../proto/gen/detection/v1/detection_pb.js";
 import type { Logger } from "../../services/shared/logging/logger.js";
+import {
+  TUNNEL_CONNECTION_WINDOW_BYTES,
+  TUNNEL_MAX_CONCURRENT_STREAMS,
+  TUNNEL_MAX_SESSION_MEMORY_MB,
+  TUNNEL_STREAM_WINDOW_BYTES,
+} from "../../services/shared/realtime/stream-tunnel.js";
 import {
   ASSERTED_WORKLOAD_HEADER,
   type InternalIdentity,
@@ -10,7 +22,7 @@ import {
 
 type DetectionClient = Client<typeof DetectionService>;
 
-/** Where one replica's websocket listener is. */
+/** Where one replica's stream listener is. */
 interface StreamEndpoint {
   readonly host: string;
   readonly port: number;
@@ -21,17 +33,18 @@ interface Replica {
   readonly url: string;
   readonly client: DetectionClient;
   endpoint: Promise<StreamEndpoint> | undefined;
+  /** The HTTP/2 connection every stream to this replica rides on, once opened. */
+  connection: Promise<ClientHttp2Session> | undefined;
   open: number;
   /** The replica's last TLS session ticket, and the client context it was issued to. */
   ticket: { readonly session: Buffer; readonly context: SecureContext } | undefined;
 }
 
 export interface StreamUpstream {
-  readonly socket: Socket;
+  /** The tunnel: the websocket connection's bytes both ways, after the upgrade request. */
+  readonly stream: ClientHttp2Stream;
   readonly replica: string;
   readonly maxMessageBytes: number;
-  /** Extra header lines the replica must see on the upgrade (the asserted identity under h2c). */
-  readonly headers: readonly string[];
   /** Call once the proxied stream ended (balancing counts open streams per replica). */
   done(): void;
 }
@@ -40,16 +53,21 @@ export interface StreamUpstream {
  * The detection replicas' stream listeners, for new websocket streams: the replica with the
  * fewest open streams first (ties in turn), the next one if it cannot be reached. Each
  * replica's stream port is asked once over gRPC (GetStreamEndpoint) and asked again after a
- * failed connection (a restarted replica may listen elsewhere). The hop is mutual TLS: the
- * gateway presents its certificate and accepts only a detection certificate in return, and
- * offers each replica the last session ticket it issued, so that a new stream resumes the TLS
- * session instead of a full handshake (about 2.4 times less CPU on both sides,
- * bench/detection/tls-hop.bench.ts). A ticket is dropped when the gateway's certificate is
- * reloaded or a connection fails; a replica that no longer accepts it simply does a full
- * handshake, whose server identity is checked as always.
+ * failed connection (a restarted replica may listen elsewhere).
+ *
+ * All streams to one replica share one HTTP/2 connection (services/shared/realtime/
+ * stream-tunnel.ts), opened with the first stream and replaced when it closes, fails or is
+ * told to go away (the replica is shutting down: its open streams finish on it). Under mtls the
+ * gateway presents its certificate and accepts only a detection certificate in return, and offers
+ * the replica the last session ticket it issued, so that a new connection after a lost one resumes
+ * the TLS session instead of a full handshake; a replica that no longer accepts the ticket does a
+ * full handshake, whose server identity is checked as always.
  */
 export interface StreamReplicas {
-  connect(): Promise<StreamUpstream>;
+  /** A tunnel for one client websocket; `headers` are the upgrade request's (stream-tunnel.ts). */
+  open(headers: OutgoingHttpHeaders): Promise<StreamUpstream>;
+  /** Closes the shared connections (their open streams finish first). */
+  close(): void;
 }
 
 const CONNECT_TIMEOUT_MS = 2000;
@@ -63,15 +81,19 @@ export function createStreamReplicas(
   onHandshake: (resumed: boolean) => void = () => undefined,
 ): StreamReplicas {
   const tls = identity.tls?.clientOptions("detection");
-  const headers = tls ? [] : [`${ASSERTED_WORKLOAD_HEADER}: ${identity.security.workload}`];
+  const asserted: OutgoingHttpHeaders = tls
+    ? {}
+    : { [ASSERTED_WORKLOAD_HEADER]: identity.security.workload };
   const replicas: Replica[] = clients.map((client, index) => ({
     url: urls[index] ?? `replica-${index}`,
     client,
     endpoint: undefined,
+    connection: undefined,
     open: 0,
     ticket: undefined,
   }));
   let turn = 0;
+  let closed = false;
 
   const endpointOf = (replica: Replica): Promise<StreamEndpoint> => {
     replica.endpoint ??= replica.client
@@ -102,28 +124,60 @@ export function createStreamReplicas(
     };
   };
 
-  const tryReplica = async (replica: Replica): Promise<StreamUpstream> => {
+  const connectionOf = (
+    replica: Replica,
+    endpoint: StreamEndpoint,
+  ): Promise<ClientHttp2Session> => {
+    if (replica.connection) return replica.connection;
+    const connection = openConnection(
+      endpoint.host,
+      endpoint.port,
+      tls && { ...tls, ...resumption(replica) },
+      onHandshake,
+    ).then(
+      (session) => {
+        const forget = () => {
+          if (replica.connection === connection) replica.connection = undefined;
+        };
+        session.once("close", forget);
+        session.once("goaway", forget);
+        session.on("error", (error) =>
+          logger.debug({ replica: replica.url, err: error.message }, "stream connection failed"),
+        );
+        return session;
+      },
+      (error) => {
+        if (replica.connection === connection) replica.connection = undefined;
+        replica.endpoint = undefined;
+        replica.ticket = undefined;
+        throw error;
+      },
+    );
+    replica.connection = connection;
+    return connection;
+  };
+
+  const tryReplica = async (
+    replica: Replica,
+    headers: OutgoingHttpHeaders,
+  ): Promise<StreamUpstream> => {
     const endpoint = await endpointOf(replica);
-    let socket: Socket;
+    const connection = connectionOf(replica, endpoint);
+    const session = await connection;
+    let stream: ClientHttp2Stream;
     try {
-      socket = await openSocket(
-        endpoint.host,
-        endpoint.port,
-        tls && { ...tls, ...resumption(replica) },
-      );
+      // Throws when the connection closed or was told to go away since it was handed out.
+      stream = session.request({ ...headers, ...asserted }, { endStream: false });
     } catch (error) {
-      replica.endpoint = undefined;
-      replica.ticket = undefined;
+      if (replica.connection === connection) replica.connection = undefined;
       throw error;
     }
-    if (tls) onHandshake((socket as TLSSocket).isSessionReused());
     replica.open += 1;
     let counted = true;
     return {
-      socket,
+      stream,
       replica: replica.url,
       maxMessageBytes: endpoint.maxMessageBytes,
-      headers,
       done() {
         if (counted) replica.open -= 1;
         counted = false;
@@ -132,7 +186,8 @@ export function createStreamReplicas(
   };
 
   return {
-    async connect() {
+    async open(headers) {
+      if (closed) throw new Error("the gateway is shutting down");
       const start = turn;
       turn = (turn + 1) % Math.max(replicas.length, 1);
       const order = replicas
@@ -146,7 +201,7 @@ export function createStreamReplicas(
       // Each replica twice: the second try re-asks a restarted replica for its port.
       for (const replica of [...order, ...order]) {
         try {
-          return await tryReplica(replica);
+          return await tryReplica(replica, headers);
         } catch (error) {
           lastError = error;
           logger.debug(
@@ -157,6 +212,15 @@ export function createStreamReplicas(
       }
       throw lastError;
     },
+    close() {
+      closed = true;
+      for (const replica of replicas) {
+        void replica.connection?.then(
+          (session) => session.close(),
+          () => undefined,
+        );
+      }
+    },
   };
 }
 
@@ -165,29 +229,50 @@ type UpstreamTls = ReturnType<NonNullable<InternalIdentity["tls"]>["clientOption
   readonly onSession: (session: Buffer) => void;
 };
 
-function openSocket(host: string, port: number, tls: UpstreamTls | undefined): Promise<Socket> {
+function openConnection(
+  host: string,
+  port: number,
+  tls: UpstreamTls | undefined,
+  onHandshake: (resumed: boolean) => void,
+): Promise<ClientHttp2Session> {
   return new Promise((resolve, reject) => {
     let socket: Socket;
-    if (tls) {
-      const { onSession, ...options } = tls;
-      socket = connectTls({ host, port, ...options, ALPNProtocols: ["http/1.1"] }).setNoDelay(true);
-      // TLS 1.3 tickets come after the handshake, possibly several: the last one is kept.
-      socket.on("session", onSession);
-    } else {
-      socket = connect({ host, port, noDelay: true });
-    }
+    const createConnection = () => {
+      if (tls) {
+        const { onSession, ...options } = tls;
+        const secure = connectTls({ host, port, ...options, ALPNProtocols: ["h2"] });
+        // TLS 1.3 tickets come after the handshake, possibly several: the last one is kept.
+        secure.on("session", onSession);
+        socket = secure;
+      } else {
+        socket = connect({ host, port });
+      }
+      return socket.setNoDelay(true);
+    };
+    const bracketed = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+    const authority = `${tls ? "https" : "http"}://${bracketed}:${port}`;
+    const session = connectHttp2(authority, {
+      createConnection,
+      settings: { initialWindowSize: TUNNEL_STREAM_WINDOW_BYTES, enablePush: false },
+      maxSessionMemory: TUNNEL_MAX_SESSION_MEMORY_MB,
+      // Until the replica's SETTINGS arrive (HTTP/2 assumes 100 and holds the 101st stream back).
+      peerMaxConcurrentStreams: TUNNEL_MAX_CONCURRENT_STREAMS,
+    });
     const timer = setTimeout(
-      () => socket.destroy(new Error("connect timeout")),
+      () => session.destroy(new Error("connect timeout")),
       CONNECT_TIMEOUT_MS,
     );
-    socket.once(tls ? "secureConnect" : "connect", () => {
-      clearTimeout(timer);
-      socket.off("error", reject);
-      resolve(socket);
-    });
-    socket.once("error", (error) => {
+    const failed = (error: Error) => {
       clearTimeout(timer);
       reject(error);
+    };
+    session.once("error", failed);
+    session.once("connect", () => {
+      clearTimeout(timer);
+      session.off("error", failed);
+      session.setLocalWindowSize(TUNNEL_CONNECTION_WINDOW_BYTES);
+      if (tls) onHandshake((socket as TLSSocket).isSessionReused());
+      resolve(session);
     });
   });
 }

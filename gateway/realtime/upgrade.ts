@@ -15,6 +15,7 @@ import {
   acceptRequestId,
   REQUEST_ID_HEADER,
 } from "../../services/shared/logging/request-context.js";
+import { tunnelRequestHeaders } from "../../services/shared/realtime/stream-tunnel.js";
 import { ASSERTED_WORKLOAD_HEADER } from "../../services/shared/security/internal-transport.js";
 import {
   contextFromIncoming,
@@ -52,16 +53,21 @@ const REPLACED_HEADERS = new Set([
  * Websocket upgrades on the public port: the realtime stream of detection sessions.
  *
  * The gateway does not terminate the websocket: it forwards the upgrade request to a detection
- * replica's stream listener and then pipes bytes both ways, so the handshake, `hello`, frames and
- * events are the replica's business and the gateway parses no message. TCP backpressure flows
- * end to end (pipe), so neither a fast client nor a slow reader makes the gateway buffer. The one
- * public limit it enforces is the message size: the client's frame headers are read as they pass
- * and a message above the limit is never forwarded; the gateway closes it with 1009 instead.
+ * replica, as a stream of the HTTP/2 connection it shares with that replica (services/shared/
+ * realtime/stream-tunnel.ts), and then pipes bytes both ways, so the handshake, `hello`, frames
+ * and events are the replica's business and the gateway parses no message. Backpressure flows
+ * end to end (TCP on the client's side, HTTP/2's per-stream flow control on the replica's), so
+ * neither a fast client nor a slow reader makes the gateway buffer. The one public limit it
+ * enforces is the message size: the client's frame headers are read as they pass and a message
+ * above the limit is never forwarded; the gateway closes it with 1009 instead.
  */
-export function createUpgradeHandler(
-  deps: RouteDeps,
-  metrics: StreamProxyMetrics,
-): (request: IncomingMessage, socket: Duplex, head: Buffer) => void {
+export interface UpgradeHandler {
+  (request: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Closes the connections to the replicas once their streams are done (shutdown). */
+  close(): void;
+}
+
+export function createUpgradeHandler(deps: RouteDeps, metrics: StreamProxyMetrics): UpgradeHandler {
   const replicas = createStreamReplicas(
     deps.clients.detection,
     deps.config.detectionServiceUrls,
@@ -71,7 +77,7 @@ export function createUpgradeHandler(
   );
   const { logger } = deps;
 
-  return (request, socket, head) => {
+  const handler = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const requestId = acceptRequestId(request.headers[REQUEST_ID_HEADER] as string | undefined);
     const attach = startAttach(request, requestId, logger, metrics);
     if (!STREAM_PATH.test(request.url ?? "") || request.method !== "GET") {
@@ -92,20 +98,22 @@ export function createUpgradeHandler(
     }
     socket.on("error", () => socket.destroy());
     (socket as Socket).setNoDelay?.(true);
-    replicas.connect().then(
+    const headers = tunnelRequestHeaders(request.url ?? "/", request.rawHeaders, REPLACED_HEADERS, {
+      "x-request-id": requestId,
+      "x-forwarded-for": request.socket.remoteAddress ?? "",
+      ...attach.traceHeaders,
+    });
+    replicas.open(headers).then(
       (upstream) => {
         if (socket.destroyed) {
-          upstream.socket.destroy();
+          upstream.stream.destroy();
           upstream.done();
           attach.refused(499);
           return;
         }
-        upstream.socket.write(
-          upgradeRequest(request, requestId, attach.traceHeaders, upstream.headers),
-        );
         attach.proxied(upstream.replica);
-        pipeStream(socket, upstream.socket, head, upstream.maxMessageBytes, attach);
-        upstream.socket.once("close", () => upstream.done());
+        pipeStream(socket, upstream.stream, head, upstream.maxMessageBytes, attach);
+        upstream.stream.once("close", () => upstream.done());
       },
       (error) => {
         logger.warn(
@@ -123,6 +131,7 @@ export function createUpgradeHandler(
       },
     );
   };
+  return Object.assign(handler, { close: () => replicas.close() });
 }
 
 /**
@@ -268,28 +277,9 @@ function elapsed(started: number): number {
   return Math.round((performance.now() - started) * 10) / 10;
 }
 
-/** The client's upgrade request, as the replica should see it. */
-function upgradeRequest(
-  request: IncomingMessage,
-  requestId: string,
-  traceHeaders: Record<string, string>,
-  extraHeaders: readonly string[],
-): string {
-  const lines = [`GET ${request.url} HTTP/1.1`];
-  const raw = request.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    if (!REPLACED_HEADERS.has(raw[i].toLowerCase())) lines.push(`${raw[i]}: ${raw[i + 1]}`);
-  }
-  lines.push(`X-Request-Id: ${requestId}`);
-  lines.push(`X-Forwarded-For: ${request.socket.remoteAddress ?? ""}`);
-  for (const [name, value] of Object.entries(traceHeaders)) lines.push(`${name}: ${value}`);
-  lines.push(...extraHeaders);
-  return `${lines.join("\r\n")}\r\n\r\n`;
-}
-
 function pipeStream(
   client: Duplex,
-  server: Socket,
+  server: Duplex,
   head: Buffer,
   maxMessageBytes: number,
   attach: StreamAttach,
@@ -327,8 +317,9 @@ function pipeStream(
   // The server's bytes (the 101, events, its close frame) are flushed before the client's end.
   server.pipe(client);
   server.on("error", () => client.destroy());
-  server.on("close", (hadError) => {
-    if (hadError) client.destroy();
+  // Closed before its end was read: reset, or its connection lost. The client's socket goes too.
+  server.on("close", () => {
+    if (!server.readableEnded) client.destroy();
   });
   client.on("end", () => server.end());
   client.on("close", () => server.destroy());

@@ -8,6 +8,7 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { connect as connectHttp2 } from "node:http2";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DescMethod, DescService } from "@bufbuild/protobuf";
@@ -348,8 +349,7 @@ describe("internal calls: workload identity and per-method authorisation (hostil
   });
 
   describe("the stream hop (gateway -> detection's stream listener)", () => {
-    /** The replica's own listener, and what happens to an upgrade there as `who`. */
-    async function upgradeAs(who: Workload | "none" | "stranger"): Promise<string> {
+    async function streamPort(): Promise<number> {
       const detection = createClient(
         DetectionService,
         workloadTransport(system, "gateway", {
@@ -357,20 +357,28 @@ describe("internal calls: workload identity and per-method authorisation (hostil
           expected: "detection",
         }),
       );
-      const { streamPort } = await detection.getStreamEndpoint({});
-      const url = `wss://127.0.0.1:${streamPort}/api/detection/sessions/${randomUUID()}/stream`;
+      return (await detection.getStreamEndpoint({})).streamPort;
+    }
+
+    async function identityOf(who: Workload | "none" | "stranger") {
       const ca = tlsFilesOf(system, "gateway").ca;
-      const identity =
-        who === "none"
-          ? {}
-          : who === "stranger"
-            ? {
-                cert: await readFile(join(stranger.tlsDirOf("gateway"), "tls.crt")),
-                key: await readFile(join(stranger.tlsDirOf("gateway"), "tls.key")),
-              }
-            : { cert: tlsFilesOf(system, who).cert, key: tlsFilesOf(system, who).key };
+      if (who === "none") return { ca };
+      if (who === "stranger") {
+        return {
+          ca,
+          cert: await readFile(join(stranger.tlsDirOf("gateway"), "tls.crt")),
+          key: await readFile(join(stranger.tlsDirOf("gateway"), "tls.key")),
+        };
+      }
+      return { ca, cert: tlsFilesOf(system, who).cert, key: tlsFilesOf(system, who).key };
+    }
+
+    /** The replica's own listener, and what happens to an HTTP/1.1 upgrade there as `who`. */
+    async function upgradeAs(who: Workload | "none" | "stranger"): Promise<string> {
+      const url = `wss://127.0.0.1:${await streamPort()}/api/detection/sessions/${randomUUID()}/stream`;
+      const identity = await identityOf(who);
       return new Promise((resolve) => {
-        const ws = new WebSocket(url, { ca, ...identity });
+        const ws = new WebSocket(url, identity);
         ws.once("open", () => {
           ws.close();
           resolve("open");
@@ -383,9 +391,52 @@ describe("internal calls: workload identity and per-method authorisation (hostil
       });
     }
 
+    /**
+     * The gateway's way in: an HTTP/2 stream standing for the upgrade (stream-tunnel.ts). The
+     * status line the replica writes into the stream's body, or the connection's error.
+     */
+    async function tunnelAs(who: Workload | "none" | "stranger"): Promise<string> {
+      const port = await streamPort();
+      const identity = await identityOf(who);
+      return new Promise((resolve) => {
+        const session = connectHttp2(`https://127.0.0.1:${port}`, {
+          ...identity,
+          servername: "detection", // SNI may not be an IP address (RFC 6066)
+          checkServerIdentity: () => undefined,
+        });
+        session.on("error", (error) => resolve(`error ${error.message}`));
+        const stream = session.request({
+          ":method": "POST",
+          ":path": `/api/detection/sessions/${randomUUID()}/stream`,
+          "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+          "sec-websocket-version": "13",
+        });
+        let body = "";
+        stream.on("data", (chunk: Buffer) => {
+          body += chunk.toString("latin1");
+          if (body.includes("\r\n")) {
+            resolve(body.slice(0, body.indexOf("\r\n")));
+            session.destroy();
+          }
+        });
+        stream.on("error", (error) => resolve(`error ${error.message}`));
+        stream.on("close", () => resolve(`closed: ${JSON.stringify(body)}`));
+      });
+    }
+
     it("refuses an upgrade without a certificate, or with another CA's, at the handshake", async () => {
       expect(await upgradeAs("none")).to.match(/^error /);
       expect(await upgradeAs("stranger")).to.match(/^error /);
+      // TLS 1.3: the client may see its request's stream close before the connection's error.
+      expect(await tunnelAs("none")).to.match(/^error |^closed: ""$/);
+      expect(await tunnelAs("stranger")).to.match(/^error |^closed: ""$/);
+    });
+
+    it("answers 403 on every HTTP/2 stream but the gateway's, and switches the gateway's to the websocket", async () => {
+      for (const workload of WORKLOADS.filter((w) => w !== "gateway")) {
+        expect(await tunnelAs(workload), workload).to.equal("HTTP/1.1 403 Forbidden");
+      }
+      expect(await tunnelAs("gateway")).to.equal("HTTP/1.1 101 Switching Protocols");
     });
 
     it("answers 403 to every workload but the gateway, and upgrades the gateway", async () => {

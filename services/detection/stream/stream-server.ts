@@ -1,6 +1,12 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { createServer as createTlsServer } from "node:https";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import {
+  createServer as createHttp2Server,
+  type IncomingHttpHeaders,
+  type ServerHttp2Session,
+  type ServerHttp2Stream,
+} from "node:http2";
 import type { Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import type { TLSSocket } from "node:tls";
 import { WebSocketServer } from "ws";
 import { isUuid } from "../../shared/ids/uuid-v7.js";
@@ -10,6 +16,13 @@ import {
   REQUEST_ID_HEADER,
   runWithRequestContext,
 } from "../../shared/logging/request-context.js";
+import {
+  TUNNEL_CONNECTION_WINDOW_BYTES,
+  TUNNEL_MAX_CONCURRENT_STREAMS,
+  TUNNEL_MAX_SESSION_MEMORY_MB,
+  TUNNEL_STREAM_WINDOW_BYTES,
+  tunnelledUpgrade,
+} from "../../shared/realtime/stream-tunnel.js";
 import { listen } from "../../shared/runtime/listen.js";
 import {
   ASSERTED_WORKLOAD_HEADER,
@@ -18,21 +31,30 @@ import {
 import { workloadOfSocket } from "../../shared/security/peer-identity.js";
 import { startAttachTrace } from "./attach-trace.js";
 import { handleStreamConnection, type StreamConnectionDeps } from "./stream-connection.js";
+import { createStreamListener } from "./stream-listener.js";
 
 /** The public path of a session's stream; the gateway forwards it unchanged. */
 const STREAM_PATH = /^\/api\/detection\/sessions\/([^/?#]+)\/stream(?:\?.*)?$/;
+const NO_HEAD = Buffer.alloc(0);
 
 /**
- * The replica's websocket listener (HTTP/1.1, beside the gRPC port). Only the gateway reaches it:
- * under mtls the listener is TLS 1.3 and refuses, at the handshake, any peer without a certificate
- * of our CA, and answers 403 to a certificate that is not the gateway's. It speaks contract 1 end
- * to end with the client (the runtime token in `hello` authenticates the client itself).
+ * The replica's websocket listener (beside the gRPC port). Only the gateway reaches it: under
+ * mtls the listener is TLS 1.3 and refuses, at the handshake, any peer without a certificate of
+ * our CA, and answers 403 to a certificate that is not the gateway's. It speaks contract 1 end to
+ * end with the client (the runtime token in `hello` authenticates the client itself).
+ *
+ * Two ways in, one websocket server behind them: the gateway's HTTP/2 connection, a stream per
+ * client websocket (services/shared/realtime/stream-tunnel.ts), and a plain HTTP/1.1 upgrade
+ * (internal tools and tests reaching a replica directly).
  */
 export interface StreamServer {
   listen(port: number, host: string): Promise<number>;
   /** Stops accepting; open sockets are closed by their sessions (or cut after the deadline). */
   close(deadlineMs: number): Promise<void>;
 }
+
+/** An upgrade request as the websocket server reads it (Node's, or a tunnel's headers). */
+type UpgradeRequest = Pick<IncomingMessage, "method" | "url" | "headers">;
 
 export function createStreamServer(
   options: StreamConnectionDeps & {
@@ -47,36 +69,18 @@ export function createStreamServer(
     perMessageDeflate: false,
     clientTracking: false,
   });
-  const sockets = new Set<Socket>();
-  const onRequest = (_request: IncomingMessage, response: ServerResponse) => {
-    response
-      .writeHead(426, { "content-type": "text/plain", upgrade: "websocket" })
-      .end("websocket only\n");
-  };
-  const tls = options.identity.tls;
-  let server: Server;
-  if (tls) {
-    const secure = createTlsServer(tls.serverOptions(), onRequest);
-    tls.onReload((files) => secure.setSecureContext(files));
-    server = secure;
-  } else {
-    server = createServer(onRequest);
-  }
-  const security = options.identity.security;
-  const fromGateway = (request: IncomingMessage): boolean =>
-    tls
-      ? workloadOfSocket(request.socket as TLSSocket, security.trustDomain) === "gateway"
-      : request.headers[ASSERTED_WORKLOAD_HEADER] === "gateway";
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.once("close", () => sockets.delete(socket));
-  });
-  server.on("upgrade", (request: IncomingMessage, socket: Socket, head: Buffer) => {
-    if (!fromGateway(request)) {
-      options.logger.warn(
-        { remote: request.socket.remoteAddress },
-        "stream upgrade refused: not the gateway",
-      );
+  const { logger, identity } = options;
+  const security = identity.security;
+
+  const accept = (
+    request: UpgradeRequest,
+    socket: Duplex,
+    head: Buffer,
+    fromGateway: boolean,
+    remote: string | undefined,
+  ) => {
+    if (!fromGateway) {
+      logger.warn({ remote }, "stream upgrade refused: not the gateway");
       socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
     }
@@ -85,24 +89,74 @@ export function createStreamServer(
       socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
     }
-    socket.setNoDelay(true);
     const sessionId = isUuid(match[1]) ? match[1] : undefined;
     const headerToken = bearerToken(request.headers.authorization);
     const requestId = acceptRequestId(request.headers[REQUEST_ID_HEADER] as string | undefined);
     const attachTrace = startAttachTrace(request.headers);
-    wss.handleUpgrade(request, socket, head, (ws) => {
+    wss.handleUpgrade(request as IncomingMessage, socket, head, (ws) => {
       runWithRequestContext({ requestId }, () =>
         handleStreamConnection(ws, sessionId, headerToken, options, attachTrace),
       );
     });
+  };
+
+  const http1 = createServer((_request: IncomingMessage, response: ServerResponse) => {
+    response
+      .writeHead(426, { "content-type": "text/plain", upgrade: "websocket" })
+      .end("websocket only\n");
+  });
+  http1.on("upgrade", (request: IncomingMessage, socket: Socket, head: Buffer) => {
+    const fromGateway = identity.tls
+      ? workloadOfSocket(request.socket as TLSSocket, security.trustDomain) === "gateway"
+      : request.headers[ASSERTED_WORKLOAD_HEADER] === "gateway";
+    accept(request, socket, head, fromGateway, request.socket.remoteAddress);
+  });
+
+  const tunnels = createHttp2Server({
+    settings: {
+      initialWindowSize: TUNNEL_STREAM_WINDOW_BYTES,
+      maxConcurrentStreams: TUNNEL_MAX_CONCURRENT_STREAMS,
+    },
+    maxSessionMemory: TUNNEL_MAX_SESSION_MEMORY_MB,
+  });
+  const sessions = new Set<ServerHttp2Session>();
+  tunnels.on("session", (session: ServerHttp2Session) => {
+    sessions.add(session);
+    session.once("close", () => sessions.delete(session));
+    session.on("error", (error) => logger.debug({ err: error.message }, "tunnel session error"));
+    session.setLocalWindowSize(TUNNEL_CONNECTION_WINDOW_BYTES);
+  });
+  tunnels.on("stream", (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
+    stream.on("error", (error) => logger.debug({ err: error.message }, "tunnel stream error"));
+    const upgrade = tunnelledUpgrade(headers);
+    if (!upgrade) {
+      stream.respond({ ":status": 405 }, { endStream: true });
+      return;
+    }
+    const session = stream.session as ServerHttp2Session;
+    const fromGateway = identity.tls
+      ? workloadOfSocket(session.socket as TLSSocket, security.trustDomain) === "gateway"
+      : headers[ASSERTED_WORKLOAD_HEADER] === "gateway";
+    stream.respond({ ":status": 200 });
+    accept(upgrade, stream, NO_HEAD, fromGateway, session.socket?.remoteAddress);
+  });
+
+  const listener = createStreamListener(identity, http1, tunnels);
+  const sockets = new Set<Socket>();
+  listener.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
   });
 
   return {
     listen(port, host) {
-      return listen(server, port, host);
+      return listen(listener, port, host);
     },
     async close(deadlineMs) {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => listener.close(() => resolve()));
+      // The gateway opens no new stream on a connection told to go away; open ones finish.
+      for (const session of sessions) session.close();
+      http1.closeIdleConnections();
       const deadline = setTimeout(() => {
         for (const socket of sockets) socket.destroy();
       }, deadlineMs);
