@@ -16,11 +16,13 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http2";
 export const TUNNEL_METHOD = "POST";
 
 /**
- * Flow control: each stream may have this many bytes in flight (about 8 s of 30 fps JSON
- * frames), so a replica that stops reading one websocket holds back only that client (the
- * gateway then pauses the client's socket), never the others on the connection.
+ * Flow control: each stream may have this many bytes in flight, so a replica that stops reading
+ * one websocket holds back only that client (the gateway then pauses the client's socket), never
+ * the others on the connection; it is also what a paused stream may hold at the replica. 1 MiB
+ * (about 30 s of live JSON frames) keeps one replay stream as fast as a TCP connection of its
+ * own; 256 KiB cost a replay a quarter of its frames per second (bench/detection/README.md).
  */
-export const TUNNEL_STREAM_WINDOW_BYTES = 256 * 1024;
+export const TUNNEL_STREAM_WINDOW_BYTES = 1024 * 1024;
 
 /** The connection's window: enough for every stream to be full at once well past 1,000 streams. */
 export const TUNNEL_CONNECTION_WINDOW_BYTES = 2 ** 31 - 1;
