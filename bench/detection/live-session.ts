@@ -8,7 +8,8 @@ import type { LoopedRecording } from "./looped-recording.js";
 
 /** Where a session reports what it sees (the soak's current window). */
 export interface LiveObserver {
-  latency(ms: number): void;
+  /** A frame's latency, and how long its session had been streaming when it was sent. */
+  latency(ms: number, streamingMs: number): void;
   framesSent(count: number): void;
   warning(code: string): void;
   /** A close that is not the normal end of a finalized session. */
@@ -32,6 +33,7 @@ export class LiveSession {
   framesSent = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly sentAt = new Map<number, number>();
+  private startedAt = 0;
   private finalizing = false;
 
   private constructor(
@@ -66,6 +68,7 @@ export class LiveSession {
   private start(delayMs: number): void {
     this.timer = setTimeout(() => {
       const startedAt = performance.now();
+      this.startedAt = startedAt;
       const tick = () => {
         if (this.socket.ws.readyState !== this.socket.ws.OPEN) return this.stop();
         const due = Math.floor((performance.now() - startedAt) / PERIOD_MS) + 1;
@@ -91,7 +94,7 @@ export class LiveSession {
       const at = this.sentAt.get(seq);
       if (at !== undefined) {
         this.sentAt.delete(seq);
-        this.observer().latency(performance.now() - at);
+        this.observer().latency(performance.now() - at, at - this.startedAt);
       }
     } else if (text.startsWith('{"type":"warning"') || text.startsWith('{"type":"error"')) {
       this.observer().warning((JSON.parse(text) as { code: string }).code);
