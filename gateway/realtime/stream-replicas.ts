@@ -164,14 +164,13 @@ export function createStreamReplicas(
     const endpoint = await endpointOf(replica);
     const connection = connectionOf(replica, endpoint);
     const session = await connection;
-    let stream: ClientHttp2Stream;
-    try {
-      // Throws when the connection closed or was told to go away since it was handed out.
-      stream = session.request({ ...headers, ...asserted }, { endStream: false });
-    } catch (error) {
+    // Closed or told to go away since it was handed out: the next try opens a new one.
+    if (replica.connection !== connection || session.closed || session.destroyed) {
       if (replica.connection === connection) replica.connection = undefined;
-      throw error;
+      throw new Error("the connection to the replica closed");
     }
+    // The headers were checked (stream-tunnel.ts): nothing here can end the shared connection.
+    const stream = session.request({ ...headers, ...asserted }, { endStream: false });
     replica.open += 1;
     let counted = true;
     return {

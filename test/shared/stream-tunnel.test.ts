@@ -58,6 +58,26 @@ describe("stream tunnel headers (a client's websocket upgrade as an HTTP/2 strea
     });
   });
 
+  it("leaves out a header HTTP/2 cannot carry rather than lose the shared connection over it", () => {
+    const odd = [
+      "X-Ok",
+      "v\u00e9 \t1",
+      "X\u00e9",
+      "1",
+      "x y",
+      "1",
+      "X-Ctl",
+      "a\u0001b",
+      "X-Wide",
+      "\u0100",
+    ];
+    expect(tunnelRequestHeaders(PATH, odd, new Set(), {})).to.deep.equal({
+      ":method": TUNNEL_METHOD,
+      ":path": PATH,
+      "x-ok": "v\u00e9 \t1",
+    });
+  });
+
   it("reads the stream's headers back into the upgrade request the websocket server expects", () => {
     const sent = tunnelRequestHeaders(PATH, raw, replaced, {});
     const received = { ...sent, ":authority": "10.0.0.7:8081", ":scheme": "https" };

@@ -6,6 +6,8 @@ import type { InternalIdentity } from "../../shared/security/internal-transport.
 
 /** The first bytes of every HTTP/2 connection without TLS (RFC 9113 §3.4: the client preface). */
 const H2_PREFACE_START = Buffer.from("PRI * HTTP/2.0");
+/** Under h2c, a connection that does not say which protocol it speaks within this is closed. */
+const FIRST_BYTES_TIMEOUT_MS = 10_000;
 
 /**
  * The replica's stream port: one listener serving both the gateway's HTTP/2 tunnel connection
@@ -18,6 +20,7 @@ export function createStreamListener(
   identity: InternalIdentity,
   http1: HttpServer,
   http2: Http2Server,
+  firstBytesTimeoutMs = FIRST_BYTES_TIMEOUT_MS,
 ): Server {
   const tls = identity.tls;
   let listener: Server;
@@ -31,13 +34,20 @@ export function createStreamListener(
     tls.onReload((files) => secure.setSecureContext(files));
     listener = secure;
   } else {
-    listener = createNetServer((socket) => dispatchByPreface(socket, http1, http2));
+    listener = createNetServer((socket) =>
+      dispatchByPreface(socket, http1, http2, firstBytesTimeoutMs),
+    );
   }
   listener.on("connection", (socket: Socket) => socket.setNoDelay(true));
   return listener;
 }
 
-function dispatchByPreface(socket: Socket, http1: HttpServer, http2: Http2Server): void {
+function dispatchByPreface(
+  socket: Socket,
+  http1: HttpServer,
+  http2: Http2Server,
+  timeoutMs: number,
+): void {
   let head = Buffer.alloc(0);
   const onData = (chunk: Buffer) => {
     head = Buffer.concat([head, chunk]);
@@ -46,6 +56,8 @@ function dispatchByPreface(socket: Socket, http1: HttpServer, http2: Http2Server
     if (isH2 && head.length < H2_PREFACE_START.length) return; // not decided yet
     socket.off("data", onData);
     socket.off("error", onError);
+    socket.setTimeout(0);
+    socket.off("timeout", onError);
     socket.pause();
     socket.unshift(head);
     if (isH2) {
@@ -60,4 +72,6 @@ function dispatchByPreface(socket: Socket, http1: HttpServer, http2: Http2Server
   const onError = () => socket.destroy();
   socket.on("data", onData);
   socket.on("error", onError);
+  socket.setTimeout(timeoutMs);
+  socket.on("timeout", onError);
 }

@@ -45,10 +45,15 @@ const CONNECTION_SPECIFIC = new Set([
   "http2-settings",
 ]);
 
+/** RFC 9110 token (lowercased) and field-value characters: what HTTP/2 carries unchanged. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
 /**
  * The stream headers for a client's upgrade request: `rawHeaders` (Node's flat name/value list)
  * without the connection-specific ones and those in `replaced`, plus `extra` (`:authority` is
- * the connection's own).
+ * the connection's own). A header HTTP/2 could not carry is left out (Node's HTTP/1.1 parser
+ * lets none through; nghttp2 would reset the stream or end the shared connection over one).
  */
 export function tunnelRequestHeaders(
   path: string,
@@ -60,6 +65,7 @@ export function tunnelRequestHeaders(
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const name = rawHeaders[i].toLowerCase();
     if (CONNECTION_SPECIFIC.has(name) || replaced.has(name)) continue;
+    if (!HEADER_NAME.test(name) || !HEADER_VALUE.test(rawHeaders[i + 1])) continue;
     const previous = headers[name];
     if (previous === undefined) headers[name] = rawHeaders[i + 1];
     else if (Array.isArray(previous)) previous.push(rawHeaders[i + 1]);

@@ -7,6 +7,7 @@ import type { InternalIdentity } from "../../../../services/shared/security/inte
 
 /** Under h2c (no TLS): the protocol is told by the client's first bytes. */
 const H2C = { tls: undefined } as unknown as InternalIdentity;
+const FIRST_BYTES_TIMEOUT_MS = 300;
 
 describe("detection stream listener (HTTP/1.1 upgrades and the gateway's HTTP/2 on one port)", () => {
   let listener: Server;
@@ -19,7 +20,7 @@ describe("detection stream listener (HTTP/1.1 upgrades and the gateway's HTTP/2 
   });
 
   before(async () => {
-    listener = createStreamListener(H2C, http1, http2);
+    listener = createStreamListener(H2C, http1, http2, FIRST_BYTES_TIMEOUT_MS);
     await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
     port = (listener.address() as AddressInfo).port;
   });
@@ -54,7 +55,7 @@ describe("detection stream listener (HTTP/1.1 upgrades and the gateway's HTTP/2 
   });
 
   /** Raw bytes written in the given pieces; the first bytes the listener answers with. */
-  function exchange(pieces: readonly Buffer[], answerBytes: number): Promise<Buffer> {
+  function exchange(pieces: readonly Buffer[], answerBytes: number, pauseMs = 20): Promise<Buffer> {
     return new Promise((resolve, reject) => {
       const socket = connect(port, "127.0.0.1");
       let answer = Buffer.alloc(0);
@@ -69,7 +70,7 @@ describe("detection stream listener (HTTP/1.1 upgrades and the gateway's HTTP/2 
       socket.on("connect", async () => {
         for (const piece of pieces) {
           socket.write(piece);
-          await new Promise((next) => setTimeout(next, 20));
+          await new Promise((next) => setTimeout(next, pauseMs));
         }
       });
     });
@@ -85,6 +86,26 @@ describe("detection stream listener (HTTP/1.1 upgrades and the gateway's HTTP/2 
       );
       expect(answer[3], `cut at ${cut}: a SETTINGS frame first`).to.equal(4);
     }
+  });
+
+  it("closes a connection that sends nothing within the first-bytes timeout", async () => {
+    const socket = connect(port, "127.0.0.1");
+    const started = performance.now();
+    await new Promise((resolve) => socket.once("close", resolve));
+    expect(performance.now() - started).to.be.within(FIRST_BYTES_TIMEOUT_MS - 50, 2000);
+  });
+
+  it("keeps one whose first bytes come before the timeout, however slowly the rest follows", async () => {
+    const answer = await exchange(
+      [
+        Buffer.from("G"),
+        Buffer.from("ET / HTTP/1.1\r\nHost: x\r\n"),
+        Buffer.from("Content-Length: 0\r\n\r\n"),
+      ],
+      12,
+      FIRST_BYTES_TIMEOUT_MS * 1.5, // longer than the timeout between pieces
+    );
+    expect(answer.subarray(0, 12).toString("latin1")).to.equal("HTTP/1.1 200");
   });
 
   it("takes a request starting like the preface but leaving it for HTTP/1.1", async () => {
