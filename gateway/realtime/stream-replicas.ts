@@ -71,6 +71,13 @@ export interface StreamReplicas {
 }
 
 const CONNECT_TIMEOUT_MS = 2000;
+/**
+ * A replica that vanished without closing its connection (its node lost, a partition) would
+ * leave every stream on it, and every new one, waiting: a PING unanswered this long ends the
+ * connection, its websockets are cut (their clients resume elsewhere) and the next stream opens
+ * a new one, or goes to another replica.
+ */
+export const KEEPALIVE_DEFAULTS = { intervalMs: 5000, timeoutMs: 3000 };
 const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024;
 
 export function createStreamReplicas(
@@ -79,6 +86,7 @@ export function createStreamReplicas(
   logger: Logger,
   identity: InternalIdentity,
   onHandshake: (resumed: boolean) => void = () => undefined,
+  keepalive: { readonly intervalMs: number; readonly timeoutMs: number } = KEEPALIVE_DEFAULTS,
 ): StreamReplicas {
   const tls = identity.tls?.clientOptions("detection");
   const asserted: OutgoingHttpHeaders = tls
@@ -141,6 +149,7 @@ export function createStreamReplicas(
         };
         session.once("close", forget);
         session.once("goaway", forget);
+        keepAlive(session, keepalive.intervalMs, keepalive.timeoutMs);
         session.on("error", (error) =>
           logger.debug({ replica: replica.url, err: error.message }, "stream connection failed"),
         );
@@ -221,6 +230,29 @@ export function createStreamReplicas(
       }
     },
   };
+}
+
+/** PINGs the connection every `intervalMs`; one unanswered for `timeoutMs` destroys it. */
+function keepAlive(session: ClientHttp2Session, intervalMs: number, timeoutMs: number): void {
+  let waiting: NodeJS.Timeout | undefined;
+  const interval = setInterval(() => {
+    if (waiting || session.closed || session.destroyed) return;
+    waiting = setTimeout(
+      () => session.destroy(new Error(`no answer to a PING within ${timeoutMs} ms`)),
+      timeoutMs,
+    ).unref();
+    session.ping((error) => {
+      clearTimeout(waiting);
+      waiting = undefined;
+      // A PING cancelled by the connection's own end is no news.
+      if (error && !session.closed && !session.destroyed) session.destroy(error);
+    });
+  }, intervalMs);
+  interval.unref();
+  session.once("close", () => {
+    clearInterval(interval);
+    clearTimeout(waiting);
+  });
 }
 
 type UpstreamTls = ReturnType<NonNullable<InternalIdentity["tls"]>["clientOptions"]> & {

@@ -138,6 +138,7 @@ export function createStreamServer(
       ? workloadOfSocket(session.socket as TLSSocket, security.trustDomain) === "gateway"
       : headers[ASSERTED_WORKLOAD_HEADER] === "gateway";
     stream.respond({ ":status": 200 });
+    stream.once("aborted", () => dropUnread(stream));
     accept(upgrade, stream, NO_HEAD, fromGateway, session.socket?.remoteAddress);
   });
 
@@ -166,6 +167,20 @@ export function createStreamServer(
       wss.close();
     },
   };
+}
+
+/**
+ * The gateway resets a stream when its client's socket is gone. What the client sent that was not
+ * read yet is then dropped, as a TCP connection's unread bytes are: a paused stream holds up to
+ * its whole flow-control window (1 MiB) in memory, which the websocket would otherwise parse
+ * after the fact (thousands of messages answered into a closed stream), delaying the release of
+ * the session that a reconnecting client is waiting for.
+ */
+function dropUnread(stream: ServerHttp2Stream): void {
+  stream.removeAllListeners("data");
+  while (stream.read() !== null) {
+    // discarded
+  }
 }
 
 function bearerToken(header: string | undefined): string | undefined {
