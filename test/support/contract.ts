@@ -28,9 +28,15 @@ export class ContractViolation extends Error {
 
 const gatewayOrigins = new Set<string>();
 
-/** Responses from this gateway are checked from now on (startTestSystem calls it). */
-export function checkResponsesOf(gatewayUrl: string): void {
-  gatewayOrigins.add(new URL(gatewayUrl).origin);
+/**
+ * Responses from this gateway are checked from now on (startTestSystem calls it), until the
+ * returned function is called: once the system stopped, its port may be any other process's
+ * (another system's admin port was once checked as a gateway).
+ */
+export function checkResponsesOf(gatewayUrl: string): () => void {
+  const origin = new URL(gatewayUrl).origin;
+  gatewayOrigins.add(origin);
+  return () => gatewayOrigins.delete(origin);
 }
 
 interface Route {

@@ -89,7 +89,7 @@ async function startOnce(options: TestSystemOptions): Promise<TestSystem> {
     throw error;
   });
   // Every response of this gateway is checked against the OpenAPI document (./contract.ts).
-  checkResponsesOf(stack.gatewayUrl);
+  const stopChecking = checkResponsesOf(stack.gatewayUrl);
   return {
     ...stack,
     root,
@@ -99,6 +99,7 @@ async function startOnce(options: TestSystemOptions): Promise<TestSystem> {
         .filter((entry) => entry.name === name && typeof entry.line === "object")
         .map((entry) => entry.line as LogLine),
     async stop() {
+      stopChecking();
       await stack.stop();
       await rm(root, { recursive: true, force: true });
     },
