@@ -10,10 +10,8 @@ import type { Client } from "@connectrpc/connect";
 import type { DetectionService } from "../../proto/gen/detection/v1/detection_pb.js";
 import type { Logger } from "../../services/shared/logging/logger.js";
 import {
-  TUNNEL_CONNECTION_WINDOW_BYTES,
-  TUNNEL_MAX_CONCURRENT_STREAMS,
-  TUNNEL_MAX_SESSION_MEMORY_MB,
-  TUNNEL_STREAM_WINDOW_BYTES,
+  openConnectionWindow,
+  TUNNEL_SESSION_OPTIONS,
 } from "../../services/shared/realtime/stream-tunnel.js";
 import {
   ASSERTED_WORKLOAD_HEADER,
@@ -77,7 +75,7 @@ const CONNECT_TIMEOUT_MS = 2000;
  * connection, its websockets are cut (their clients resume elsewhere) and the next stream opens
  * a new one, or goes to another replica.
  */
-export const KEEPALIVE_DEFAULTS = { intervalMs: 5000, timeoutMs: 3000 };
+const KEEPALIVE_DEFAULTS = { intervalMs: 5000, timeoutMs: 3000 };
 const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024;
 
 export function createStreamReplicas(
@@ -282,13 +280,7 @@ function openConnection(
     };
     const bracketed = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
     const authority = `${tls ? "https" : "http"}://${bracketed}:${port}`;
-    const session = connectHttp2(authority, {
-      createConnection,
-      settings: { initialWindowSize: TUNNEL_STREAM_WINDOW_BYTES, enablePush: false },
-      maxSessionMemory: TUNNEL_MAX_SESSION_MEMORY_MB,
-      // Until the replica's SETTINGS arrive (HTTP/2 assumes 100 and holds the 101st stream back).
-      peerMaxConcurrentStreams: TUNNEL_MAX_CONCURRENT_STREAMS,
-    });
+    const session = connectHttp2(authority, { ...TUNNEL_SESSION_OPTIONS, createConnection });
     const timer = setTimeout(
       () => session.destroy(new Error("connect timeout")),
       CONNECT_TIMEOUT_MS,
@@ -301,7 +293,7 @@ function openConnection(
     session.once("connect", () => {
       clearTimeout(timer);
       session.off("error", failed);
-      session.setLocalWindowSize(TUNNEL_CONNECTION_WINDOW_BYTES);
+      openConnectionWindow(session);
       if (tls) onHandshake((socket as TLSSocket).isSessionReused());
       resolve(session);
     });

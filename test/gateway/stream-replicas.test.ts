@@ -1,13 +1,22 @@
+import { mkdtemp, rm } from "node:fs/promises";
 import {
+  createSecureServer,
   createServer as createHttp2Server,
   type Http2Server,
   type ServerHttp2Session,
 } from "node:http2";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type AddressInfo, connect, createServer, type Server, type Socket } from "node:net";
 import { expect } from "chai";
+import { ensureLocalPki } from "../../deploy/local/local-pki.js";
 import { createStreamReplicas } from "../../gateway/realtime/stream-replicas.js";
 import { createLogger } from "../../services/shared/logging/logger.js";
-import type { InternalIdentity } from "../../services/shared/security/internal-transport.js";
+import {
+  type InternalIdentity,
+  loadInternalIdentity,
+} from "../../services/shared/security/internal-transport.js";
+import type { Workload } from "../../services/shared/security/workloads.js";
 
 const H2C = { tls: undefined, security: { workload: "gateway" } } as unknown as InternalIdentity;
 const KEEPALIVE = { intervalMs: 100, timeoutMs: 200 };
@@ -124,5 +133,75 @@ describe("gateway stream replicas (the shared HTTP/2 connection to a detection r
     expect(await echo(again.stream, "after")).to.equal("after");
     pool.close();
     again.stream.close();
+  });
+
+  describe("under mutual TLS", () => {
+    let dir: string;
+    let identities: Record<"gateway" | "detection", InternalIdentity>;
+    let secureReplica: Http2Server;
+    let secureRelay: Awaited<ReturnType<typeof relayTo>>;
+
+    before(async () => {
+      dir = await mkdtemp(join(tmpdir(), "mds-stream-replicas-"));
+      const pki = await ensureLocalPki({ dir });
+      const identity = (workload: Workload) =>
+        loadInternalIdentity({
+          transport: "mtls",
+          workload,
+          trustDomain: pki.trustDomain,
+          tlsDir: pki.tlsDirOf(workload),
+          reloadSeconds: 3600,
+        });
+      identities = { gateway: identity("gateway"), detection: identity("detection") };
+      const serverOptions = identities.detection.tls?.serverOptions();
+      secureReplica = createSecureServer({ ...serverOptions, ALPNProtocols: ["h2"] });
+      secureReplica.on("stream", (stream) => {
+        stream.respond({ ":status": 200 });
+        stream.pipe(stream);
+      });
+      secureReplica.on("session", (session) => sessions.push(session));
+      await new Promise<void>((resolve) => secureReplica.listen(0, "127.0.0.1", resolve));
+      secureRelay = await relayTo((secureReplica.address() as AddressInfo).port);
+    });
+
+    after(async () => {
+      secureRelay.close();
+      secureReplica.close();
+      identities.gateway.tls?.close();
+      identities.detection.tls?.close();
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    it("resumes the TLS session when a lost connection is replaced", async () => {
+      const handshakes: boolean[] = [];
+      const pool = createStreamReplicas(
+        [
+          {
+            getStreamEndpoint: async () => ({
+              streamPort: secureRelay.port,
+              maxMessageBytes: 1000,
+            }),
+          },
+        ] as never,
+        ["https://127.0.0.1:1"],
+        createLogger({ service: "test", level: "silent" }),
+        identities.gateway,
+        (resumed) => handshakes.push(resumed),
+        KEEPALIVE,
+      );
+      const first = await pool.open({ ":method": "POST", ":path": "/a" });
+      expect(await echo(first.stream, "one")).to.equal("one");
+      // The ticket comes after the handshake (TLS 1.3): give it a moment before losing the line.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      first.stream.on("error", () => undefined);
+      const closed = new Promise((resolve) => first.stream.once("close", resolve));
+      secureRelay.silence();
+      await closed;
+      const second = await pool.open({ ":method": "POST", ":path": "/b" });
+      expect(await echo(second.stream, "two")).to.equal("two");
+      expect(handshakes).to.deep.equal([false, true]);
+      pool.close();
+      second.stream.close();
+    });
   });
 });

@@ -395,7 +395,7 @@ describe("internal calls: workload identity and per-method authorisation (hostil
      * The gateway's way in: an HTTP/2 stream standing for the upgrade (stream-tunnel.ts). The
      * status line the replica writes into the stream's body, or the connection's error.
      */
-    async function tunnelAs(who: Workload | "none" | "stranger"): Promise<string> {
+    async function tunnelAs(who: Workload | "none" | "stranger", method = "POST"): Promise<string> {
       const port = await streamPort();
       const identity = await identityOf(who);
       return new Promise((resolve) => {
@@ -405,8 +405,9 @@ describe("internal calls: workload identity and per-method authorisation (hostil
           checkServerIdentity: () => undefined,
         });
         session.on("error", (error) => resolve(`error ${error.message}`));
+        let status = 0;
         const stream = session.request({
-          ":method": "POST",
+          ":method": method,
           ":path": `/api/detection/sessions/${randomUUID()}/stream`,
           "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
           "sec-websocket-version": "13",
@@ -420,7 +421,8 @@ describe("internal calls: workload identity and per-method authorisation (hostil
           }
         });
         stream.on("error", (error) => resolve(`error ${error.message}`));
-        stream.on("close", () => resolve(`closed: ${JSON.stringify(body)}`));
+        stream.on("response", (headers) => (status = Number(headers[":status"])));
+        stream.on("close", () => resolve(`closed ${status}: ${JSON.stringify(body)}`));
       });
     }
 
@@ -428,8 +430,8 @@ describe("internal calls: workload identity and per-method authorisation (hostil
       expect(await upgradeAs("none")).to.match(/^error /);
       expect(await upgradeAs("stranger")).to.match(/^error /);
       // TLS 1.3: the client may see its request's stream close before the connection's error.
-      expect(await tunnelAs("none")).to.match(/^error |^closed: ""$/);
-      expect(await tunnelAs("stranger")).to.match(/^error |^closed: ""$/);
+      expect(await tunnelAs("none")).to.match(/^error |^closed 0: ""$/);
+      expect(await tunnelAs("stranger")).to.match(/^error |^closed 0: ""$/);
     });
 
     it("answers 403 on every HTTP/2 stream but the gateway's, and switches the gateway's to the websocket", async () => {
@@ -437,6 +439,10 @@ describe("internal calls: workload identity and per-method authorisation (hostil
         expect(await tunnelAs(workload), workload).to.equal("HTTP/1.1 403 Forbidden");
       }
       expect(await tunnelAs("gateway")).to.equal("HTTP/1.1 101 Switching Protocols");
+    });
+
+    it("answers a stream that does not stand for an upgrade (not POST) with 405 and nothing else", async () => {
+      expect(await tunnelAs("gateway", "GET")).to.equal('closed 405: ""');
     });
 
     it("answers 403 to every workload but the gateway, and upgrades the gateway", async () => {

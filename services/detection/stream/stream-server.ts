@@ -17,10 +17,8 @@ import {
   runWithRequestContext,
 } from "../../shared/logging/request-context.js";
 import {
-  TUNNEL_CONNECTION_WINDOW_BYTES,
-  TUNNEL_MAX_CONCURRENT_STREAMS,
-  TUNNEL_MAX_SESSION_MEMORY_MB,
-  TUNNEL_STREAM_WINDOW_BYTES,
+  openConnectionWindow,
+  TUNNEL_SESSION_OPTIONS,
   tunnelledUpgrade,
 } from "../../shared/realtime/stream-tunnel.js";
 import { listen } from "../../shared/runtime/listen.js";
@@ -71,6 +69,11 @@ export function createStreamServer(
   });
   const { logger, identity } = options;
   const security = identity.security;
+  /** Under mtls the peer's certificate says; under h2c the asserted header (internal-security). */
+  const isGateway = (socket: Socket | TLSSocket, headers: IncomingHttpHeaders): boolean =>
+    identity.tls
+      ? workloadOfSocket(socket as TLSSocket, security.trustDomain) === "gateway"
+      : headers[ASSERTED_WORKLOAD_HEADER] === "gateway";
 
   const accept = (
     request: UpgradeRequest,
@@ -106,25 +109,17 @@ export function createStreamServer(
       .end("websocket only\n");
   });
   http1.on("upgrade", (request: IncomingMessage, socket: Socket, head: Buffer) => {
-    const fromGateway = identity.tls
-      ? workloadOfSocket(request.socket as TLSSocket, security.trustDomain) === "gateway"
-      : request.headers[ASSERTED_WORKLOAD_HEADER] === "gateway";
+    const fromGateway = isGateway(request.socket, request.headers);
     accept(request, socket, head, fromGateway, request.socket.remoteAddress);
   });
 
-  const tunnels = createHttp2Server({
-    settings: {
-      initialWindowSize: TUNNEL_STREAM_WINDOW_BYTES,
-      maxConcurrentStreams: TUNNEL_MAX_CONCURRENT_STREAMS,
-    },
-    maxSessionMemory: TUNNEL_MAX_SESSION_MEMORY_MB,
-  });
+  const tunnels = createHttp2Server(TUNNEL_SESSION_OPTIONS);
   const sessions = new Set<ServerHttp2Session>();
   tunnels.on("session", (session: ServerHttp2Session) => {
     sessions.add(session);
     session.once("close", () => sessions.delete(session));
     session.on("error", (error) => logger.debug({ err: error.message }, "tunnel session error"));
-    session.setLocalWindowSize(TUNNEL_CONNECTION_WINDOW_BYTES);
+    openConnectionWindow(session);
   });
   tunnels.on("stream", (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
     stream.on("error", (error) => logger.debug({ err: error.message }, "tunnel stream error"));
@@ -134,9 +129,7 @@ export function createStreamServer(
       return;
     }
     const session = stream.session as ServerHttp2Session;
-    const fromGateway = identity.tls
-      ? workloadOfSocket(session.socket as TLSSocket, security.trustDomain) === "gateway"
-      : headers[ASSERTED_WORKLOAD_HEADER] === "gateway";
+    const fromGateway = isGateway(session.socket, headers);
     stream.respond({ ":status": 200 });
     stream.once("aborted", () => dropUnread(stream));
     accept(upgrade, stream, NO_HEAD, fromGateway, session.socket?.remoteAddress);

@@ -22,16 +22,34 @@ export const TUNNEL_METHOD = "POST";
  * (about 30 s of live JSON frames) keeps one replay stream as fast as a TCP connection of its
  * own; 256 KiB cost a replay a quarter of its frames per second (bench/detection/README.md).
  */
-export const TUNNEL_STREAM_WINDOW_BYTES = 1024 * 1024;
+const STREAM_WINDOW_BYTES = 1024 * 1024;
 
 /** The connection's window: enough for every stream to be full at once well past 1,000 streams. */
-export const TUNNEL_CONNECTION_WINDOW_BYTES = 2 ** 31 - 1;
-
-/** nghttp2's memory allowance per connection (new streams are refused above it), in MB. */
-export const TUNNEL_MAX_SESSION_MEMORY_MB = 256;
+const CONNECTION_WINDOW_BYTES = 2 ** 31 - 1;
 
 /** More streams than a replica ever holds (HTTP/2's default leaves it to the peer, often 100). */
-export const TUNNEL_MAX_CONCURRENT_STREAMS = 100_000;
+const MAX_CONCURRENT_STREAMS = 100_000;
+
+/**
+ * The HTTP/2 session options both ends of the hop use (http2.connect on the gateway,
+ * http2.createServer on the replica). `peerMaxConcurrentStreams`: until the peer's SETTINGS
+ * arrive (HTTP/2 assumes 100 and holds the 101st stream back). `maxSessionMemory`: nghttp2's
+ * allowance per connection in MB (new streams are refused above it).
+ */
+export const TUNNEL_SESSION_OPTIONS = {
+  settings: {
+    initialWindowSize: STREAM_WINDOW_BYTES,
+    maxConcurrentStreams: MAX_CONCURRENT_STREAMS,
+    enablePush: false,
+  },
+  peerMaxConcurrentStreams: MAX_CONCURRENT_STREAMS,
+  maxSessionMemory: 256,
+} as const;
+
+/** Opens the connection's own window (HTTP/2 starts it at 64 KiB whatever the settings say). */
+export function openConnectionWindow(session: { setLocalWindowSize(size: number): void }): void {
+  session.setLocalWindowSize(CONNECTION_WINDOW_BYTES);
+}
 
 /** HTTP/1.1 headers HTTP/2 forbids (RFC 9113 §8.2.2), and `host`, which becomes `:authority`. */
 const CONNECTION_SPECIFIC = new Set([
