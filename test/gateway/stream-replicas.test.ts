@@ -1,13 +1,13 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import {
-  createSecureServer,
   createServer as createHttp2Server,
+  createSecureServer,
   type Http2Server,
   type ServerHttp2Session,
 } from "node:http2";
+import { type AddressInfo, connect, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AddressInfo, connect, createServer, type Server, type Socket } from "node:net";
 import { expect } from "chai";
 import { ensureLocalPki } from "../../deploy/local/local-pki.js";
 import { createStreamReplicas } from "../../gateway/realtime/stream-replicas.js";
