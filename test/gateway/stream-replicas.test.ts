@@ -143,7 +143,12 @@ describe("gateway stream replicas (the shared HTTP/2 connection to a detection r
 
     before(async () => {
       dir = await mkdtemp(join(tmpdir(), "mds-stream-replicas-"));
-      const pki = await ensureLocalPki({ dir });
+      // Issued on the system clock, the one OpenSSL checks validity against (the any-date guard
+      // moves only JavaScript's calendar; faketime moves both).
+      const pki = await ensureLocalPki({
+        dir,
+        now: () => new Date(performance.timeOrigin + performance.now()),
+      });
       const identity = (workload: Workload) =>
         loadInternalIdentity({
           transport: "mtls",
