@@ -20,8 +20,15 @@
  * --window (15, seconds), --warm-up (minutes before memory growth is measured; default a fifth of
  * the run, at most 10), --replicas (detection replicas, 1), --compact-bytes (the store's
  * EMBEDDED_MONGO_COMPACT_BYTES, to see compactions in a short run), --profile-dir (CPU profiles of
- * detection and the gateway, bench/support/cpu-profile.ts), --json (the result as JSON on stdout; the table goes to stderr).
+ * detection and the gateway, bench/support/cpu-profile.ts), --churn-spread (seconds over which a
+ * round's ends and opens arrive, evenly; 0, the default, is the whole round at once), --trace (every
+ * timed frame's send time and latency, to see a stall's shape), --json (the result as JSON on
+ * stdout; the table goes to stderr).
+ *
+ * "stall" counts the window's 100 ms slots (by send time) in which half the timed frames or more
+ * took 50 ms or longer: a delay every session saw at once, from a shared cause.
  */
+import { appendFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -56,11 +63,14 @@ const USAGE = `usage: node --import tsx bench/detection/soak.bench.ts [options]
   --minutes N        length of the run (10)
   --churn N          sessions finalized and opened at each round of churn (30)
   --churn-every N    minutes between rounds of churn (2)
+  --churn-spread N   seconds over which a round's ends and opens arrive, evenly (one of each
+                     every N/churn s); 0 (default): all at once, 16 ends and 8 opens in flight
   --window N         seconds per sampling window (15)
   --warm-up N        minutes before memory growth is measured (a fifth of the run, at most 10)
   --replicas N       detection replicas (1)
   --compact-bytes N  the store's EMBEDDED_MONGO_COMPACT_BYTES (to see compactions in a short run)
   --profile-dir DIR  CPU profiles of detection and the gateway
+  --trace FILE       every timed frame as "sent-at latency" lines (epoch ms, ms), appended per window
   --json             the result as JSON on stdout (the table goes to stderr)
   --help             this text
 `;
@@ -74,13 +84,25 @@ function parseOptions() {
       process.stdout.write(USAGE);
       process.exit(0);
     }
-    for (const name of ["sessions", "minutes", "churn", "churn-every", "window", "replicas"]) {
+    const zeroAllowed = ["churn", "churn-spread"];
+    for (const name of [
+      "sessions",
+      "minutes",
+      "churn",
+      "churn-every",
+      "churn-spread",
+      "window",
+      "replicas",
+    ]) {
       const value = Number(parsed.values[name as keyof typeof parsed.values]);
-      if (!Number.isFinite(value) || value < 0 || (name !== "churn" && value === 0)) {
+      if (!Number.isFinite(value) || value < 0 || (!zeroAllowed.includes(name) && value === 0)) {
         throw new Error(
-          `--${name} must be ${name === "churn" ? "0 or more" : "a positive number"}`,
+          `--${name} must be ${zeroAllowed.includes(name) ? "0 or more" : "a positive number"}`,
         );
       }
+    }
+    if (Number(parsed.values["churn-spread"]) >= Number(parsed.values["churn-every"]) * 60) {
+      throw new Error("--churn-spread must be shorter than --churn-every");
     }
     return parsed;
   } catch (error) {
@@ -97,11 +119,13 @@ function parseSoakArgs() {
       minutes: { type: "string", default: "10" },
       churn: { type: "string", default: "30" },
       "churn-every": { type: "string", default: "2" },
+      "churn-spread": { type: "string", default: "0" },
       window: { type: "string", default: "15" },
       "warm-up": { type: "string" },
       replicas: { type: "string", default: "1" },
       "compact-bytes": { type: "string" },
       "profile-dir": { type: "string" },
+      trace: { type: "string" },
       json: { type: "boolean", default: false },
     },
   });
@@ -110,6 +134,7 @@ const SESSIONS = Number(args.sessions);
 const MINUTES = Number(args.minutes);
 const CHURN = Number(args.churn);
 const CHURN_EVERY_MS = Number(args["churn-every"]) * 60_000;
+const CHURN_SPREAD_MS = Number(args["churn-spread"]) * 1000;
 const WINDOW_MS = Number(args.window) * 1000;
 const WARM_UP_MINUTES = Number(args["warm-up"] ?? Math.min(10, MINUTES / 5));
 const P99_BUDGET_MS = 50;
@@ -128,6 +153,12 @@ interface Window {
   /** p99 of the sessions streaming for SETTLED_MS or more (not the round of churn's new ones). */
   p99_settled_ms: number;
   max_ms: number;
+  /**
+   * 100 ms slots (by send time) in which half the timed frames or more took 50 ms or longer: a
+   * stall that every session saw at once (a shared cause: a process or the machine), not one
+   * session's tail.
+   */
+  stalled_slots: number;
   loop_p99_ms: Record<string, number>;
   loop_max_ms: Record<string, number>;
   rss_mb: Record<string, number>;
@@ -149,8 +180,13 @@ interface Window {
 /** A session this long into its stream is no longer one of the churn's new ones. */
 const SETTLED_MS = 10_000;
 
+/** Slots of this length (by send time) count as stalled when most of their frames were late. */
+const SLOT_MS = 100;
+
 class WindowCollector implements LiveObserver {
   samples: number[] = [];
+  /** Send time (performance.now()) of each sample, in the same order. */
+  sentAt: number[] = [];
   settledSamples: number[] = [];
   frames = 0;
   warnings: Record<string, number> = {};
@@ -161,6 +197,7 @@ class WindowCollector implements LiveObserver {
   attachMs: number[] = [];
   latency(ms: number, streamingMs: number): void {
     this.samples.push(ms);
+    this.sentAt.push(performance.now() - ms);
     if (streamingMs >= SETTLED_MS) this.settledSamples.push(ms);
   }
   framesSent(count: number): void {
@@ -221,6 +258,7 @@ async function main(): Promise<number> {
     },
   });
   const system = { ...stack, logs: [], logsOf: () => [] };
+  if (args.trace) writeFileSync(args.trace, "");
   const generatorLag = monitorEventLoopDelay({ resolution: 5 });
   generatorLag.enable();
   const sessions = new Map<string, LiveSession>();
@@ -335,6 +373,8 @@ async function main(): Promise<number> {
       const seconds = (now - windowStartedAt) / 1000;
       windowStartedAt = now;
       const pages = await scrapeAll();
+      if (args.trace) appendTrace(args.trace, collected);
+      const stalledSlots = countStalledSlots(collected);
       const samples = collected.samples.sort((a, b) => a - b);
       const settled = collected.settledSamples.sort((a, b) => a - b);
       const rss: Record<string, number> = {};
@@ -386,6 +426,7 @@ async function main(): Promise<number> {
         p99_ms: round(percentile(samples, 99)),
         p99_settled_ms: round(percentile(settled, 99)),
         max_ms: round(samples.at(-1) ?? Number.NaN),
+        stalled_slots: stalledSlots,
         loop_p99_ms: loopP99,
         loop_max_ms: loopMax,
         rss_mb: rss,
@@ -407,7 +448,7 @@ async function main(): Promise<number> {
 
     const detectionName = stack.detectionReplicas[0].name;
     say(
-      `\n${"t(s)".padStart(5)} ${"sess".padStart(4)} ${"fps".padStart(5)} ${"p50".padStart(5)} ${"p99".padStart(6)} ${"p99s".padStart(6)} ${"max".padStart(6)} | loop p99/max ms: detection, gateway, generator | RSS MB: detection gateway store auth catalogue authoring generator | heap MB: detection gateway | CPU s: detection gateway store generator | ckpt B | data MB | churn: fin/open, max ms fin/create/attach | warn, close, log`,
+      `\n${"t(s)".padStart(5)} ${"sess".padStart(4)} ${"fps".padStart(5)} ${"p50".padStart(5)} ${"p99".padStart(6)} ${"p99s".padStart(6)} ${"max".padStart(6)} ${"stall".padStart(5)} | loop p99/max ms: detection, gateway, generator | RSS MB: detection gateway store auth catalogue authoring generator | heap MB: detection gateway | CPU s: detection gateway store generator | ckpt B | data MB | churn: fin/open, max ms fin/create/attach | warn, close, log`,
     );
     const printWindow = (w: Window) => {
       const loops = [detectionName, "gateway", "generator"]
@@ -427,16 +468,26 @@ async function main(): Promise<number> {
       const warnings = Object.values(w.warnings).reduce((n, v) => n + v, 0);
       const closes = Object.values(w.closes).reduce((n, v) => n + v, 0);
       say(
-        `${String(w.t_s).padStart(5)} ${String(w.sessions).padStart(4)} ${String(w.frames_per_s).padStart(5)} ${w.p50_ms.toFixed(1).padStart(5)} ${w.p99_ms.toFixed(1).padStart(6)} ${w.p99_settled_ms.toFixed(1).padStart(6)} ${w.max_ms.toFixed(0).padStart(6)} | ${loops} | ${rss} | ${w.heap_mb[detectionName]} ${w.heap_mb.gateway} | ${cpu} | ${w.checkpoint_bytes_mean} | ${w.data_mb} | ${churn} | ${warnings}, ${closes}, ${w.log_warnings}`,
+        `${String(w.t_s).padStart(5)} ${String(w.sessions).padStart(4)} ${String(w.frames_per_s).padStart(5)} ${w.p50_ms.toFixed(1).padStart(5)} ${w.p99_ms.toFixed(1).padStart(6)} ${w.p99_settled_ms.toFixed(1).padStart(6)} ${w.max_ms.toFixed(0).padStart(6)} ${String(w.stalled_slots).padStart(5)} | ${loops} | ${rss} | ${w.heap_mb[detectionName]} ${w.heap_mb.gateway} | ${cpu} | ${w.checkpoint_bytes_mean} | ${w.data_mb} | ${churn} | ${warnings}, ${closes}, ${w.log_warnings}`,
       );
     };
 
     const churnRound = async () => {
       const oldest = [...sessions.values()].slice(0, CHURN);
-      await Promise.all([
-        inBatches(oldest, 16, finalizeOne),
-        inBatches(Array.from({ length: CHURN }), 8, () => openOne(Math.random() * 1000)),
-      ]);
+      if (CHURN_SPREAD_MS === 0) {
+        await Promise.all([
+          inBatches(oldest, 16, finalizeOne),
+          inBatches(Array.from({ length: CHURN }), 8, () => openOne(Math.random() * 1000)),
+        ]);
+        return;
+      }
+      // Arrivals as independent clients make them: the i-th end and open at i/CHURN of the spread.
+      await Promise.all(
+        oldest.map(async (live, i) => {
+          await sleep((i * CHURN_SPREAD_MS) / CHURN);
+          await Promise.all([finalizeOne(live), openOne(0)]);
+        }),
+      );
     };
     const endAt = startedAt + MINUTES * 60_000;
     let nextWindow = startedAt + WINDOW_MS;
@@ -504,6 +555,28 @@ async function main(): Promise<number> {
     await rm(root, { recursive: true, force: true });
     if (failure) console.error(failure);
   }
+}
+
+function countStalledSlots(window: WindowCollector): number {
+  const slots = new Map<number, { late: number; all: number }>();
+  window.sentAt.forEach((at, i) => {
+    const slot = Math.floor(at / SLOT_MS);
+    const counts = slots.get(slot) ?? { late: 0, all: 0 };
+    counts.all += 1;
+    if (window.samples[i] >= P99_BUDGET_MS) counts.late += 1;
+    slots.set(slot, counts);
+  });
+  let stalled = 0;
+  for (const { late, all } of slots.values()) if (late * 2 >= all) stalled += 1;
+  return stalled;
+}
+
+/** One line per timed frame: when it was sent (epoch ms) and its latency (ms). */
+function appendTrace(file: string, window: WindowCollector): void {
+  const lines = window.sentAt.map(
+    (at, i) => `${(performance.timeOrigin + at).toFixed(1)} ${window.samples[i].toFixed(1)}\n`,
+  );
+  appendFileSync(file, lines.join(""));
 }
 
 /** The verdicts: memory growth after warm-up, latency budget, warnings, the sessions' check. */
