@@ -25,8 +25,8 @@
  * timed frame's send time and latency, to see a stall's shape), --json (the result as JSON on
  * stdout; the table goes to stderr).
  *
- * "stall" counts the window's 100 ms slots (by send time) in which half the timed frames or more
- * took 50 ms or longer: a delay every session saw at once, from a shared cause.
+ * "stall" counts the window's 100 ms slots (by send time, 5 timed frames or more) in which half the
+ * timed frames or more took 50 ms or longer: a delay every session saw at once, from a shared cause.
  */
 import { appendFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -182,6 +182,8 @@ const SETTLED_MS = 10_000;
 
 /** Slots of this length (by send time) count as stalled when most of their frames were late. */
 const SLOT_MS = 100;
+/** Fewer timed frames than this in a slot say nothing about the other sessions (a small run). */
+const MIN_SLOT_FRAMES = 5;
 
 class WindowCollector implements LiveObserver {
   samples: number[] = [];
@@ -573,7 +575,9 @@ function countStalledSlots(window: WindowCollector): number {
     slots.set(slot, counts);
   });
   let stalled = 0;
-  for (const { late, all } of slots.values()) if (late * 2 >= all) stalled += 1;
+  for (const { late, all } of slots.values()) {
+    if (all >= MIN_SLOT_FRAMES && late * 2 >= all) stalled += 1;
+  }
   return stalled;
 }
 

@@ -82,7 +82,14 @@ describe("command-line tools: --help and bad arguments", function () {
       for (const option of ["--sessions", "--minutes", "--churn", "--churn-every", "--window"]) {
         expect(result.stdout).to.contain(option);
       }
-      for (const option of ["--warm-up", "--replicas", "--compact-bytes", "--json"]) {
+      for (const option of [
+        "--warm-up",
+        "--replicas",
+        "--compact-bytes",
+        "--churn-spread",
+        "--trace",
+        "--json",
+      ]) {
         expect(result.stdout).to.contain(option);
       }
     });
@@ -93,6 +100,9 @@ describe("command-line tools: --help and bad arguments", function () {
         [["--minutes", "x"], /--minutes must be a positive number/],
         [["--sessions", "0"], /--sessions must be a positive number/],
         [["--churn=-1"], /--churn must be 0 or more/],
+        [["--churn-spread=-1"], /--churn-spread must be 0 or more/],
+        [["--churn-spread", "120", "--churn-every", "2"], /--churn-spread must be shorter/],
+        [["--churn-spread", "121", "--churn-every", "2"], /--churn-spread must be shorter/],
       ] as const) {
         const result = await tool("bench/detection/soak.bench.ts", ...args);
         expect(result.code, args.join(" ")).to.equal(2);
