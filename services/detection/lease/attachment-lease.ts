@@ -30,6 +30,11 @@ export interface AttachmentLeases {
     sessionId: string,
     purpose: string,
     also?: (session: SessionDocument) => Partial<SessionDocument>,
+    /**
+     * The session as the caller just read it: the first attempt starts from it instead of reading
+     * again (a stale copy only fails the compare-and-set on the epoch, and the next attempt reads).
+     */
+    justRead?: SessionDocument,
   ): Promise<LeaseOutcome>;
 }
 
@@ -77,7 +82,7 @@ export function createAttachmentLeases(options: AttachmentLeasesOptions): Attach
   }
 
   return {
-    async acquire(sessionId, purpose, also) {
+    async acquire(sessionId, purpose, also, justRead) {
       const deadline = Date.now() + options.waitMs;
       for (let attempt = 0; ; attempt += 1) {
         if (attempt > 0) {
@@ -85,7 +90,7 @@ export function createAttachmentLeases(options: AttachmentLeasesOptions): Attach
           await sleep(attempt === 1 ? 0 : RETRY_MS * Math.min(attempt - 1, 10));
         }
         if (!presence.isAlive()) return { kind: "busy" };
-        const session = await store.find(sessionId);
+        const session = attempt === 0 && justRead ? justRead : await store.find(sessionId);
         if (!session) return { kind: "missing" };
         if (isTerminal(session.status)) return { kind: "terminal", session };
         if (session.lease !== null) {

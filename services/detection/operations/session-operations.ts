@@ -103,15 +103,19 @@ export function createSessionOperations(deps: SessionOperationsDeps) {
     return sessionResource(session, await liveProgress(session));
   }
 
-  /** Creates the session document; `sessionId` is the idempotency helper's reserved id. */
+  /**
+   * Creates the session document under `sessionId`: a fresh id, or the idempotency helper's
+   * reserved one (`reserved`), which a retry after a crash mid-way may already have used.
+   */
   async function admit(
     request: Called<CreateSessionRequest>,
     sessionId: string,
     mode: SessionMode,
     contract: number,
+    reserved = false,
   ) {
-    const existing = await store.find(sessionId);
-    if (existing) return sessionResource(existing); // a retry after a crash mid-way
+    const existing = reserved ? await store.find(sessionId) : null;
+    if (existing) return sessionResource(existing);
     const caller = request.caller;
     const resolved = await deps.authoring
       .resolveVersion(
@@ -293,7 +297,7 @@ export function createSessionOperations(deps: SessionOperationsDeps) {
         const outcome = await deps.idempotency.run(
           { scope: `${projectId}:CreateSession`, key: request.idempotencyKey, fingerprint },
           async (attempt) =>
-            toJson(SessionSchema, await admit(request, attempt.reservedId, mode, contract)),
+            toJson(SessionSchema, await admit(request, attempt.reservedId, mode, contract, true)),
         );
         session = fromJson(SessionSchema, outcome.value as JsonValue);
       } else {

@@ -19,12 +19,21 @@ export interface SpecStore {
   find(versionId: string): Promise<SpecDocument | null>;
 }
 
+/** Versions this process saved (or found saved) recently: it does not write them again. */
+const REMEMBERED_VERSIONS = 10_000;
+
 export function createSpecStore(db: Db): SpecStore {
   const specs: Collection<SpecDocument> = db.collection<SpecDocument>("session_specs");
+  // Every session creation saves its version, mostly one already there: the insert and its
+  // duplicate-key answer were a store round trip (and an error built) per creation for nothing.
+  const saved = new Set<string>();
   return guardStore("specs", {
     async save(spec) {
+      if (saved.has(spec._id)) return;
       // Versions are immutable: a copy already there is the same copy.
       await insertUnique(() => specs.insertOne(spec));
+      if (saved.size >= REMEMBERED_VERSIONS) saved.delete(saved.values().next().value as string);
+      saved.add(spec._id);
     },
     find(versionId) {
       return specs.findOne({ _id: versionId });

@@ -151,11 +151,16 @@ export function createSessionAttacher(deps: SessionAttacherDeps) {
       }
 
       const now = new Date();
-      const lease = await leases.acquire(sessionId, "attach", (session) => ({
-        attached_at: session.attached_at ?? now,
-        topology: session.topology ?? topology,
-        last_activity_at: now,
-      }));
+      const lease = await leases.acquire(
+        sessionId,
+        "attach",
+        (session) => ({
+          attached_at: session.attached_at ?? now,
+          topology: session.topology ?? topology,
+          last_activity_at: now,
+        }),
+        found,
+      );
       if (lease.kind === "missing")
         return refuse(StreamError.sessionNotFound, "no such session", CloseCode.unknownSession);
       if (lease.kind === "terminal") return terminal(lease.session);

@@ -1,0 +1,286 @@
+/**
+ * What one session's lifecycle costs the whole system (run on demand, never in `npm test`):
+ * CPU of every process per session created through the API, attached on the stream and finalized,
+ * against the whole system (embedded store, services, gateway; LOG_LEVEL=info, as the soak).
+ *
+ *   node --import tsx bench/detection/lifecycle.bench.ts [--sessions 200] [--concurrency 8] [--frames 30]
+ *
+ * A round of the soak's churn is this work for 30 sessions at once, on a machine that is already
+ * streaming: its CPU is what delays every other session's frames (bench/detection/README.md,
+ * "Where a round of churn's delay comes from"). The three steps run one after the other for all
+ * sessions, so each gets its own CPU split:
+ *
+ * - create: `POST /api/detection/sessions` (gateway -> auth's token check, detection ->
+ *   authoring's release lookup, the session document);
+ * - attach: a websocket, `hello` with the runtime token -> `ready` (gateway -> detection: the
+ *   lease, the owned session, the engine);
+ * - finalize: `--frames` frames in one `frames` message, then `finalize` -> `end` (the summary,
+ *   the session's last write).
+ *
+ * CPU is read from /proc before and after each step (10 ms ticks; over 200 sessions that is 0.05
+ * ms a session); what the idle system burns in the same time (measured for 3 s first) is taken
+ * off. --profile-dir writes CPU profiles of every service and the gateway (bench/support).
+ * The figures are per session, in ms of CPU; `--json` prints them as JSON on stdout.
+ */
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { startStack } from "../../deploy/local/stack.js";
+import {
+  exampleYaml,
+  publishMoveSpec,
+  type TestTenant,
+} from "../../test/detection/support/session-api.js";
+import { readFrames } from "../../test/movespec/support/recordings.js";
+import { api } from "../../test/movespecs/support/api.js";
+import { createProjectWithKey, mintAccessToken } from "../../test/support/auth.js";
+import { median } from "../../test/support/statistics.js";
+import { cpuSeconds } from "../support/process-stats.js";
+import { profilingEnv } from "../support/profiling.js";
+import {
+  type BenchSocket,
+  batchMessage,
+  inBatches,
+  openStream,
+  percentile,
+  prepareFrames,
+} from "./load.js";
+
+const USAGE = `usage: node --import tsx bench/detection/lifecycle.bench.ts [options]
+
+  --sessions N       sessions created, attached and finalized (200)
+  --concurrency N    steps in flight at once (8)
+  --frames N         frames each session sends before finalize (30)
+  --profile-dir DIR  CPU profiles of every service and the gateway
+  --json             the result as JSON on stdout (the table goes to stderr)
+  --help             this text
+`;
+
+function parseOptions() {
+  try {
+    const { values } = parseArgs({
+      options: {
+        help: { type: "boolean", default: false },
+        sessions: { type: "string", default: "200" },
+        concurrency: { type: "string", default: "8" },
+        frames: { type: "string", default: "30" },
+        "profile-dir": { type: "string" },
+        json: { type: "boolean", default: false },
+      },
+    });
+    if (values.help) {
+      process.stdout.write(USAGE);
+      process.exit(0);
+    }
+    const numbers = {
+      sessions: Number(values.sessions),
+      concurrency: Number(values.concurrency),
+      frames: Number(values.frames),
+    };
+    for (const [name, value] of Object.entries(numbers)) {
+      const least = name === "frames" ? 0 : 1;
+      if (!Number.isInteger(value) || value < least) {
+        throw new Error(`--${name} must be a whole number, ${least} or more`);
+      }
+    }
+    if (numbers.frames > 1000) throw new Error("--frames must be 1000 or fewer (one message)");
+    return { ...numbers, profileDir: values["profile-dir"], json: values.json };
+  } catch (error) {
+    process.stderr.write(`lifecycle.bench: ${(error as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+const options = parseOptions();
+const out = options.json ? process.stderr : process.stdout;
+const say = (line: string) => out.write(`${line}\n`);
+const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const STEPS = ["create", "attach", "finalize"] as const;
+type Step = (typeof STEPS)[number];
+
+interface Created {
+  session_id: string;
+  runtime_token: string;
+  stream_url: string;
+}
+
+async function main(): Promise<number> {
+  const frames =
+    options.frames > 0
+      ? batchMessage(prepareFrames(readFrames("m01_s01"), []), 0, options.frames)
+      : "";
+  const root = await mkdtemp(join(tmpdir(), "mds-lifecycle-"));
+  if (options.profileDir) await mkdir(options.profileDir, { recursive: true });
+  const profiled = options.profileDir ? profilingEnv(options.profileDir) : {};
+  const stack = await startStack({
+    dataDir: join(root, "mongo"),
+    stateDir: root,
+    startTimeoutMs: 120_000,
+    ports: "ephemeral",
+    env: { LOG_LEVEL: "info" },
+    serviceEnv: {
+      detection: { DETECTION_MAX_ACTIVE_SESSIONS_PER_PROJECT: "1000000", ...profiled },
+      auth: profiled,
+      catalogue: profiled,
+      authoring: profiled,
+      gateway: profiled,
+    },
+    sink: () => {},
+  });
+  const system = { ...stack, logs: [], logsOf: () => [] };
+  try {
+    const project = await createProjectWithKey(system);
+    const token = await mintAccessToken(system, { apiKey: project.apiKey });
+    const tenant: TestTenant = {
+      ...project,
+      token,
+      gatewayUrl: stack.gatewayUrl,
+      call: (method, path, body, headers) =>
+        api(stack.gatewayUrl, method, path, { token, body, headers }),
+    };
+    const { movespecId } = await publishMoveSpec(tenant, exampleYaml("squat"), { name: "squat" });
+
+    const create = async (): Promise<Created> => {
+      const response = await api(stack.gatewayUrl, "POST", "/api/detection/sessions", {
+        token,
+        body: { project_id: project.projectId, movespec_id: movespecId, mode: "live" },
+      });
+      if (response.status !== 201) {
+        throw new Error(`create: ${response.status} ${JSON.stringify(response.body)}`);
+      }
+      return response.body as unknown as Created;
+    };
+    const attach = (created: Created) => openStream(created.stream_url, created.runtime_token);
+    const finalize = async (socket: BenchSocket) => {
+      if (options.frames > 0) socket.ws.send(frames);
+      const ended = socket.waitFor("end", 60_000);
+      socket.ws.send('{"type":"finalize"}');
+      const end = JSON.parse(await ended) as { status: string; accepted_frames_total: number };
+      socket.ws.close(1000);
+      if (end.status !== "completed" || end.accepted_frames_total !== options.frames) {
+        throw new Error(`finalize: ${end.status}, ${end.accepted_frames_total} frames accepted`);
+      }
+    };
+
+    // Warm-up: connections, JIT, caches (not measured).
+    say("warming up (20 lifecycles)...");
+    await inBatches(Array.from({ length: 20 }), options.concurrency, async () =>
+      finalize(await attach(await create())),
+    );
+
+    const processes = stack.processes;
+    const cpuNow = () => new Map(processes.map((p) => [p.name, cpuSeconds(p.child.pid)]));
+    const generatorCpu = () => {
+      const used = process.cpuUsage();
+      return (used.user + used.system) / 1e6;
+    };
+    // What the system burns idle (sweepers, presence, metrics), per second.
+    const idleStart = cpuNow();
+    const idleGenerator = generatorCpu();
+    const idleAt = performance.now();
+    await sleep(3000);
+    const idleSeconds = (performance.now() - idleAt) / 1000;
+    const idleRate = new Map<string, number>();
+    const idleEnd = cpuNow();
+    for (const [name, used] of idleEnd) {
+      idleRate.set(name, (used - (idleStart.get(name) ?? 0)) / idleSeconds);
+    }
+    idleRate.set("generator", (generatorCpu() - idleGenerator) / idleSeconds);
+
+    const perSession: Record<Step, Record<string, number>> = {
+      create: {},
+      attach: {},
+      finalize: {},
+    };
+    const wall: Record<Step, { p50: number; p99: number; perSecond: number }> = {
+      create: { p50: 0, p99: 0, perSecond: 0 },
+      attach: { p50: 0, p99: 0, perSecond: 0 },
+      finalize: { p50: 0, p99: 0, perSecond: 0 },
+    };
+    const measure = async <T, R>(
+      step: Step,
+      inputs: readonly T[],
+      task: (input: T) => Promise<R>,
+    ) => {
+      const before = cpuNow();
+      const generatorBefore = generatorCpu();
+      const startedAt = performance.now();
+      const times: number[] = [];
+      const results = await inBatches(inputs, options.concurrency, async (input) => {
+        const at = performance.now();
+        const result = await task(input);
+        times.push(performance.now() - at);
+        return result;
+      });
+      const seconds = (performance.now() - startedAt) / 1000;
+      const after = cpuNow();
+      const split: Record<string, number> = {};
+      for (const [name, used] of after) {
+        const busy = used - (before.get(name) ?? 0) - (idleRate.get(name) ?? 0) * seconds;
+        split[name] = round((1000 * Math.max(0, busy)) / inputs.length);
+      }
+      const generatorBusy =
+        generatorCpu() - generatorBefore - (idleRate.get("generator") ?? 0) * seconds;
+      split.generator = round((1000 * Math.max(0, generatorBusy)) / inputs.length);
+      perSession[step] = split;
+      times.sort((a, b) => a - b);
+      wall[step] = {
+        p50: round(median(times), 1),
+        p99: round(percentile(times, 99), 1),
+        perSecond: round(inputs.length / seconds, 0),
+      };
+      return results;
+    };
+
+    say(
+      `${options.sessions} lifecycles, ${options.concurrency} in flight, ${options.frames} frames each...`,
+    );
+    const created = await measure("create", Array.from({ length: options.sessions }), create);
+    const sockets = await measure("attach", created, attach);
+    await measure("finalize", sockets, finalize);
+
+    const names = [...processes.map((p) => p.name), "generator"];
+    const total = (step: Step) =>
+      round(names.reduce((sum, name) => sum + (perSession[step][name] ?? 0), 0));
+    const lines = [
+      "",
+      `CPU ms per session (idle subtracted: ${names.map((n) => `${n} ${round(1000 * (idleRate.get(n) ?? 0), 0)} ms/s`).join(", ")})`,
+      `${"step".padEnd(9)} ${names.map((n) => n.slice(0, 10).padStart(10)).join(" ")} ${"all".padStart(7)} | wall ms p50/p99, per s`,
+    ];
+    for (const step of STEPS) {
+      lines.push(
+        `${step.padEnd(9)} ${names.map((n) => (perSession[step][n] ?? 0).toFixed(2).padStart(10)).join(" ")} ${total(step).toFixed(2).padStart(7)} | ${wall[step].p50}/${wall[step].p99}, ${wall[step].perSecond}`,
+      );
+    }
+    const lifecycle = Object.fromEntries(
+      names.map((n) => [n, round(STEPS.reduce((sum, s) => sum + (perSession[s][n] ?? 0), 0))]),
+    );
+    lines.push(
+      `${"all".padEnd(9)} ${names.map((n) => lifecycle[n].toFixed(2).padStart(10)).join(" ")} ${round(
+        STEPS.reduce((sum, s) => sum + total(s), 0),
+      )
+        .toFixed(2)
+        .padStart(7)}`,
+    );
+    say(lines.join("\n"));
+    if (options.json) {
+      process.stdout.write(
+        `${JSON.stringify({ options, cpu_ms_per_session: perSession, lifecycle_cpu_ms: lifecycle, wall_ms: wall }, null, 2)}\n`,
+      );
+    }
+    return 0;
+  } finally {
+    await stack.stop();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    process.stderr.write(`lifecycle.bench failed: ${(error as Error).stack ?? error}\n`);
+    process.exit(1);
+  },
+);
