@@ -69,11 +69,21 @@ export function createStreamServer(
   });
   const { logger, identity } = options;
   const security = identity.security;
-  /** Under mtls the peer's certificate says; under h2c the asserted header (internal-security). */
-  const isGateway = (socket: Socket | TLSSocket, headers: IncomingHttpHeaders): boolean =>
-    identity.tls
-      ? workloadOfSocket(socket as TLSSocket, security.trustDomain) === "gateway"
-      : headers[ASSERTED_WORKLOAD_HEADER] === "gateway";
+  /**
+   * Under mtls the peer's certificate says (read once per connection: getPeerCertificate builds
+   * the whole certificate object, and the gateway's streams share one HTTP/2 connection); under
+   * h2c the asserted header (internal-security).
+   */
+  const peerIsGateway = new WeakMap<object, boolean>();
+  const isGateway = (socket: Socket | TLSSocket, headers: IncomingHttpHeaders): boolean => {
+    if (!identity.tls) return headers[ASSERTED_WORKLOAD_HEADER] === "gateway";
+    let known = peerIsGateway.get(socket);
+    if (known === undefined) {
+      known = workloadOfSocket(socket as TLSSocket, security.trustDomain) === "gateway";
+      peerIsGateway.set(socket, known);
+    }
+    return known;
+  };
 
   const accept = (
     request: UpgradeRequest,
