@@ -19,7 +19,8 @@
  * Options: --sessions (300), --minutes (10), --churn (30), --churn-every (2, minutes),
  * --window (15, seconds), --warm-up (minutes before memory growth is measured; default a fifth of
  * the run, at most 10), --replicas (detection replicas, 1), --compact-bytes (the store's
- * EMBEDDED_MONGO_COMPACT_BYTES, to see compactions in a short run), --profile-dir (CPU profiles of
+ * EMBEDDED_MONGO_COMPACT_BYTES, to see compactions in a short run), --control-plane-nice (steps of
+ * CPU niceness for the store, auth, catalogue and authoring; npm start's default, 10), --profile-dir (CPU profiles of
  * detection and the gateway, bench/support/cpu-profile.ts), --churn-spread (seconds over which a
  * round's ends and opens arrive, evenly; 0, the default, is the whole round at once), --trace (every
  * timed frame's send time and latency, to see a stall's shape), --json (the result as JSON on
@@ -35,6 +36,7 @@ import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import type { LogLine } from "../../deploy/local/child-process.js";
+import { loadLauncherConfig } from "../../deploy/local/config.js";
 import { startStack } from "../../deploy/local/stack.js";
 import {
   exampleYaml,
@@ -57,6 +59,9 @@ import { type LiveObserver, LiveSession } from "./live-session.js";
 import { inBatches, percentile } from "./load.js";
 import { loopRecording } from "./looped-recording.js";
 
+/** What `npm start` runs the control plane at (deploy/local/config.ts). */
+const DEFAULT_NICENESS = loadLauncherConfig({}).controlPlaneNiceness;
+
 const USAGE = `usage: node --import tsx bench/detection/soak.bench.ts [options]
 
   --sessions N       live sessions at 30 fps (300)
@@ -69,6 +74,9 @@ const USAGE = `usage: node --import tsx bench/detection/soak.bench.ts [options]
   --warm-up N        minutes before memory growth is measured (a fifth of the run, at most 10)
   --replicas N       detection replicas (1)
   --compact-bytes N  the store's EMBEDDED_MONGO_COMPACT_BYTES (to see compactions in a short run)
+  --control-plane-nice N
+                     steps of niceness for the store, auth, catalogue and authoring (0-19;
+                     default ${DEFAULT_NICENESS}, as npm start: LAUNCHER_CONTROL_PLANE_NICE)
   --profile-dir DIR  CPU profiles of detection and the gateway
   --trace FILE       every timed frame as "sent-at latency" lines (epoch ms, ms), appended per window
   --json             the result as JSON on stdout (the table goes to stderr)
@@ -101,6 +109,10 @@ function parseOptions() {
         );
       }
     }
+    const nice = Number(parsed.values["control-plane-nice"]);
+    if (!Number.isInteger(nice) || nice < 0 || nice > 19) {
+      throw new Error("--control-plane-nice must be a whole number from 0 to 19");
+    }
     if (Number(parsed.values["churn-spread"]) >= Number(parsed.values["churn-every"]) * 60) {
       throw new Error("--churn-spread must be shorter than --churn-every");
     }
@@ -124,6 +136,7 @@ function parseSoakArgs() {
       "warm-up": { type: "string" },
       replicas: { type: "string", default: "1" },
       "compact-bytes": { type: "string" },
+      "control-plane-nice": { type: "string", default: String(DEFAULT_NICENESS) },
       "profile-dir": { type: "string" },
       trace: { type: "string" },
       json: { type: "boolean", default: false },
@@ -242,6 +255,7 @@ async function main(): Promise<number> {
       ...(args["compact-bytes"] ? { EMBEDDED_MONGO_COMPACT_BYTES: args["compact-bytes"] } : {}),
     },
     detectionReplicas: Number(args.replicas),
+    controlPlaneNiceness: Number(args["control-plane-nice"]),
     serviceEnv: {
       detection: {
         DETECTION_MAX_ACTIVE_SESSIONS_PER_PROJECT: "1000000",

@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { getPriority } from "node:os";
 import { createInterface } from "node:readline";
+import { lowerPriority, lowerPriorityOfAllThreads } from "./process-priority.js";
 
 /** A JSON log line of one of the system's processes (pino's shape). */
 export type LogLine = Record<string, unknown> & { msg?: string; level?: string };
@@ -38,6 +40,8 @@ export function startProcess(options: {
    * development key); its whole content is `privateOutput`.
    */
   privatePipe?: boolean;
+  /** Steps of niceness below this process's priority (0-19; 0: the same): process-priority.ts. */
+  niceness?: number;
 }): ManagedProcess {
   const nodeArgs = options.entry.endsWith(".ts") ? ["--import", "tsx"] : [];
   const child = spawn(process.execPath, [...nodeArgs, options.entry, ...(options.args ?? [])], {
@@ -50,6 +54,10 @@ export function startProcess(options: {
       ...(options.privatePipe ? (["pipe"] as const) : []),
     ],
   });
+  const niceness = options.niceness ?? 0;
+  const ownNiceness = getPriority();
+  lowerPriority(child.pid, niceness, ownNiceness);
+  let threadsLowered = niceness === 0;
   const privateOutput = options.privatePipe
     ? new Promise<string>((resolve) => {
         const pipe = child.stdio[3] as NodeJS.ReadableStream;
@@ -68,6 +76,11 @@ export function startProcess(options: {
   // The last lines, quoted when the process dies unexpectedly: CI logs then say why.
   const recent: string[] = [];
   const onLine = (text: string) => {
+    if (!threadsLowered) {
+      // Its first line: the child runs, its worker threads exist.
+      threadsLowered = true;
+      lowerPriorityOfAllThreads(child.pid, niceness, ownNiceness);
+    }
     recent.push(text.length > 500 ? `${text.slice(0, 500)}...` : text);
     if (recent.length > 15) recent.shift();
     let line: LogLine | string = text;

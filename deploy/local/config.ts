@@ -16,6 +16,8 @@ export interface LauncherConfig {
   readonly ports: "fixed" | "ephemeral";
   /** What happens when a child dies on its own (see supervisor.ts and the README). */
   readonly restart: RestartPolicy;
+  /** Niceness of the store, auth, catalogue and authoring (stack.ts, `controlPlaneNiceness`). */
+  readonly controlPlaneNiceness: number;
 }
 
 export function loadLauncherConfig(env: Env): LauncherConfig {
@@ -30,5 +32,6 @@ export function loadLauncherConfig(env: Env): LauncherConfig {
       backoffMs: envInt(env, "LAUNCHER_RESTART_BACKOFF_MS", 1000, { min: 0, max: 600_000 }),
       maxBackoffMs: 30_000,
     }),
+    controlPlaneNiceness: envInt(env, "LAUNCHER_CONTROL_PLANE_NICE", 10, { min: 0, max: 19 }),
   });
 }

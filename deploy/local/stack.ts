@@ -63,6 +63,14 @@ export interface StackOptions {
    * the tree has it (`services/embedded-mongo/main.js`), from source otherwise.
    */
   readonly compiledRoot?: string;
+  /**
+   * Steps of niceness (0-19) below the launcher's priority for the control plane: the store, auth,
+   * catalogue and authoring. On one machine they share the cores with the realtime path (the
+   * gateway and detection), whose frames have a deadline every 33 ms; a burst of session
+   * creations or token exchanges can wait a few milliseconds more. 0 (the default): every
+   * process at the launcher's priority.
+   */
+  readonly controlPlaneNiceness?: number;
 }
 
 export interface ServiceEndpoint {
@@ -174,6 +182,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         sink,
         args: ["--port", String(listenPort), "--dbpath", dataDir],
         stdinLifeline: true,
+        niceness: options.controlPlaneNiceness,
       });
       const store = spawn(storeSpec(port));
       started.push(store);
@@ -221,6 +230,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         env: serviceEnv(name, index),
         sink,
         privatePipe: name === "auth" && index === 0 && bootstrap,
+        niceness: name === "detection" ? 0 : options.controlPlaneNiceness,
       });
       started.push(child);
       const line = await child.waitFor(["serving"], timeout);

@@ -36,6 +36,7 @@ try {
     ports: config.ports,
     devBootstrap: true,
     restart: config.restart,
+    controlPlaneNiceness: config.controlPlaneNiceness,
     onGiveUp: (name) => void stop(`${name} keeps crashing`, 1),
     sink: (name, line) => {
       if (!stopping || typeof line !== "string") process.stdout.write(`${print(name, line)}\n`);

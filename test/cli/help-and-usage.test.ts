@@ -87,6 +87,7 @@ describe("command-line tools: --help and bad arguments", function () {
         "--replicas",
         "--compact-bytes",
         "--churn-spread",
+        "--control-plane-nice",
         "--trace",
         "--json",
       ]) {
@@ -103,11 +104,47 @@ describe("command-line tools: --help and bad arguments", function () {
         [["--churn-spread=-1"], /--churn-spread must be 0 or more/],
         [["--churn-spread", "120", "--churn-every", "2"], /--churn-spread must be shorter/],
         [["--churn-spread", "121", "--churn-every", "2"], /--churn-spread must be shorter/],
+        [
+          ["--control-plane-nice", "20"],
+          /--control-plane-nice must be a whole number from 0 to 19/,
+        ],
+        [["--control-plane-nice=-1"], /--control-plane-nice must be a whole number from 0 to 19/],
+        [
+          ["--control-plane-nice", "2.5"],
+          /--control-plane-nice must be a whole number from 0 to 19/,
+        ],
       ] as const) {
         const result = await tool("bench/detection/soak.bench.ts", ...args);
         expect(result.code, args.join(" ")).to.equal(2);
         expect(result.stderr, args.join(" ")).to.match(reason);
         expect(result.stderr).to.match(/^soak\.bench: /);
+        expect(result.stdout).to.equal("");
+        expectNoStackTrace(result.stderr);
+      }
+    });
+  });
+
+  describe("session lifecycle benchmark (bench/detection/lifecycle.bench.ts)", () => {
+    it("--help lists every option", async () => {
+      const result = await tool("bench/detection/lifecycle.bench.ts", "--help");
+      expect(result.code).to.equal(0);
+      for (const option of ["--sessions", "--concurrency", "--frames", "--profile-dir", "--json"]) {
+        expect(result.stdout).to.contain(option);
+      }
+    });
+
+    it("answers an unknown option or a bad number with its reason and exit 2, starting nothing", async () => {
+      for (const [args, reason] of [
+        [["--bogus"], /Unknown option '--bogus'/],
+        [["--sessions", "0"], /--sessions must be a whole number, 1 or more/],
+        [["--concurrency", "x"], /--concurrency must be a whole number, 1 or more/],
+        [["--frames=-1"], /--frames must be a whole number, 0 or more/],
+        [["--frames", "1001"], /--frames must be 1000 or fewer/],
+      ] as const) {
+        const result = await tool("bench/detection/lifecycle.bench.ts", ...args);
+        expect(result.code, args.join(" ")).to.equal(2);
+        expect(result.stderr, args.join(" ")).to.match(reason);
+        expect(result.stderr).to.match(/^lifecycle\.bench: /);
         expect(result.stdout).to.equal("");
         expectNoStackTrace(result.stderr);
       }

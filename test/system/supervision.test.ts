@@ -5,6 +5,7 @@
  * outage until it is over; a child that keeps crashing makes the launcher give up and exit 1.
  */
 import { randomBytes } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
 import { expect } from "chai";
 import { eventually } from "../support/eventually.js";
 import {
@@ -30,6 +31,15 @@ async function readiness(
     return { status: "down" };
   }
 }
+
+/** The niceness of every thread of `pid` (Linux /proc: field 19 of each task's stat). */
+function threadNiceness(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).map((tid) => {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+  });
+}
+const CONTROL_PLANE = ["embedded-mongo", "auth", "catalogue", "authoring"] as const;
 
 /** Polls `probe` (eventually) until `done` holds for its answer; returns every answer seen. */
 async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number) {
@@ -96,6 +106,20 @@ describe("npm start: access log, supervision and readiness", function () {
     const at = launcher.lines.indexOf(crash);
     expect(launcher.lines[at + 1]?.text, "the last lines of the dead child").to.match(/^\s+\| /);
   };
+
+  it("the control plane runs at niceness 10 (every thread), the gateway and detection at the launcher's", function () {
+    if (process.platform !== "linux") this.skip();
+    const own = threadNiceness(process.pid)[0];
+    for (const name of CONTROL_PLANE) {
+      const threads = threadNiceness(launcher.childPid(ENTRY_POINTS[name]) as number);
+      expect(threads.length, `${name} threads`).to.be.greaterThan(1);
+      expect(new Set(threads), name).to.deep.equal(new Set([Math.min(19, own + 10)]));
+    }
+    for (const name of ["gateway", "detection"] as const) {
+      const threads = threadNiceness(launcher.childPid(ENTRY_POINTS[name]) as number);
+      expect(new Set(threads), name).to.deep.equal(new Set([own]));
+    }
+  });
 
   it("a request leaves exactly one access-log line at info, with its request id and trace id", async () => {
     const traceId = randomBytes(16).toString("hex");
@@ -180,6 +204,12 @@ describe("npm start: access log, supervision and readiness", function () {
     for (const name of SERVICES) {
       await launcher.waitForLine(launcherSaid("process restarted", name), 1000);
       expect((await readiness(admin(name))).status, name).to.equal(200);
+    }
+    // A restarted child keeps its priority.
+    if (process.platform === "linux") {
+      const own = threadNiceness(process.pid)[0];
+      const auth = threadNiceness(launcher.childPid(ENTRY_POINTS.auth) as number);
+      expect(new Set(auth), "restarted auth").to.deep.equal(new Set([Math.min(19, own + 10)]));
     }
     expect((await fetch(`${launcher.gatewayUrl}/api/movespecs`)).status).to.equal(200);
   });
