@@ -3,7 +3,7 @@
  * CPU of every process per session created through the API, attached on the stream and finalized,
  * against the whole system (embedded store, services, gateway; LOG_LEVEL=info, as the soak).
  *
- *   node --import tsx bench/detection/lifecycle.bench.ts [--sessions 200] [--concurrency 8] [--frames 30]
+ *   node --import tsx bench/detection/lifecycle.bench.ts [--sessions 200] [--concurrency 8] [--frames 30] [--warm-up 200]
  *
  * A round of the soak's churn is this work for 30 sessions at once, on a machine that is already
  * streaming: its CPU is what delays every other session's frames (bench/detection/README.md,
@@ -52,6 +52,7 @@ const USAGE = `usage: node --import tsx bench/detection/lifecycle.bench.ts [opti
   --sessions N       sessions created, attached and finalized (200)
   --concurrency N    steps in flight at once (8)
   --frames N         frames each session sends before finalize (30)
+  --warm-up N        lifecycles run first and not measured (200: the JIT needs a few hundred)
   --profile-dir DIR  CPU profiles of every service and the gateway
   --json             the result as JSON on stdout (the table goes to stderr)
   --help             this text
@@ -65,6 +66,7 @@ function parseOptions() {
         sessions: { type: "string", default: "200" },
         concurrency: { type: "string", default: "8" },
         frames: { type: "string", default: "30" },
+        "warm-up": { type: "string", default: "200" },
         "profile-dir": { type: "string" },
         json: { type: "boolean", default: false },
       },
@@ -77,15 +79,21 @@ function parseOptions() {
       sessions: Number(values.sessions),
       concurrency: Number(values.concurrency),
       frames: Number(values.frames),
+      "warm-up": Number(values["warm-up"]),
     };
     for (const [name, value] of Object.entries(numbers)) {
-      const least = name === "frames" ? 0 : 1;
+      const least = name === "frames" || name === "warm-up" ? 0 : 1;
       if (!Number.isInteger(value) || value < least) {
         throw new Error(`--${name} must be a whole number, ${least} or more`);
       }
     }
     if (numbers.frames > 1000) throw new Error("--frames must be 1000 or fewer (one message)");
-    return { ...numbers, profileDir: values["profile-dir"], json: values.json };
+    return {
+      ...numbers,
+      warmUp: numbers["warm-up"],
+      profileDir: values["profile-dir"],
+      json: values.json,
+    };
   } catch (error) {
     process.stderr.write(`lifecycle.bench: ${(error as Error).message}\n\n${USAGE}`);
     process.exit(2);
@@ -164,9 +172,10 @@ async function main(): Promise<number> {
       }
     };
 
-    // Warm-up: connections, JIT, caches (not measured).
-    say("warming up (20 lifecycles)...");
-    await inBatches(Array.from({ length: 20 }), options.concurrency, async () =>
+    // Warm-up: connections, caches and the JIT. With 20 lifecycles, the measured ones cost about
+    // twice what they cost after a few hundred (the soak's processes are long warm).
+    say(`warming up (${options.warmUp} lifecycles)...`);
+    await inBatches(Array.from({ length: options.warmUp }), options.concurrency, async () =>
       finalize(await attach(await create())),
     );
 

@@ -128,7 +128,14 @@ describe("command-line tools: --help and bad arguments", function () {
     it("--help lists every option", async () => {
       const result = await tool("bench/detection/lifecycle.bench.ts", "--help");
       expect(result.code).to.equal(0);
-      for (const option of ["--sessions", "--concurrency", "--frames", "--profile-dir", "--json"]) {
+      for (const option of [
+        "--sessions",
+        "--concurrency",
+        "--frames",
+        "--warm-up",
+        "--profile-dir",
+        "--json",
+      ]) {
         expect(result.stdout).to.contain(option);
       }
     });
@@ -140,6 +147,7 @@ describe("command-line tools: --help and bad arguments", function () {
         [["--concurrency", "x"], /--concurrency must be a whole number, 1 or more/],
         [["--frames=-1"], /--frames must be a whole number, 0 or more/],
         [["--frames", "1001"], /--frames must be 1000 or fewer/],
+        [["--warm-up=-1"], /--warm-up must be a whole number, 0 or more/],
       ] as const) {
         const result = await tool("bench/detection/lifecycle.bench.ts", ...args);
         expect(result.code, args.join(" ")).to.equal(2);
