@@ -26,7 +26,8 @@ export interface ReadinessReport {
 /**
  * What the gateway's readiness follows: grpc.health.v1 Check of every service it needs, every
  * `intervalMs`. Ready when auth, catalogue and authoring serve and at least one detection replica
- * does (any replica answers the session RPCs). Each change of a dependency is logged once.
+ * does (any replica answers the session RPCs). Each change of a dependency is logged once: at
+ * warn when one that served stops, at debug while one has not served yet (start-up).
  */
 export interface DependencyWatch {
   report(): ReadinessReport;
@@ -46,6 +47,8 @@ export function watchDependencies(
       since: now().toISOString(),
     }),
   );
+  /** Whether each dependency has served since the gateway started: only then is a loss news. */
+  const served = dependencies.map(() => false);
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
 
@@ -69,8 +72,16 @@ export function watchDependencies(
     if (previous.status === status) return;
     states[index] = { ...previous, status, since: now().toISOString(), detail };
     const fields = { dependency: dependency.name, url: dependency.url, status, detail };
-    if (status === "SERVING") options.logger.info(fields, "dependency serving");
-    else if (previous.status !== "UNKNOWN") options.logger.warn(fields, "dependency not serving");
+    if (status === "SERVING") {
+      served[index] = true;
+      options.logger.info(fields, "dependency serving");
+    } else if (served[index]) {
+      options.logger.warn(fields, "dependency not serving");
+    } else {
+      // Still starting (unreachable, then not serving until its database answers): what
+      // readiness reports, but no warning for a system that is coming up.
+      options.logger.debug(fields, "dependency not serving yet");
+    }
   };
 
   const round = async () => {
