@@ -25,6 +25,7 @@ export interface SessionEnd {
 }
 
 const FPS = 30;
+const SUMMARY_EVENT = '{"type":"event","event":{"type":"session.summary"';
 const PERIOD_MS = 1000 / FPS;
 /** Most frames sent on one timer tick when catching up (the live burst limit is far above). */
 const MAX_CATCH_UP = 4;
@@ -89,6 +90,10 @@ export class LiveSession {
   }
 
   private onText(text: string): void {
+    // The summary answers `finalize`, not a frame, and after 20 minutes of squats it is some
+    // 150 KB of JSON: parsing 30 of them in a round of churn would keep this process from timing
+    // the other sessions' events.
+    if (text.startsWith(SUMMARY_EVENT)) return;
     if (text.startsWith('{"type":"event"')) {
       const seq = (JSON.parse(text) as { event: { seq: number } }).event.seq;
       const at = this.sentAt.get(seq);
