@@ -11,8 +11,9 @@
  * tell a round of churn's new sessions from the others), frames sent, event-loop delay of detection, gateway and this
  * load generator, per-process resident memory (/proc) and V8 heap (admin /metrics), CPU seconds,
  * the mean checkpoint size, the store's data-directory size, warnings and errors sent to clients,
- * unexpected close codes, warn/error log lines of the processes, and the churn's operations
- * (create through the API, attach, finalize to `end`). At the end every session is finalized and
+ * unexpected close codes, warn/error log lines of the processes, the churn's operations
+ * (create through the API, attach, finalize to `end`), and the machine's CPU by kind, context
+ * switches and page faults (/proc/stat, /proc/vmstat). At the end every session is finalized and
  * checked through the API: `completed`, every frame accepted, and the count the engine gives for
  * exactly those frames. Exit code 1 when a session fails that check.
  *
@@ -47,9 +48,11 @@ import { loadExample, readFrames } from "../../test/movespec/support/recordings.
 import { api } from "../../test/movespecs/support/api.js";
 import { createProjectWithKey, mintAccessToken } from "../../test/support/auth.js";
 import {
+  counterDelta,
   cpuSeconds,
   directoryBytes,
   type Metrics,
+  machineCounters,
   metric,
   residentBytes,
   scrapeMetrics,
@@ -174,6 +177,11 @@ interface Window {
   stalled_slots: number;
   loop_p99_ms: Record<string, number>;
   loop_max_ms: Record<string, number>;
+  /**
+   * The whole machine in the window (/proc/stat, /proc/vmstat): CPU seconds by kind (steal,
+   * system, iowait, ...), context switches, page faults. A machine that slows shows here.
+   */
+  machine: Record<string, number>;
   rss_mb: Record<string, number>;
   heap_mb: Record<string, number>;
   cpu_s: Record<string, number>;
@@ -371,6 +379,7 @@ async function main(): Promise<number> {
     for (const name of ["auth", "catalogue", "authoring"] as const)
       admin[name] = stack.services[name].adminUrl;
     const cpuBefore = new Map<string, number>();
+    let machineBefore = machineCounters();
     for (const p of processes) cpuBefore.set(p.name, cpuSeconds(p.child.pid));
     let generatorCpu = process.cpuUsage();
     let checkpointsBefore = { sum: 0, count: 0, failed: 0 };
@@ -439,6 +448,9 @@ async function main(): Promise<number> {
       const failedInWindow = checkpoints.failed - checkpointsBefore.failed;
       checkpointsBefore = checkpoints;
       const maxOf = (values: number[]) => (values.length ? round(Math.max(...values)) : 0);
+      const machineNow = machineCounters();
+      const machine = counterDelta(machineBefore, machineNow);
+      machineBefore = machineNow;
       return {
         t_s: Math.round((now - startedAt) / 1000),
         sessions: sessions.size,
@@ -451,6 +463,7 @@ async function main(): Promise<number> {
         stalled_slots: stalledSlots,
         loop_p99_ms: loopP99,
         loop_max_ms: loopMax,
+        machine,
         rss_mb: rss,
         heap_mb: heap,
         cpu_s: cpu,
@@ -470,7 +483,7 @@ async function main(): Promise<number> {
 
     const detectionName = stack.detectionReplicas[0].name;
     say(
-      `\n${"t(s)".padStart(5)} ${"sess".padStart(4)} ${"fps".padStart(5)} ${"p50".padStart(5)} ${"p99".padStart(6)} ${"p99s".padStart(6)} ${"max".padStart(6)} ${"stall".padStart(5)} | loop p99/max ms: detection, gateway, generator | RSS MB: detection gateway store auth catalogue authoring generator | heap MB: detection gateway | CPU s: detection gateway store generator | ckpt B | data MB | churn: fin/open, max ms fin/create/attach | warn, close, log`,
+      `\n${"t(s)".padStart(5)} ${"sess".padStart(4)} ${"fps".padStart(5)} ${"p50".padStart(5)} ${"p99".padStart(6)} ${"p99s".padStart(6)} ${"max".padStart(6)} ${"stall".padStart(5)} | loop p99/max ms: detection, gateway, generator | RSS MB: detection gateway store auth catalogue authoring generator | heap MB: detection gateway | CPU s: detection gateway store generator | ckpt B | data MB | churn: fin/open, max ms fin/create/attach | warn, close, log | machine: system s, steal s, context switches k`,
     );
     const printWindow = (w: Window) => {
       const loops = [detectionName, "gateway", "generator"]
@@ -489,8 +502,13 @@ async function main(): Promise<number> {
         .join(" ");
       const warnings = Object.values(w.warnings).reduce((n, v) => n + v, 0);
       const closes = Object.values(w.closes).reduce((n, v) => n + v, 0);
+      const machine = `${w.machine.cpu_system_s ?? "-"} ${w.machine.cpu_steal_s ?? "-"} ${
+        w.machine.context_switches === undefined
+          ? "-"
+          : Math.round(w.machine.context_switches / 1000)
+      }`;
       say(
-        `${String(w.t_s).padStart(5)} ${String(w.sessions).padStart(4)} ${String(w.frames_per_s).padStart(5)} ${w.p50_ms.toFixed(1).padStart(5)} ${w.p99_ms.toFixed(1).padStart(6)} ${w.p99_settled_ms.toFixed(1).padStart(6)} ${w.max_ms.toFixed(0).padStart(6)} ${String(w.stalled_slots).padStart(5)} | ${loops} | ${rss} | ${w.heap_mb[detectionName]} ${w.heap_mb.gateway} | ${cpu} | ${w.checkpoint_bytes_mean} | ${w.data_mb} | ${churn} | ${warnings}, ${closes}, ${w.log_warnings}`,
+        `${String(w.t_s).padStart(5)} ${String(w.sessions).padStart(4)} ${String(w.frames_per_s).padStart(5)} ${w.p50_ms.toFixed(1).padStart(5)} ${w.p99_ms.toFixed(1).padStart(6)} ${w.p99_settled_ms.toFixed(1).padStart(6)} ${w.max_ms.toFixed(0).padStart(6)} ${String(w.stalled_slots).padStart(5)} | ${loops} | ${rss} | ${w.heap_mb[detectionName]} ${w.heap_mb.gateway} | ${cpu} | ${w.checkpoint_bytes_mean} | ${w.data_mb} | ${churn} | ${warnings}, ${closes}, ${w.log_warnings} | ${machine}`,
       );
     };
 

@@ -81,3 +81,44 @@ export function metric(metrics: Metrics, name: string, labels = ""): number {
   }
   return Number.NaN;
 }
+
+/**
+ * What the whole machine did so far (Linux /proc/stat and /proc/vmstat): CPU seconds by kind
+ * (`nice` is the niced processes' user time, `steal` what the hypervisor gave to others), context
+ * switches and page faults. Differences between two readings tell a slow machine from a slow
+ * process: a load generator doing the same work but needing more CPU points at the machine.
+ * Empty off Linux.
+ */
+export function machineCounters(): Record<string, number> {
+  const counters: Record<string, number> = {};
+  try {
+    const stat = readFileSync("/proc/stat", "utf8");
+    const cpu = /^cpu\s+(.+)$/m.exec(stat)?.[1].trim().split(/\s+/).map(Number) ?? [];
+    const kinds = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"];
+    kinds.forEach((kind, i) => {
+      if (cpu[i] !== undefined) counters[`cpu_${kind}_s`] = cpu[i] / 100;
+    });
+    const ctxt = /^ctxt\s+(\d+)/m.exec(stat)?.[1];
+    if (ctxt !== undefined) counters.context_switches = Number(ctxt);
+    const vmstat = readFileSync("/proc/vmstat", "utf8");
+    for (const name of ["pgfault", "pgmajfault", "pgpgout", "thp_fault_alloc"]) {
+      const value = new RegExp(`^${name}\\s+(\\d+)`, "m").exec(vmstat)?.[1];
+      if (value !== undefined) counters[name] = Number(value);
+    }
+  } catch {
+    // not Linux
+  }
+  return counters;
+}
+
+/** `after` minus `before`, counter by counter (rounded to 0.01). */
+export function counterDelta(
+  before: Record<string, number>,
+  after: Record<string, number>,
+): Record<string, number> {
+  const delta: Record<string, number> = {};
+  for (const [name, value] of Object.entries(after)) {
+    if (before[name] !== undefined) delta[name] = Math.round((value - before[name]) * 100) / 100;
+  }
+  return delta;
+}
