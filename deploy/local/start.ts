@@ -8,11 +8,12 @@
 
 import type { DevCredentials } from "../../services/auth/operations/dev-bootstrap.js";
 import { redactUri } from "../../services/embedded-mongo/security/client-credentials.js";
-import { loadLauncherConfig } from "./config.js";
+import { ConfigError } from "../../services/shared/config/env.js";
+import { type LauncherConfig, loadLauncherConfig } from "./config.js";
 import { createPrettyPrinter } from "./pretty-log.js";
 import { type Stack, startStack } from "./stack.js";
 
-const config = loadLauncherConfig(process.env);
+const config = loadConfigOrExit();
 const print = createPrettyPrinter(process.stdout.isTTY === true);
 let stack: Stack | undefined;
 let stopping = false;
@@ -66,6 +67,17 @@ try {
   process.stderr.write(`start failed: ${error instanceof Error ? error.message : String(error)}\n`);
   await stack?.stop();
   process.exit(1);
+}
+
+/** The launcher's configuration; a bad variable is one line on stderr and exit 1, no stack. */
+function loadConfigOrExit(): LauncherConfig {
+  try {
+    return loadLauncherConfig(process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`start failed: ${error.message}\n`);
+    process.exit(1);
+  }
 }
 
 /** MoveSpec Studio's address, when this gateway serves it (STUDIO_ENABLED, docs/studio.md). */

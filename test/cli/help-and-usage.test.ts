@@ -8,19 +8,24 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { expect } from "chai";
+import { loadLauncherConfig } from "../../deploy/local/config.js";
 import { ADMIN_ENVIRONMENT } from "../../services/admin/config.js";
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, "../..");
 
-async function tool(script: string, ...args: string[]) {
+function tool(script: string, ...args: string[]) {
+  return toolWithEnv(script, {}, ...args);
+}
+
+async function toolWithEnv(script: string, env: Record<string, string>, ...args: string[]) {
   try {
     const { stdout, stderr } = await run(
       process.execPath,
       ["--import", "tsx", join(ROOT, script), ...args],
       {
         cwd: ROOT,
-        env: { PATH: process.env.PATH ?? "" },
+        env: { PATH: process.env.PATH ?? "", ...env },
       },
     );
     return { code: 0, stdout, stderr };
@@ -119,6 +124,35 @@ describe("command-line tools: --help and bad arguments", function () {
         expect(result.stderr, args.join(" ")).to.match(reason);
         expect(result.stderr).to.match(/^soak\.bench: /);
         expect(result.stdout).to.equal("");
+        expectNoStackTrace(result.stderr);
+      }
+    });
+  });
+
+  describe("npm start (deploy/local/start.ts): its configuration", () => {
+    it("LAUNCHER_CONTROL_PLANE_NICE: 10 by default, 0 to 19 accepted", () => {
+      expect(loadLauncherConfig({}).controlPlaneNiceness).to.equal(10);
+      for (const value of [0, 19]) {
+        const env = { LAUNCHER_CONTROL_PLANE_NICE: String(value) };
+        expect(loadLauncherConfig(env).controlPlaneNiceness).to.equal(value);
+      }
+    });
+
+    it("a bad LAUNCHER_CONTROL_PLANE_NICE is one line and exit 1, starting nothing", async () => {
+      for (const [value, reason] of [
+        ["20", /must be <= 19, got 20/],
+        ["-1", /must be >= 0, got -1/],
+        ["ten", /must be an integer, got "ten"/],
+      ] as const) {
+        const result = await toolWithEnv("deploy/local/start.ts", {
+          LAUNCHER_CONTROL_PLANE_NICE: value,
+        });
+        expect(result.code, value).to.equal(1);
+        expect(result.stderr, value).to.match(
+          /^start failed: invalid configuration: LAUNCHER_CONTROL_PLANE_NICE /,
+        );
+        expect(result.stderr, value).to.match(reason);
+        expect(result.stdout, value).to.equal("");
         expectNoStackTrace(result.stderr);
       }
     });
