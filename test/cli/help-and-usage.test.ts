@@ -40,6 +40,19 @@ function expectNoStackTrace(text: string): void {
   expect(text).to.not.contain("ERR_");
 }
 
+/** Refused before doing anything: exit `code`, stderr `prefix` then `reason`, nothing on stdout. */
+function expectRefused(
+  result: { code: number; stdout: string; stderr: string },
+  what: string,
+  expected: { code: number; prefix: RegExp; reason: RegExp },
+): void {
+  expect(result.code, what).to.equal(expected.code);
+  expect(result.stderr, what).to.match(expected.prefix);
+  expect(result.stderr, what).to.match(expected.reason);
+  expect(result.stdout, what).to.equal("");
+  expectNoStackTrace(result.stderr);
+}
+
 describe("command-line tools: --help and bad arguments", function () {
   this.timeout(120_000);
 
@@ -120,11 +133,7 @@ describe("command-line tools: --help and bad arguments", function () {
         ],
       ] as const) {
         const result = await tool("bench/detection/soak.bench.ts", ...args);
-        expect(result.code, args.join(" ")).to.equal(2);
-        expect(result.stderr, args.join(" ")).to.match(reason);
-        expect(result.stderr).to.match(/^soak\.bench: /);
-        expect(result.stdout).to.equal("");
-        expectNoStackTrace(result.stderr);
+        expectRefused(result, args.join(" "), { code: 2, prefix: /^soak\.bench: /, reason });
       }
     });
   });
@@ -147,13 +156,11 @@ describe("command-line tools: --help and bad arguments", function () {
         const result = await toolWithEnv("deploy/local/start.ts", {
           LAUNCHER_CONTROL_PLANE_NICE: value,
         });
-        expect(result.code, value).to.equal(1);
-        expect(result.stderr, value).to.match(
-          /^start failed: invalid configuration: LAUNCHER_CONTROL_PLANE_NICE /,
-        );
-        expect(result.stderr, value).to.match(reason);
-        expect(result.stdout, value).to.equal("");
-        expectNoStackTrace(result.stderr);
+        expectRefused(result, value, {
+          code: 1,
+          prefix: /^start failed: invalid configuration: LAUNCHER_CONTROL_PLANE_NICE /,
+          reason,
+        });
       }
     });
   });
@@ -184,11 +191,7 @@ describe("command-line tools: --help and bad arguments", function () {
         [["--warm-up=-1"], /--warm-up must be a whole number, 0 or more/],
       ] as const) {
         const result = await tool("bench/detection/lifecycle.bench.ts", ...args);
-        expect(result.code, args.join(" ")).to.equal(2);
-        expect(result.stderr, args.join(" ")).to.match(reason);
-        expect(result.stderr).to.match(/^lifecycle\.bench: /);
-        expect(result.stdout).to.equal("");
-        expectNoStackTrace(result.stderr);
+        expectRefused(result, args.join(" "), { code: 2, prefix: /^lifecycle\.bench: /, reason });
       }
     });
   });
