@@ -128,6 +128,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     if ("restartWith" in child) (child as SupervisedProcess).restartWith(() => startProcess(spec));
   };
   const stopAll = async () => {
+    supervisor?.shutDown();
     const gateway = started.filter((p) => p.name === "gateway");
     const store = started.filter((p) => p.name === "embedded-mongo");
     const services = started.filter((p) => !gateway.includes(p) && !store.includes(p));

@@ -31,6 +31,12 @@ export interface SupervisedProcess extends ManagedProcess {
 
 export interface Supervisor {
   supervise(first: ManagedProcess, start: () => ManagedProcess): SupervisedProcess;
+  /**
+   * The launcher is stopping everything: from now on no exit is a crash and nothing restarts.
+   * (Ctrl-C signals every process of the terminal's group, so a child may stop on its own before
+   * the launcher gets to it.)
+   */
+  shutDown(): void;
 }
 
 export function createSupervisor(
@@ -41,8 +47,12 @@ export function createSupervisor(
 ): Supervisor {
   const say = (level: string, msg: string, fields: Record<string, unknown>) =>
     sink(LAUNCHER, { level, time: new Date(now()).toISOString(), msg, ...fields } as LogLine);
+  let shuttingDown = false;
 
   return {
+    shutDown() {
+      shuttingDown = true;
+    },
     supervise(first, initialStart) {
       let current = first;
       let start = initialStart;
@@ -53,7 +63,7 @@ export function createSupervisor(
 
       const watch = (incarnation: ManagedProcess) => {
         incarnation.exited.then((code) => {
-          if (stopping || incarnation !== current) return;
+          if (stopping || shuttingDown || incarnation !== current) return;
           const at = now();
           crashes.push(at);
           while (crashes.length > 0 && crashes[0] <= at - policy.windowMs) crashes.shift();
@@ -80,7 +90,7 @@ export function createSupervisor(
           say("warn", "restarting process", { process: incarnation.name, in_ms: delayMs });
           pendingRestart = setTimeout(() => {
             pendingRestart = undefined;
-            if (stopping) return;
+            if (stopping || shuttingDown) return;
             try {
               current = start();
             } catch (error) {

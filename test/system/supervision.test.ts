@@ -238,3 +238,26 @@ describe("npm start: access log, supervision and readiness", function () {
       expect(launcher.childPid(ENTRY_POINTS[name]), name).to.equal(undefined);
   });
 });
+
+describe("npm start stopping: children that stop on their own meanwhile", function () {
+  this.timeout(120_000);
+
+  it("a child that exits while the launcher stops (Ctrl-C signals them all) is no crash and is not restarted", async () => {
+    const launcher = await startLauncher({ LAUNCHER_RESTART_BACKOFF_MS: "0" });
+    try {
+      const store = launcher.childPid(ENTRY_POINTS["embedded-mongo"]);
+      expect(store, "the store is running").to.be.a("number");
+      launcher.process.kill("SIGTERM");
+      await launcher.waitForLine((line) => line.text.startsWith("stopping (SIGTERM)"), 10_000);
+      // The store gets its own signal before the launcher reaches it (it stops it last).
+      process.kill(store as number, "SIGTERM");
+      expect(await launcher.exited).to.equal(0);
+      const launcherLines = launcher.lines.filter((line) => line.name === "launcher");
+      const said = launcherLines.map((line) => line.msg);
+      expect(said).to.not.include("process exited unexpectedly");
+      expect(said).to.not.include("restarting process");
+    } finally {
+      await launcher.stop();
+    }
+  });
+});
