@@ -12,7 +12,8 @@
  *   `session.summary` event and the snapshot in one turn of the event loop;
  * - now: records taken out at every checkpoint (every 5 s) and stored as JSON chunks; the end
  *   parses them back, merges and writes the summary once, in three turns (stream/owned-session.ts):
- *   read back (per batch of 4 chunks), summary, messages and the end write.
+ *   read back (one chunk per checkpoint with records, read by size as the record store does:
+ *   `readSize`, about 256 KB of JSON per read), summary, messages and the end write.
  *
  * The figure that matters for other sessions' frames is the longest single turn.
  */
@@ -25,7 +26,7 @@ import {
   type SummaryRecords,
 } from "../../movespec/index.js";
 import { finalSummary } from "../../services/detection/domain/session-summary.js";
-import { chunkRecords } from "../../services/detection/store/record-store.js";
+import { chunkRecords, readSize } from "../../services/detection/store/record-store.js";
 import {
   endMessage,
   eventMessage,
@@ -37,7 +38,6 @@ import { median } from "../../test/support/statistics.js";
 const MINUTES = (process.argv[2] ?? "10,60,240").split(",").map(Number);
 const RUNS = 7;
 const CHECKPOINT_FRAMES = 150; // 5 s at 30 fps
-const CHUNKS_PER_READ = 4;
 const SUMMARY_MAX_BYTES = 8 * 1024 * 1024;
 
 /** Median CPU milliseconds of `work` (each run gets a fresh input from `prepare`). */
@@ -85,7 +85,7 @@ console.log(
   `node ${process.version}; CPU ms, median of ${RUNS}; "turn" = the longest synchronous stretch\n`,
 );
 console.log(
-  "session   reps  snapshot bytes (before -> now)   checkpoint (before -> now)   end, one turn before   end now: total / turns read, summary, write   summary bytes",
+  "session   reps  snapshot bytes (before -> now)   checkpoint (before -> now)   end, one turn before   end now: total / turns read, summary, write   summary bytes   chunks read back",
 );
 for (const minutes of MINUTES) {
   const frames = minutes * 60 * 30;
@@ -100,7 +100,11 @@ for (const minutes of MINUTES) {
   }
   const keptSnapshot = keeping.snapshot();
   const takenSnapshot = taking.snapshot();
-  const storedChunks = chunkRecords(taken).map((chunk) => JSON.stringify(chunk));
+  // As the record ledger writes them: each checkpoint's records in their own chunk(s).
+  const storedChunks = taken
+    .filter((records) => records.reps.length > 0 || records.holds.length > 0)
+    .flatMap((records) => chunkRecords([records]))
+    .map((chunk) => JSON.stringify(chunk));
 
   const checkpointBefore = cpuMs(
     () => undefined,
@@ -127,7 +131,13 @@ for (const minutes of MINUTES) {
   );
 
   // Now: the same end in its turns.
-  const turns = { read: [] as number[], summary: [] as number[], write: [] as number[] };
+  const turns = {
+    read: [] as number[],
+    readTotal: [] as number[],
+    summary: [] as number[],
+    write: [] as number[],
+  };
+  let reads = 0;
   for (let run = 0; run < RUNS; run += 1) {
     const engine = engineFrom(takenSnapshot);
     let before = process.cpuUsage();
@@ -139,12 +149,22 @@ for (const minutes of MINUTES) {
     const { events, summary } = engine.finish();
     const stored: SummaryRecords[] = [];
     let longestRead = 0;
-    for (let i = 0; i < storedChunks.length; i += CHUNKS_PER_READ) {
-      for (const text of storedChunks.slice(i, i + CHUNKS_PER_READ))
+    let allReads = 0;
+    let bytes = 0;
+    reads = 0;
+    for (let i = 0, size = readSize(0); i < storedChunks.length; size = readSize(bytes / i)) {
+      for (const text of storedChunks.slice(i, i + size)) {
         stored.push(JSON.parse(text) as SummaryRecords);
-      longestRead = Math.max(longestRead, elapsed());
+        bytes += text.length;
+      }
+      i = Math.min(storedChunks.length, i + size);
+      reads += 1;
+      const turn = elapsed();
+      longestRead = Math.max(longestRead, turn);
+      allReads += turn;
     }
     turns.read.push(longestRead);
+    turns.readTotal.push(allReads);
     elapsed();
     const final = finalSummary(summary, stored, SUMMARY_MAX_BYTES);
     turns.summary.push(elapsed());
@@ -157,8 +177,8 @@ for (const minutes of MINUTES) {
   const read = median(turns.read);
   const summaryTurn = median(turns.summary);
   const write = median(turns.write);
-  const readTotal = read * Math.ceil(storedChunks.length / CHUNKS_PER_READ);
+  const readTotal = median(turns.readTotal);
   console.log(
-    `${String(minutes).padStart(4)} min ${String(keeping.finish().summary.count).padStart(6)}  ${String(JSON.stringify(keptSnapshot).length).padStart(10)} -> ${String(JSON.stringify(takenSnapshot).length).padStart(5)}        ${fmt(checkpointBefore)} -> ${fmt(checkpointNow)}        ${fmt(endBefore)}            ${fmt(readTotal + summaryTurn + write)} / ${fmt(read)} ${fmt(summaryTurn)} ${fmt(write)}   ${summaryBytes}`,
+    `${String(minutes).padStart(4)} min ${String(keeping.finish().summary.count).padStart(6)}  ${String(JSON.stringify(keptSnapshot).length).padStart(10)} -> ${String(JSON.stringify(takenSnapshot).length).padStart(5)}        ${fmt(checkpointBefore)} -> ${fmt(checkpointNow)}        ${fmt(endBefore)}            ${fmt(readTotal + summaryTurn + write)} / ${fmt(read)} ${fmt(summaryTurn)} ${fmt(write)}   ${summaryBytes}   ${storedChunks.length} in ${reads} reads`,
   );
 }

@@ -47,7 +47,15 @@ export interface RecordStore {
 
 /** Most records in one chunk (a few hundred bytes each): every write stays small. */
 export const RECORDS_PER_CHUNK = 200;
-const CHUNKS_PER_READ = 4;
+/**
+ * What one read of a session's chunks aims to bring back, in bytes of records' JSON: parsed in
+ * one turn of the replica's event loop (about 2 ms), with other sessions' frames read between
+ * the reads.
+ */
+export const RECORD_BYTES_PER_READ = 256 * 1024;
+/** Chunks in a session's first read, before their size is known; and the most in any read. */
+const FIRST_READ_CHUNKS = 8;
+const MAX_READ_CHUNKS = 4096;
 
 /** Splits records into chunks of at most `RECORDS_PER_CHUNK`, repetitions first. */
 export function chunkRecords(taken: readonly SummaryRecords[]): SummaryRecords[] {
@@ -59,6 +67,12 @@ export function chunkRecords(taken: readonly SummaryRecords[]): SummaryRecords[]
   for (let i = 0; i < holds.length; i += RECORDS_PER_CHUNK)
     chunks.push({ reps: [], holds: holds.slice(i, i + RECORDS_PER_CHUNK) });
   return chunks;
+}
+
+/** Chunks in the next read, when the chunks so far average `bytesPerChunk` of JSON. */
+export function readSize(bytesPerChunk: number): number {
+  if (!(bytesPerChunk > 0)) return FIRST_READ_CHUNKS;
+  return Math.max(1, Math.min(MAX_READ_CHUNKS, Math.floor(RECORD_BYTES_PER_READ / bytesPerChunk)));
 }
 
 export function createRecordStore(db: Db): RecordStore {
@@ -95,15 +109,30 @@ export function createRecordStore(db: Db): RecordStore {
     },
 
     async list(sessionId, count) {
-      if (count <= 0) return { chunks: [], missing: 0 };
-      // Small batches: a long session's chunks arrive (and are parsed) a few at a time, with
-      // other sessions' frames read in between.
-      const cursor = records
-        .find({ session_id: sessionId, chunk: { $lt: count } })
-        .sort({ chunk: 1 })
-        .batchSize(CHUNKS_PER_READ);
+      // A live session's chunk is one checkpoint's records (5 s: a repetition or two, a few
+      // hundred bytes); a replay's can hold RECORDS_PER_CHUNK (about 56 KB). So reads go by size:
+      // the chunks read so far tell how many make RECORD_BYTES_PER_READ. A 20-minute live
+      // session (240 chunks) is two round trips, not one per few chunks.
       const chunks: SummaryRecords[] = [];
-      for await (const doc of cursor) chunks.push(JSON.parse(doc.records) as SummaryRecords);
+      let next = 0;
+      let size = FIRST_READ_CHUNKS;
+      let bytesSeen = 0;
+      while (next < count) {
+        const upTo = Math.min(count, next + size);
+        const docs = await records
+          .find({ session_id: sessionId, chunk: { $gte: next, $lt: upTo } })
+          .sort({ chunk: 1 })
+          .limit(upTo - next)
+          .batchSize(upTo - next)
+          .toArray();
+        for (const doc of docs) {
+          chunks.push(JSON.parse(doc.records) as SummaryRecords);
+          bytesSeen += doc.records.length;
+        }
+        next = upTo;
+        const bytesPerChunk = chunks.length > 0 ? bytesSeen / chunks.length : 0;
+        size = readSize(bytesPerChunk);
+      }
       return { chunks, missing: count - chunks.length };
     },
 
