@@ -196,6 +196,38 @@ describe("command-line tools: --help and bad arguments", function () {
     });
   });
 
+  describe("memory per session benchmark (bench/detection/session-memory.bench.ts)", () => {
+    it("--help lists every option", async () => {
+      const result = await tool("bench/detection/session-memory.bench.ts", "--help");
+      expect(result.code).to.equal(0);
+      for (const option of ["--levels", "--encoding", "--settle"]) {
+        expect(result.stdout).to.contain(option);
+      }
+    });
+
+    it("answers an unknown option, levels that do not rise or a bad value with its reason and exit 2, starting nothing", async () => {
+      const levels = /--levels must be whole numbers of sessions, 1 or more, rising/;
+      for (const [args, reason] of [
+        [["--bogus"], /Unknown option '--bogus'/],
+        [["--levels", "0,100"], levels],
+        [["--levels", "100,100"], levels],
+        [["--levels", "300,100"], levels],
+        [["--levels", "100,2.5"], levels],
+        [["--levels", "many"], levels],
+        [["--encoding", "xml"], /--encoding must be json or binary/],
+        [["--settle", "0.99"], /--settle must be 1 second or more/],
+        [["--settle", "soon"], /--settle must be 1 second or more/],
+      ] as const) {
+        const result = await tool("bench/detection/session-memory.bench.ts", ...args);
+        expectRefused(result, args.join(" "), {
+          code: 2,
+          prefix: /^session-memory\.bench: /,
+          reason,
+        });
+      }
+    });
+  });
+
   describe("stream client (examples/stream-client)", () => {
     it("--help lists the options and every environment variable it reads", async () => {
       const result = await tool("examples/stream-client/main.ts", "--help");

@@ -1,0 +1,272 @@
+/**
+ * Memory per open live session in the processes a stream goes through, detection and the gateway
+ * (run on demand, never in `npm test`):
+ *
+ *   node --import tsx bench/detection/session-memory.bench.ts [--levels 100,300,500] [--encoding json] [--settle 10]
+ *
+ * Against the whole system (embedded store, services, gateway; LOG_LEVEL=info), live sessions
+ * are opened through the gateway level by level and kept open, each streaming one frame per
+ * message at 30 fps (UI-PRMD deep squat m01_s01 in a loop, seq and t rising). At each level,
+ * after `--settle` seconds, detection and the gateway collect all garbage and report their
+ * memory (bench/support/memory-probe.ts); the figure per session is the growth from one level to
+ * the next divided by the sessions added, so what a process allocates once (the JIT, pools, the
+ * hop's connection) and what it allocated lately but has not freed are both left out:
+ *
+ * - heap: V8 heap in use after the collection (the sessions' objects: sockets, streams, the
+ *   engine, the owned session);
+ * - external: memory outside the heap that JavaScript objects hold (Buffers: the sockets' and
+ *   ws's buffers, the engine's typed arrays);
+ * - resident: the process's resident set, which adds native memory no JavaScript object
+ *   accounts for (nghttp2's per-stream state, OpenSSL, the allocator's slack).
+ *
+ * Before the first level a warm-up opens and closes 50 sessions. Every session must stay
+ * problem-free (no error, no warning, no unexpected close) or the run fails.
+ */
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import {
+  createSession,
+  createTenant,
+  exampleYaml,
+  publishMoveSpec,
+  type TestTenant,
+} from "../../test/detection/support/session-api.js";
+import { readFrames } from "../../test/movespec/support/recordings.js";
+import { startTestSystem, type TestSystem } from "../../test/support/system.js";
+import {
+  type BenchSocket,
+  binaryBatchMessage,
+  type Encoding,
+  inBatches,
+  openStream,
+  type PreparedFrames,
+  prepareFrames,
+} from "./load.js";
+
+const USAGE = `usage: node --import tsx bench/detection/session-memory.bench.ts [options]
+
+  --levels A,B,...   open live sessions at each measurement, rising (100,300,500)
+  --encoding E       json or binary frames (json)
+  --settle S         seconds of streaming at a level before measuring (10)
+  --help             this text
+`;
+
+function parseOptions() {
+  try {
+    const { values } = parseArgs({
+      options: {
+        help: { type: "boolean", default: false },
+        levels: { type: "string", default: "100,300,500" },
+        encoding: { type: "string", default: "json" },
+        settle: { type: "string", default: "10" },
+      },
+    });
+    if (values.help) {
+      process.stdout.write(USAGE);
+      process.exit(0);
+    }
+    const levels = values.levels.split(",").map(Number);
+    if (
+      levels.some(
+        (level, i) => !Number.isInteger(level) || level < 1 || level <= (levels[i - 1] ?? 0),
+      )
+    ) {
+      throw new Error("--levels must be whole numbers of sessions, 1 or more, rising");
+    }
+    if (values.encoding !== "json" && values.encoding !== "binary") {
+      throw new Error("--encoding must be json or binary");
+    }
+    const settle = Number(values.settle);
+    if (!Number.isFinite(settle) || settle < 1)
+      throw new Error("--settle must be 1 second or more");
+    return { levels, encoding: values.encoding as Encoding, settleMs: settle * 1000 };
+  } catch (error) {
+    process.stderr.write(`session-memory.bench: ${(error as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+const PROCESSES = ["detection", "gateway"] as const;
+type Measured = (typeof PROCESSES)[number];
+const FIELDS = ["heapUsed", "external", "rss"] as const;
+type Memory = Record<(typeof FIELDS)[number], number>;
+const WARM_UP_SESSIONS = 50;
+const PERIOD_MS = 1000 / 30;
+
+const options = parseOptions();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const kb = (bytes: number) => (bytes / 1024).toFixed(1);
+const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+
+/** A live session streaming at 30 fps from `start` in the recording until `stop`. */
+interface Streaming {
+  readonly socket: BenchSocket;
+  stop(): void;
+}
+
+function frameMessage(prepared: PreparedFrames, seq: number, encoding: Encoding): string | Buffer {
+  if (encoding === "binary") return binaryBatchMessage(prepared, seq, 1);
+  const n = prepared.frames.length;
+  const index = seq % n;
+  const lapSeconds = (prepared.frames[n - 1]?.t ?? 0) + 1;
+  const t = Math.round((prepared.frames[index].t + Math.floor(seq / n) * lapSeconds) * 1e4) / 1e4;
+  return `{"type":"frame","seq":${seq},"t":${t},"keypoints":${prepared.keypointsJson[index]}}`;
+}
+
+async function openSessions(
+  tenant: TestTenant,
+  movespecId: string,
+  prepared: PreparedFrames,
+  count: number,
+  problems: string[],
+): Promise<Streaming[]> {
+  const created = await inBatches(Array.from({ length: count }), 16, () =>
+    createSession(tenant, { movespec_id: movespecId, mode: "live" }),
+  );
+  return inBatches(created, 32, async (session) => {
+    const socket = await openStream(
+      session.stream_url,
+      session.runtime_token,
+      undefined,
+      options.encoding,
+    );
+    socket.onText((text) => {
+      if (text.startsWith('{"type":"error"') || text.startsWith('{"type":"warning"')) {
+        problems.push(text.slice(0, 200));
+      }
+    });
+    let closing = false;
+    socket.ws.on("close", (code) => {
+      if (!closing) problems.push(`session ${session.session_id} closed with ${code}`);
+    });
+    // Users are not in step: each session starts at its own point of the recording and its own
+    // moment of the 33 ms period.
+    let seq = Math.floor(Math.random() * prepared.frames.length);
+    let timer: NodeJS.Timeout | undefined;
+    const start = setTimeout(() => {
+      timer = setInterval(() => {
+        if (socket.ws.readyState === socket.ws.OPEN) {
+          socket.ws.send(frameMessage(prepared, seq, options.encoding));
+          seq += 1;
+        }
+      }, PERIOD_MS);
+    }, Math.random() * PERIOD_MS);
+    return {
+      socket,
+      stop() {
+        closing = true;
+        clearTimeout(start);
+        clearInterval(timer);
+        socket.ws.close(1000);
+      },
+    };
+  });
+}
+
+/** Memory of each measured process after it collected all its garbage. */
+async function probe(system: TestSystem, dir: string): Promise<Map<Measured, Memory>> {
+  const result = new Map<Measured, Memory>();
+  await Promise.all(
+    PROCESSES.map(async (name) => {
+      const child = system.processes.find((process) => process.name === name)?.child;
+      if (!child?.pid) throw new Error(`no ${name} process`);
+      const file = join(dir, `${child.pid}.json`);
+      await rm(file, { force: true });
+      child.kill("SIGUSR2");
+      for (let waited = 0; ; waited += 50) {
+        const text = await readFile(file, "utf8").catch(() => undefined);
+        if (text) {
+          const usage = JSON.parse(text) as Memory;
+          result.set(name, { heapUsed: usage.heapUsed, external: usage.external, rss: usage.rss });
+          return;
+        }
+        if (waited > 30_000) throw new Error(`${name} did not report its memory within 30 s`);
+        await sleep(50);
+      }
+    }),
+  );
+  return result;
+}
+
+async function main(): Promise<number> {
+  const dir = await mkdtemp(join(tmpdir(), "mds-memory-"));
+  const probeEnv = {
+    NODE_OPTIONS: `--import tsx --import ${fileURLToPath(new URL("../support/memory-probe.ts", import.meta.url))}`,
+    MEMORY_PROBE_DIR: dir,
+  };
+  const system = await startTestSystem({
+    env: { LOG_LEVEL: "info" },
+    serviceEnv: {
+      detection: { DETECTION_MAX_ACTIVE_SESSIONS_PER_PROJECT: "100000", ...probeEnv },
+      gateway: probeEnv,
+    },
+    startTimeoutMs: 120_000,
+  });
+  const problems: string[] = [];
+  const open: Streaming[] = [];
+  try {
+    const tenant = await createTenant(system);
+    const { movespecId } = await publishMoveSpec(tenant, exampleYaml("squat"), { name: "squat" });
+    const prepared = prepareFrames(readFrames("m01_s01"), []);
+    process.stdout.write(
+      `memory per open live session (${options.encoding} frames at 30 fps through the gateway), after a full garbage collection\n`,
+    );
+
+    const warmUp = await openSessions(tenant, movespecId, prepared, WARM_UP_SESSIONS, problems);
+    await sleep(options.settleMs);
+    for (const session of warmUp) session.stop();
+    await sleep(3000);
+
+    const levels = [0, ...options.levels];
+    const measured: Map<Measured, Memory>[] = [];
+    for (const level of levels) {
+      open.push(
+        ...(await openSessions(tenant, movespecId, prepared, level - open.length, problems)),
+      );
+      await sleep(level === 0 ? 1000 : options.settleMs);
+      const memory = await probe(system, dir);
+      measured.push(memory);
+      const cells = PROCESSES.map((name) => {
+        const m = memory.get(name) as Memory;
+        return `${name} heap ${mb(m.heapUsed)} MB, external ${mb(m.external)} MB, resident ${mb(m.rss)} MB`;
+      });
+      process.stdout.write(`  ${String(level).padStart(5)} sessions: ${cells.join("; ")}\n`);
+    }
+
+    process.stdout.write("\nper session added (growth / sessions added), KB:\n");
+    process.stdout.write(
+      `  ${"from -> to".padEnd(14)} ${PROCESSES.map((name) => `${name}: heap, external, resident`.padEnd(40)).join(" ")} both: heap + external, resident\n`,
+    );
+    for (let i = 1; i < levels.length; i += 1) {
+      const added = levels[i] - levels[i - 1];
+      let retained = 0;
+      let resident = 0;
+      const cells = PROCESSES.map((name) => {
+        const before = measured[i - 1].get(name) as Memory;
+        const after = measured[i].get(name) as Memory;
+        const per = (field: keyof Memory) => (after[field] - before[field]) / added;
+        retained += per("heapUsed") + per("external");
+        resident += per("rss");
+        return `${kb(per("heapUsed"))}, ${kb(per("external"))}, ${kb(per("rss"))}`.padEnd(40);
+      });
+      process.stdout.write(
+        `  ${`${levels[i - 1]} -> ${levels[i]}`.padEnd(14)} ${cells.join(" ")} ${kb(retained)}, ${kb(resident)}\n`,
+      );
+    }
+    if (problems.length > 0) {
+      process.stdout.write(`\nFAIL: ${problems.length} problems, first: ${problems[0]}\n`);
+      return 1;
+    }
+    process.stdout.write("\nevery session streamed without an error, a warning or a close\n");
+    return 0;
+  } finally {
+    for (const session of open) session.stop();
+    await system.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+process.exitCode = await main();
