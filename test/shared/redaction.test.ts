@@ -1,4 +1,7 @@
+import { execFile } from "node:child_process";
+import { join } from "node:path";
 import { Writable } from "node:stream";
+import { promisify } from "node:util";
 import { expect } from "chai";
 import { pino } from "pino";
 import {
@@ -48,6 +51,50 @@ describe("secrets never in logs (redaction of every logger)", () => {
     });
     expect(line.headers.authorization).to.equal(REDACTED);
     expect(line.organization_id).to.equal("kept");
+  });
+
+  it("masks a request's authorization header logged whole, and never changes the caller's objects", () => {
+    const { logger, lines } = capture();
+    const req = { method: "GET", headers: { authorization: "Bearer x", accept: "*/*" } };
+    const nested = { password: "p", kept: 1 };
+    const list = [{ token: "in a list" }];
+    logger.info({ req, nested, list, count: 3 }, "request");
+    const line = JSON.parse(lines[0]);
+    expect(line.req).to.deep.equal({
+      method: "GET",
+      headers: { authorization: REDACTED, accept: "*/*" },
+    });
+    expect(line.nested).to.deep.equal({ password: REDACTED, kept: 1 });
+    expect(line.count).to.equal(3);
+    // Arrays are left as they are (the pattern net below still covers secret-shaped text).
+    expect(line.list).to.deep.equal(list);
+    expect(req.headers.authorization).to.equal("Bearer x");
+    expect(nested.password).to.equal("p");
+  });
+
+  it("keeps an error's message and stack when it masks a secret-named field of it", () => {
+    const { logger, lines } = capture();
+    const error = Object.assign(new Error("exchange refused"), { token: "t0ken" });
+    logger.warn({ err: error }, "failed");
+    const line = JSON.parse(lines[0]);
+    expect(line.err.message).to.equal("exchange refused");
+    expect(line.err.stack).to.contain("exchange refused");
+    expect(line.err.token).to.equal(REDACTED);
+    expect((error as unknown as { token: string }).token).to.equal("t0ken");
+  });
+
+  it("is in every service's logger, which still labels its levels", async () => {
+    const root = join(import.meta.dirname, "../..");
+    const script = `import { createLogger } from "./services/shared/logging/logger.ts";
+      createLogger({ service: "t", level: "info" }).info({ api_key: "plain", nested: { secret: "s" } }, "hi");`;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ["--import", "tsx", "--input-type=module", "-e", script],
+      { cwd: root },
+    );
+    const line = JSON.parse(stdout);
+    expect(line).to.include({ level: "info", service: "t", api_key: REDACTED, msg: "hi" });
+    expect(line.nested).to.deep.equal({ secret: REDACTED });
   });
 
   it("masks secret-shaped text in any field, the message and error text", () => {

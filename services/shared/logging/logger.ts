@@ -12,12 +12,13 @@ export type { Logger };
  * touched, and a trace leads to its log lines. Secrets are masked on the way out (redaction.ts).
  */
 export function createLogger(options: { service: string; level: LogLevel }): Logger {
+  const redaction = secretRedaction();
   return pino({
-    ...secretRedaction(),
+    ...redaction,
     level: options.level,
     base: { service: options.service },
     timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
+    formatters: { ...redaction.formatters, level: (label) => ({ level: label }) },
     mixin() {
       const context = currentRequestContext();
       const trace = traceLogFields();

@@ -2,8 +2,8 @@ import type { LoggerOptions } from "pino";
 
 /**
  * Secrets never reach a log line. Two nets, both in every logger of the system:
- * 1. pino's `redact`: fields whose name says "secret" are replaced wherever a line puts them
- *    (top level or one object down), whatever their value looks like;
+ * 1. fields whose name says "secret" are replaced wherever a line puts them (top level, one
+ *    object down, and `req.headers`), whatever their value looks like;
  * 2. a pattern check of the finished line: anything shaped like a credential secret (`msk_`,
  *    `mss_`), a JWT, a PEM block or a password in a connection string is masked, whatever field
  *    (or message, or error text) carries it.
@@ -25,12 +25,7 @@ const SECRET_FIELDS = [
   "key_encryption_keys",
 ];
 
-export const REDACT_PATHS: readonly string[] = [
-  ...SECRET_FIELDS,
-  ...SECRET_FIELDS.map((field) => `*.${field}`),
-  "headers.authorization",
-  "req.headers.authorization",
-];
+const SECRET_FIELD_NAMES: ReadonlySet<string> = new Set(SECRET_FIELDS);
 
 export const REDACTED = "[redacted]";
 
@@ -52,10 +47,58 @@ export function redactSecrets(text: string): string {
   return result;
 }
 
-/** The pino options every logger of the system spreads in. */
-export function secretRedaction(): Pick<LoggerOptions, "redact" | "hooks"> {
+/**
+ * `fields` (a log line's own fields) with the value of every secret-named field replaced: at the
+ * top level, one object down, and in `req.headers`. The caller's objects are never changed: what
+ * changes is copied. An error with a secret-named field keeps its type, message and stack.
+ *
+ * Why not pino's `redact` paths: the same rule cost about 18 µs per line there (20 against 2 µs
+ * for the whole line, @pinojs/redact with wildcard paths); this costs a key lookup per field.
+ */
+export function redactFields(fields: Record<string, unknown>): Record<string, unknown> {
+  return redactLevel(fields, 2, true);
+}
+
+function redactLevel(
+  object: Record<string, unknown>,
+  depth: number,
+  top: boolean,
+): Record<string, unknown> {
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(object)) {
+    const value = object[key];
+    let replaced = value;
+    if (SECRET_FIELD_NAMES.has(key)) {
+      replaced = REDACTED;
+    } else if (depth > 1 && isObject(value)) {
+      // One object down from the top; `req.headers` one more (a request logged whole).
+      const below = top && key === "req" ? 2 : 1;
+      replaced = redactLevel(value, below, false);
+    }
+    if (replaced !== value) {
+      copy ??= copyOf(object);
+      copy[key] = replaced;
+    }
+  }
+  return copy ?? object;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function copyOf(object: Record<string, unknown>): Record<string, unknown> {
+  if (object instanceof Error) {
+    const { name, message, stack } = object;
+    return Object.assign({ type: name, message, stack }, object);
+  }
+  return { ...object };
+}
+
+/** The pino options every logger of the system spreads in (merge `formatters` when adding one). */
+export function secretRedaction(): Pick<LoggerOptions, "formatters" | "hooks"> {
   return {
-    redact: { paths: [...REDACT_PATHS], censor: REDACTED },
+    formatters: { log: redactFields },
     hooks: { streamWrite: redactSecrets },
   };
 }
