@@ -84,7 +84,6 @@ export interface BenchSocket {
   onText(listener: (text: string) => void): void;
 }
 
-/** Opens a stream and attaches (hello -> ready). */
 /** The client certificate, key and CA of a mutual TLS stream hop (straight to a replica). */
 export interface StreamTls {
   readonly cert: Buffer;
@@ -92,6 +91,7 @@ export interface StreamTls {
   readonly ca: Buffer;
 }
 
+/** Opens a stream and attaches (hello -> ready). */
 export function openStream(
   url: string,
   runtimeToken: string,
