@@ -72,11 +72,12 @@ describe("secrets never in logs (redaction of every logger)", () => {
     expect(nested.password).to.equal("p");
   });
 
-  it("keeps an error's message and stack when it masks a secret-named field of it", () => {
+  it("keeps an error's type, message and stack when it masks a secret-named field of it", () => {
     const { logger, lines } = capture();
-    const error = Object.assign(new Error("exchange refused"), { token: "t0ken" });
+    const error = Object.assign(new TypeError("exchange refused"), { token: "t0ken" });
     logger.warn({ err: error }, "failed");
     const line = JSON.parse(lines[0]);
+    expect(line.err.type).to.equal("TypeError");
     expect(line.err.message).to.equal("exchange refused");
     expect(line.err.stack).to.contain("exchange refused");
     expect(line.err.token).to.equal(REDACTED);

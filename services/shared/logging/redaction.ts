@@ -89,8 +89,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function copyOf(object: Record<string, unknown>): Record<string, unknown> {
   if (object instanceof Error) {
-    const { name, message, stack } = object;
-    return Object.assign({ type: name, message, stack }, object);
+    // Same prototype (pino's error serializer names the type from it), message and stack copied
+    // (own but not enumerable on an error).
+    const copy = Object.create(Object.getPrototypeOf(object)) as Error;
+    copy.message = object.message;
+    copy.stack = object.stack;
+    return Object.assign(copy, object) as unknown as Record<string, unknown>;
   }
   return { ...object };
 }
