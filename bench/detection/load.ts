@@ -43,10 +43,19 @@ export function prepareFrames(
 
 const KEYPOINTS = 33;
 
+/**
+ * The `t` of frame `seq` when the recording is looped with seq and t rising: the recording's own
+ * time plus one lap (its length and a second) per loop.
+ */
+export function loopedTime(prepared: PreparedFrames, seq: number): number {
+  const n = prepared.frames.length;
+  const lapSeconds = (prepared.frames[n - 1]?.t ?? 0) + 1;
+  return Math.round((prepared.frames[seq % n].t + Math.floor(seq / n) * lapSeconds) * 1e4) / 1e4;
+}
+
 /** The binary counterpart of batchMessage: one message, frames copied from the prepared ones. */
 export function binaryBatchMessage(prepared: PreparedFrames, start: number, count: number): Buffer {
   const n = prepared.frames.length;
-  const lapSeconds = (prepared.frames[n - 1]?.t ?? 0) + 1;
   const header = BINARY_FRAMES.header_bytes;
   const frameBytes = prepared.frameBinaries[0].length - header;
   const message = Buffer.allocUnsafe(header + count * frameBytes);
@@ -57,9 +66,8 @@ export function binaryBatchMessage(prepared: PreparedFrames, start: number, coun
     const index = seq % n;
     const at = header + i * frameBytes;
     message.set(prepared.frameBinaries[index].subarray(header), at);
-    const t = Math.round((prepared.frames[index].t + Math.floor(seq / n) * lapSeconds) * 1e4) / 1e4;
     message.writeDoubleLE(seq, at);
-    message.writeDoubleLE(t, at + 8);
+    message.writeDoubleLE(loopedTime(prepared, seq), at + 8);
   }
   return message;
 }
@@ -67,12 +75,10 @@ export function binaryBatchMessage(prepared: PreparedFrames, start: number, coun
 /** A `frames` message of `count` frames from `start` (looping the recording, seq/t kept rising). */
 export function batchMessage(prepared: PreparedFrames, start: number, count: number): string {
   const n = prepared.frames.length;
-  const lapSeconds = (prepared.frames[n - 1]?.t ?? 0) + 1;
   const parts: string[] = [];
   for (let seq = start; seq < start + count; seq += 1) {
-    const index = seq % n;
-    const t = Math.round((prepared.frames[index].t + Math.floor(seq / n) * lapSeconds) * 1e4) / 1e4;
-    parts.push(`{"seq":${seq},"t":${t},"keypoints":${prepared.keypointsJson[index]}}`);
+    const t = loopedTime(prepared, seq);
+    parts.push(`{"seq":${seq},"t":${t},"keypoints":${prepared.keypointsJson[seq % n]}}`);
   }
   return `{"type":"frames","frames":[${parts.join(",")}]}`;
 }

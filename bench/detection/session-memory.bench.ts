@@ -41,6 +41,7 @@ import {
   binaryBatchMessage,
   type Encoding,
   inBatches,
+  loopedTime,
   openStream,
   type PreparedFrames,
   prepareFrames,
@@ -109,11 +110,8 @@ interface Streaming {
 
 function frameMessage(prepared: PreparedFrames, seq: number, encoding: Encoding): string | Buffer {
   if (encoding === "binary") return binaryBatchMessage(prepared, seq, 1);
-  const n = prepared.frames.length;
-  const index = seq % n;
-  const lapSeconds = (prepared.frames[n - 1]?.t ?? 0) + 1;
-  const t = Math.round((prepared.frames[index].t + Math.floor(seq / n) * lapSeconds) * 1e4) / 1e4;
-  return `{"type":"frame","seq":${seq},"t":${t},"keypoints":${prepared.keypointsJson[index]}}`;
+  const keypoints = prepared.keypointsJson[seq % prepared.frames.length];
+  return `{"type":"frame","seq":${seq},"t":${loopedTime(prepared, seq)},"keypoints":${keypoints}}`;
 }
 
 async function openSessions(
