@@ -16,8 +16,11 @@
  *   engine, the owned session);
  * - external: memory outside the heap that JavaScript objects hold (Buffers: the sockets' and
  *   ws's buffers, the engine's typed arrays);
- * - resident: the process's resident set, which adds native memory no JavaScript object
- *   accounts for (nghttp2's per-stream state, OpenSSL, the allocator's slack).
+ * - anonymous resident: the memory the process allocated and has in RAM (Linux's RssAnon), which
+ *   adds native memory no JavaScript object accounts for (nghttp2's per-stream state, OpenSSL,
+ *   the allocator's slack);
+ * - resident: the whole resident set, which also counts pages mapped from files (the node
+ *   binary), which the kernel drops and reads back as it likes: reported, but noisy.
  *
  * Before the first level a warm-up opens and closes 50 sessions. Every session must stay
  * problem-free (no error, no warning, no unexpected close) or the run fails.
@@ -92,8 +95,15 @@ function parseOptions() {
 
 const PROCESSES = ["detection", "gateway"] as const;
 type Measured = (typeof PROCESSES)[number];
-const FIELDS = ["heapUsed", "external", "rss"] as const;
-type Memory = Record<(typeof FIELDS)[number], number>;
+interface Memory {
+  readonly heapUsed: number;
+  /** What V8 has taken from the system for its heap, in use or not. */
+  readonly heapTotal: number;
+  readonly external: number;
+  /** Anonymous resident memory; the whole resident set where the system does not tell it. */
+  readonly rssAnon: number;
+  readonly rss: number;
+}
 const WARM_UP_SESSIONS = 50;
 const PERIOD_MS = 1000 / 30;
 
@@ -177,8 +187,14 @@ async function probe(system: TestSystem, dir: string): Promise<Map<Measured, Mem
       for (let waited = 0; ; waited += 50) {
         const text = await readFile(file, "utf8").catch(() => undefined);
         if (text) {
-          const usage = JSON.parse(text) as Memory;
-          result.set(name, { heapUsed: usage.heapUsed, external: usage.external, rss: usage.rss });
+          const usage = JSON.parse(text) as Omit<Memory, "rssAnon"> & { rssAnon?: number };
+          result.set(name, {
+            heapUsed: usage.heapUsed,
+            heapTotal: usage.heapTotal,
+            external: usage.external,
+            rssAnon: usage.rssAnon ?? usage.rss,
+            rss: usage.rss,
+          });
           return;
         }
         if (waited > 30_000) throw new Error(`${name} did not report its memory within 30 s`);
@@ -229,29 +245,31 @@ async function main(): Promise<number> {
       measured.push(memory);
       const cells = PROCESSES.map((name) => {
         const m = memory.get(name) as Memory;
-        return `${name} heap ${mb(m.heapUsed)} MB, external ${mb(m.external)} MB, resident ${mb(m.rss)} MB`;
+        return `${name} heap ${mb(m.heapUsed)} MB (of ${mb(m.heapTotal)}), external ${mb(m.external)} MB, anonymous resident ${mb(m.rssAnon)} MB, resident ${mb(m.rss)} MB`;
       });
       process.stdout.write(`  ${String(level).padStart(5)} sessions: ${cells.join("; ")}\n`);
     }
 
     process.stdout.write("\nper session added (growth / sessions added), KB:\n");
     process.stdout.write(
-      `  ${"from -> to".padEnd(14)} ${PROCESSES.map((name) => `${name}: heap, external, resident`.padEnd(40)).join(" ")} both: heap + external, resident\n`,
+      `  ${"from -> to".padEnd(14)} ${PROCESSES.map((name) => `${name}: heap, external, anon. resident`.padEnd(46)).join(" ")} both: heap + external, anon. resident, resident\n`,
     );
     for (let i = 1; i < levels.length; i += 1) {
       const added = levels[i] - levels[i - 1];
       let retained = 0;
+      let anonymous = 0;
       let resident = 0;
       const cells = PROCESSES.map((name) => {
         const before = measured[i - 1].get(name) as Memory;
         const after = measured[i].get(name) as Memory;
         const per = (field: keyof Memory) => (after[field] - before[field]) / added;
         retained += per("heapUsed") + per("external");
+        anonymous += per("rssAnon");
         resident += per("rss");
-        return `${kb(per("heapUsed"))}, ${kb(per("external"))}, ${kb(per("rss"))}`.padEnd(40);
+        return `${kb(per("heapUsed"))}, ${kb(per("external"))}, ${kb(per("rssAnon"))}`.padEnd(46);
       });
       process.stdout.write(
-        `  ${`${levels[i - 1]} -> ${levels[i]}`.padEnd(14)} ${cells.join(" ")} ${kb(retained)}, ${kb(resident)}\n`,
+        `  ${`${levels[i - 1]} -> ${levels[i]}`.padEnd(14)} ${cells.join(" ")} ${kb(retained)}, ${kb(anonymous)}, ${kb(resident)}\n`,
       );
     }
     if (problems.length > 0) {
