@@ -71,7 +71,11 @@ export function createAuthHandlers(deps: AuthHandlerDeps): ServiceImpl<typeof Au
 
     async mintRuntimeToken(request) {
       const signed = await deps.runtimeTokens.mint(request);
-      return { runtimeToken: signed.token, expiresAt: signed.expiresAt.toISOString() };
+      return {
+        runtimeToken: signed.token,
+        expiresAt: signed.expiresAt.toISOString(),
+        projectChecked: true,
+      };
     },
 
     async getProject(request, context) {

@@ -79,7 +79,11 @@ export const authService: ServiceDefinition<AuthConfig> = {
     const handlers = createAuthHandlers({
       exchange,
       accounts,
-      runtimeTokens: createRuntimeTokens({ signer, settings: config.tokens }),
+      runtimeTokens: createRuntimeTokens({
+        signer,
+        settings: config.tokens,
+        project: accounts.project,
+      }),
       signingKeys: createSigningKeys({
         ring,
         activationDelaySeconds: config.signingKeyActivationDelaySeconds,

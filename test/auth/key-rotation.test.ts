@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { decodeJwt, decodeProtectedHeader, type JSONWebKeySet } from "jose";
 import { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
+import { Code, errorInfo } from "../../services/shared/errors/service-error.js";
 import { newId } from "../../services/shared/ids/uuid-v7.js";
 import {
   createTokenVerifier,
@@ -150,6 +151,48 @@ describe("signing keys: embedded default, rotation without downtime (black box)"
           () => expect.fail("accepted a 10-day token"),
           (e: Error) => expect(e.message).to.match(/ttl_seconds/),
         );
+    });
+
+    it("says it checked the project: it exists in that organization and is open", async () => {
+      const minted = await mintRuntimeToken(system, {
+        sessionId: newId(),
+        organizationId: project.organizationId,
+        projectId: project.projectId,
+      });
+      expect(minted.projectChecked).to.equal(true);
+    });
+
+    it("refuses a project that does not exist, or not in that organization (NOT_FOUND)", async () => {
+      const other = await createProjectWithKey(system, { name: "rotation elsewhere" });
+      const client = workloadClient(system, AuthService, "detection");
+      for (const [what, ids] of [
+        ["an unknown project", { organizationId: project.organizationId, projectId: newId() }],
+        [
+          "another organization's project",
+          { organizationId: project.organizationId, projectId: other.projectId },
+        ],
+      ] as const) {
+        const refused = await client.mintRuntimeToken({ sessionId: newId(), ...ids }).then(
+          () => expect.fail(`minted for ${what}`),
+          (error: unknown) => errorInfo(error),
+        );
+        expect(refused, what).to.include({ code: Code.NotFound, reason: "PROJECT_NOT_FOUND" });
+      }
+    });
+
+    it("refuses an archived project (FAILED_PRECONDITION PROJECT_ARCHIVED)", async () => {
+      const archived = await createProjectWithKey(system, { name: "rotation archived" });
+      const ids = { organizationId: archived.organizationId, projectId: archived.projectId };
+      expect((await mintRuntimeToken(system, { sessionId: newId(), ...ids })).runtimeToken).to.be.a(
+        "string",
+      );
+      await authAdminClient(system).archiveProject({ projectId: archived.projectId });
+      const refused = await mintRuntimeToken(system, { sessionId: newId(), ...ids }).then(
+        () => expect.fail("minted for an archived project"),
+        (error: unknown) => errorInfo(error),
+      );
+      expect(refused).to.include({ code: Code.FailedPrecondition, reason: "PROJECT_ARCHIVED" });
+      expect(refused.metadata).to.include({ project_id: archived.projectId });
     });
   });
 });

@@ -107,5 +107,21 @@ describe("display names and archived projects", function () {
       const write = await owner.call("POST", `/api/movespecs/${spec.movespecId}/versions`);
       expect(write.body.error?.details.reason).to.equal("PROJECT_ARCHIVED");
     });
+
+    it("refuses a session under an Idempotency-Key too, a new key and the repeat of one used before", async () => {
+      const owner = await createTenant(system);
+      const spec = await publishMoveSpec(owner, exampleYaml("squat"), { name: "squat" });
+      const body = { project_id: owner.projectId, movespec_id: spec.movespecId };
+      const usedKey = { "idempotency-key": `used-${Date.now()}` };
+      const first = await owner.call("POST", "/api/detection/sessions", body, usedKey);
+      expect(first.status, JSON.stringify(first.body)).to.equal(201);
+      await authAdminClient(system).archiveProject({ projectId: owner.projectId });
+      for (const headers of [usedKey, { "idempotency-key": `new-${Date.now()}` }]) {
+        const refused = await owner.call("POST", "/api/detection/sessions", body, headers);
+        expect(refused.status, JSON.stringify(refused.body)).to.equal(409);
+        expect(refused.body.error.details.reason).to.equal("PROJECT_ARCHIVED");
+        expect(refused.body).to.not.have.property("runtime_token");
+      }
+    });
   });
 });

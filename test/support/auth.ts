@@ -26,7 +26,7 @@
  * - mintAccessToken(system, { apiKey, scopes?, projectId? }) -> string (throws on non-200)
  * - mintTokenResponse(system, body) -> the raw fetch Response of the public route
  * - createProjectWithToken(system, { scopes?, name? }) -> TestProject & { token }
- * - mintRuntimeToken(system, { sessionId, organizationId, projectId, ttlSeconds? }) -> { runtimeToken, expiresAt }
+ * - mintRuntimeToken(system, { sessionId, organizationId, projectId, ttlSeconds? }) -> { runtimeToken, expiresAt, projectChecked }
  * - authHeader(token) -> { authorization: "Bearer <token>" }
  * - authAdminClient(system) -> the typed auth.v1.AuthService gRPC client, calling as the operator
  *   (the admin tool's certificate); one per system, reused
@@ -145,7 +145,7 @@ export async function createProjectWithToken(
 export async function mintRuntimeToken(
   system: AuthTestSystem,
   options: { sessionId: string; organizationId: string; projectId: string; ttlSeconds?: number },
-): Promise<{ runtimeToken: string; expiresAt: string }> {
+): Promise<{ runtimeToken: string; expiresAt: string; projectChecked: boolean }> {
   return workloadClient(system, AuthService, "detection").mintRuntimeToken({
     sessionId: options.sessionId,
     organizationId: options.organizationId,

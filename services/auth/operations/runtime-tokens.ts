@@ -1,8 +1,9 @@
 import { Code, serviceError } from "../../shared/errors/service-error.js";
 import { isUuid } from "../../shared/ids/uuid-v7.js";
 import type { TokenSettings } from "../../shared/tokens/token-config.js";
-import { Reason } from "../reasons.js";
+import { AuthReason, Reason } from "../reasons.js";
 import type { TokenSigner } from "../signing/token-signer.js";
+import type { ProjectRecord } from "../store/projects-store.js";
 
 export interface RuntimeTokenRequest {
   readonly sessionId: string;
@@ -14,9 +15,17 @@ export interface RuntimeTokenRequest {
 
 /**
  * `MintRuntimeToken`: the detection service asks for a token that lets one client stream to one
- * session. Ids must be UUIDs and the lifetime at most the configured maximum.
+ * session. Ids must be UUIDs and the lifetime at most the configured maximum. The project must
+ * exist in that organization and be open: an archived project opens no session, and detection
+ * asks before it admits one, so this answer is its archive check (one internal call per session
+ * creation instead of a separate GetProject).
  */
-export function createRuntimeTokens(deps: { signer: TokenSigner; settings: TokenSettings }) {
+export function createRuntimeTokens(deps: {
+  signer: TokenSigner;
+  settings: TokenSettings;
+  /** The project by id; throws NOT_FOUND `PROJECT_NOT_FOUND` when there is none. */
+  project: (id: string) => Promise<ProjectRecord>;
+}) {
   return {
     async mint(request: RuntimeTokenRequest): Promise<{ token: string; expiresAt: Date }> {
       for (const [field, value] of [
@@ -37,6 +46,20 @@ export function createRuntimeTokens(deps: { signer: TokenSigner; settings: Token
           Reason.fieldInvalid,
           `ttl_seconds must be at most ${max}`,
           { field: "ttl_seconds", max },
+        );
+      }
+      const project = await deps.project(request.projectId);
+      if (project.organization_id !== request.organizationId) {
+        throw serviceError(Code.NotFound, AuthReason.projectNotFound, "project not found", {
+          project_id: request.projectId,
+        });
+      }
+      if (project.archived_at) {
+        throw serviceError(
+          Code.FailedPrecondition,
+          AuthReason.projectArchived,
+          "the project is archived",
+          { project_id: request.projectId },
         );
       }
       const signed = await deps.signer.signRuntimeToken({

@@ -1,5 +1,4 @@
 import { create, fromJson, type JsonValue, toJson } from "@bufbuild/protobuf";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
 import type { AuthService } from "../../../proto/gen/auth/v1/auth_pb.js";
 import type { AuthoringService } from "../../../proto/gen/authoring/v1/authoring_pb.js";
@@ -27,6 +26,7 @@ import type { SpecStore } from "../store/spec-store.js";
 import type { Attachments } from "../stream/attachments.js";
 import { INPUT_SCHEMA_VERSION, OUTPUT_SCHEMA_VERSION } from "../stream/stream-messages.js";
 import { type LiveProgress, sessionResource } from "../to-proto.js";
+import { createRuntimeTokenMinter, type MintedToken } from "./runtime-token-minter.js";
 import type { SessionSettlement } from "./session-settlement.js";
 import type { SpecCache } from "./spec-cache.js";
 
@@ -55,6 +55,7 @@ const LIVE_PROGRESS_TIMEOUT_MS = 500;
 export function createSessionOperations(deps: SessionOperationsDeps) {
   const { config, store, logger } = deps;
   const { limits } = config;
+  const runtimeTokens = createRuntimeTokenMinter(deps);
 
   function callerProject(caller: Caller | undefined): string {
     if (!caller?.projectId) {
@@ -186,65 +187,6 @@ export function createSessionOperations(deps: SessionOperationsDeps) {
     return sessionResource(session);
   }
 
-  /**
-   * An archived project opens no session (its writes are refused everywhere). The project's state
-   * is the auth service's, asked on behalf of the user (it answers only for the token's project).
-   */
-  async function assertProjectOpen(caller: Caller): Promise<void> {
-    let archived = false;
-    try {
-      const { project } = await deps.auth.getProject(
-        { projectId: caller.projectId },
-        { ...onBehalfOf(caller), timeoutMs: config.rpcTimeoutMs },
-      );
-      archived = project?.archivedAt !== undefined;
-    } catch (error) {
-      const info = errorInfo(error);
-      if (info.code === Code.NotFound || info.code === Code.Unauthenticated) throw error;
-      logger.error({ err: error }, "GetProject failed");
-      throw serviceError(
-        Code.Unavailable,
-        Reason.dependencyUnavailable,
-        "the project cannot be checked right now",
-      );
-    }
-    if (archived) {
-      throw serviceError(
-        Code.FailedPrecondition,
-        Reason.projectArchived,
-        "the project is archived",
-        {
-          project_id: caller.projectId,
-        },
-      );
-    }
-  }
-
-  async function mintToken(session: Session) {
-    const ttlSeconds = Math.min(
-      Math.ceil((limits.attachTimeoutMs + limits.maxDurationMs) / 1000),
-      config.tokens.runtimeTokenMaxTtlSeconds,
-    );
-    try {
-      return await deps.auth.mintRuntimeToken(
-        {
-          sessionId: session.sessionId,
-          organizationId: session.organizationId,
-          projectId: session.projectId,
-          ttlSeconds,
-        },
-        { timeoutMs: config.rpcTimeoutMs },
-      );
-    } catch (error) {
-      logger.error({ err: error, session_id: session.sessionId }, "runtime token not minted");
-      throw serviceError(
-        Code.Unavailable,
-        Reason.dependencyUnavailable,
-        "the runtime token could not be minted",
-      );
-    }
-  }
-
   return {
     async create(request: Called<CreateSessionRequest>): Promise<CreateSessionResponse> {
       const projectId = callerProject(request.caller);
@@ -281,9 +223,9 @@ export function createSessionOperations(deps: SessionOperationsDeps) {
           },
         );
       }
-      await assertProjectOpen(request.caller);
       const mode: SessionMode = request.mode === ProtoMode.REPLAY ? "replay" : "live";
       let session: Session;
+      let token: MintedToken;
       if (request.idempotencyKey) {
         const fingerprint = fingerprintOf({
           project_id: projectId,
@@ -294,24 +236,30 @@ export function createSessionOperations(deps: SessionOperationsDeps) {
         });
         // The stored response leaves the runtime token out (no bearer credential at rest):
         // every answer, the first and the repeats, carries a freshly minted one.
+        let minted: MintedToken | undefined;
         const outcome = await deps.idempotency.run(
           { scope: `${projectId}:CreateSession`, key: request.idempotencyKey, fingerprint },
-          async (attempt) =>
-            toJson(SessionSchema, await admit(request, attempt.reservedId, mode, contract, true)),
+          async (attempt) => {
+            minted = await runtimeTokens.mint(request.caller, attempt.reservedId);
+            return toJson(
+              SessionSchema,
+              await admit(request, attempt.reservedId, mode, contract, true),
+            );
+          },
         );
         session = fromJson(SessionSchema, outcome.value as JsonValue);
+        token = minted ?? (await runtimeTokens.mint(request.caller, session.sessionId));
       } else {
-        session = await admit(request, newId(), mode, contract);
+        const sessionId = newId();
+        token = await runtimeTokens.mint(request.caller, sessionId);
+        session = await admit(request, sessionId, mode, contract);
       }
-      const token = await mintToken(session);
       return create(CreateSessionResponseSchema, {
         session,
         inputSchemaVersion: INPUT_SCHEMA_VERSION,
         outputSchemaVersion: OUTPUT_SCHEMA_VERSION,
         runtimeToken: token.runtimeToken,
-        runtimeTokenExpiresAt: token.expiresAt
-          ? timestampFromDate(new Date(token.expiresAt))
-          : undefined,
+        runtimeTokenExpiresAt: token.expiresAt,
       });
     },
 
