@@ -114,7 +114,10 @@ export function cpuSpent(
   return parts.join(", ");
 }
 
-/** Event-loop delay (p99 and max, ms) of the detection replica and the gateway since the last call. */
+/**
+ * Event-loop delay (p99 and max, ms) of the detection replica and the gateway since the last
+ * scrape of their /metrics (prom-client resets the histogram at every scrape).
+ */
 async function loopLag(system: TestSystem): Promise<string> {
   const read = async (name: string, url: string) => {
     const text = await (await fetch(`${url}/metrics`)).text();
@@ -246,6 +249,9 @@ export async function liveLevel(
   measuring = false;
   const generatorUsage = process.cpuUsage(generatorBefore);
   const systemAfter = processCpu(system);
+  // First: every scrape of /metrics resets the event-loop delay histogram, the heap's included
+  // (it read 0.0 for runs where the heap's scrape came first).
+  const systemLags = await loopLag(system);
   const rssDuring = streamRss(system);
   const heapDuring = await streamHeap(system);
   const cpuPerFrame = cpuSpentPerProcess(systemBefore, systemAfter);
@@ -264,7 +270,7 @@ export async function liveLevel(
     generator: (generatorUsage.user + generatorUsage.system) / 1e6,
   });
   generatorLag.disable();
-  const lags = `${await loopLag(system)}, load generator p99 ${(generatorLag.percentile(99) / 1e6).toFixed(1)} max ${(generatorLag.max / 1e6).toFixed(1)}`;
+  const lags = `${systemLags}, load generator p99 ${(generatorLag.percentile(99) / 1e6).toFixed(1)} max ${(generatorLag.max / 1e6).toFixed(1)}`;
   const cpu = process.cpuUsage(cpuBefore);
   for (const timer of timers) clearInterval(timer);
   await sleep(200);
