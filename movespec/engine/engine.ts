@@ -301,6 +301,8 @@ class EngineImpl implements Engine {
 
   snapshot(): EngineSnapshot {
     const mem = this.program.memory;
+    const state = mem.state.slice();
+    this.program.clearUnusedState(state);
     return {
       format: SNAPSHOT_FORMAT,
       topology: this.topology,
@@ -313,7 +315,7 @@ class EngineImpl implements Engine {
       finished: this.finished,
       values: encodeNumbers(mem.values),
       fresh: Array.from(mem.fresh),
-      state: encodeNumbers(mem.state),
+      state: encodeNumbers(state),
       machines: this.machines.map((m) => structuredClone(m.state)),
     };
   }

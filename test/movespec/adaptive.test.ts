@@ -15,7 +15,13 @@ import { angleFrames, compile, dips, type Frame, gaussian } from "./support/fram
 
 /** Counts elbow bends relative to the elbow's own recent range (rest: arm straight, high). */
 const ADAPTIVE = (
-  opts: { sides?: string; window?: string; minRange?: number; smoothing?: string } = {},
+  opts: {
+    sides?: string;
+    window?: string;
+    minRange?: number;
+    smoothing?: string;
+    percentiles?: string;
+  } = {},
 ) => `movespec: 1
 name: Adaptive elbow
 sides: ${opts.sides ?? "left"}
@@ -26,7 +32,7 @@ signals:
     adaptive: elbow
     rest: high
     window: ${opts.window ?? "5s"}
-    min_range: ${opts.minRange ?? 20}
+    min_range: ${opts.minRange ?? 20}${opts.percentiles ? `\n    percentiles: ${opts.percentiles}` : ""}
 phases:
   open: { enter: bend < 0.3, exit: bend > 0.4, min_dwell: 0.05s }
   closed: { enter: bend > 0.6, exit: bend < 0.5, min_dwell: 0.05s }
@@ -259,6 +265,62 @@ describe("adaptive phases", () => {
         const b: Engine = restoreEngine(spec, JSON.parse(JSON.stringify(a.snapshot())));
         const rest = [...b.pushMany(frames.slice(cut)).events, ...b.finish().events];
         expect(JSON.stringify([...first, ...rest]), `cut at ${cut}`).to.equal(reference);
+      }
+    }
+  });
+
+  it("snapshot only the samples a window holds: free slots are zeros, counts the same after restore", () => {
+    const noise = gaussian(2, 53);
+    const angle = (t: number) => set(10, 80, 1.6)(t) + noise();
+    // Both sides (two windows), and one window read at its very ends (the sorted samples' first
+    // and last).
+    const variants = [
+      { yaml: ADAPTIVE({ sides: "both", window: "3s" }), windows: 2 },
+      { yaml: ADAPTIVE({ window: "3s", percentiles: "[0, 100]" }), windows: 1 },
+    ];
+    for (const [fps, { yaml, windows }] of [30, 60].flatMap((fps) =>
+      variants.map((variant) => [fps, variant] as const),
+    )) {
+      const frames = angleFrames(angle, 19, { fps, drop: 0.03, jitter: 0.004, seed: 7 });
+      const spec = compile(yaml);
+      const whole = createEngine(spec);
+      const reference = JSON.stringify([
+        ...whole.pushMany(frames).events,
+        ...whole.finish().events,
+      ]);
+      // Cuts every 0.7 s: the window's ring wraps around several times, so its samples sit both
+      // in one run and split across the ring's end.
+      for (let cut = Math.round(0.7 * fps); cut < frames.length; cut += Math.round(0.7 * fps)) {
+        const a = createEngine(spec);
+        const first = a.pushMany(frames.slice(0, cut)).events;
+        const snapshot = a.snapshot();
+        const b = restoreEngine(spec, JSON.parse(JSON.stringify(snapshot)));
+        // Every sample the window holds came back: the two engines' states stay equal (their
+        // snapshots clear the same free slots) frame after frame, not only their events.
+        const restEvents: DetectionEvent[] = [];
+        const keptEvents: DetectionEvent[] = [];
+        for (let i = cut; i < frames.length; i += 13) {
+          restEvents.push(...b.pushMany(frames.slice(i, i + 13)).events);
+          keptEvents.push(...a.pushMany(frames.slice(i, i + 13)).events);
+          expect(JSON.stringify(b.snapshot()), `${fps} fps, cut at ${cut}, frame ${i}`).to.equal(
+            JSON.stringify(a.snapshot()),
+          );
+        }
+        const rest = [...restEvents, ...b.finish().events];
+        expect(JSON.stringify([...first, ...rest]), `${fps} fps, cut at ${cut}`).to.equal(
+          reference,
+        );
+        // The engine that was snapshotted keeps its own window (the snapshot clears a copy).
+        const kept = [...keptEvents, ...a.finish().events];
+        expect(JSON.stringify([...first, ...kept]), `${fps} fps, ${cut}, original`).to.equal(
+          reference,
+        );
+        // Windows of 3 s: 3 x (3 x 60 + 2) numbers each, of which at most the samples of the
+        // last 3 s (3 numbers each) and the header are not zero.
+        const nonZero = snapshot.state.filter((x) => x !== 0).length;
+        expect(nonZero, `${fps} fps, cut at ${cut}`).to.be.at.most(
+          windows * (3 * (3 * fps + 2) + 8) + 40,
+        );
       }
     }
   });

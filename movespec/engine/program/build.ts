@@ -58,6 +58,9 @@ export function buildProgram(spec: CompiledSpec, topologyName: TopologyName): Pr
     compileCondition: (e, side) => compileCondition(ctx, e, side),
     slotsOf: (e, side) => slotsOf(defs, slotIndex, e, side),
     resetFilters,
+    clearUnusedState: (copy) => {
+      for (const clear of state.unusedClearers) clear(copy);
+    },
   };
 }
 

@@ -58,13 +58,17 @@ export function compileAdaptive(
   source: () => number,
 ): { compute: () => number; at: number } {
   const capacity = adaptiveCapacity(def.window);
-  const at = ctx.state.alloc(HEADER + 3 * capacity, (s, o) => {
-    s.fill(0, o, o + HEADER + 3 * capacity);
-    s[o + LAST_T] = Number.NaN;
-    s[o + ADAPTIVE_LO] = Number.NaN;
-    s[o + ADAPTIVE_HI] = Number.NaN;
-    s[o + LAST_REST] = Number.NaN;
-  });
+  const at = ctx.state.alloc(
+    HEADER + 3 * capacity,
+    (s, o) => {
+      s.fill(0, o, o + HEADER + 3 * capacity);
+      s[o + LAST_T] = Number.NaN;
+      s[o + ADAPTIVE_LO] = Number.NaN;
+      s[o + ADAPTIVE_HI] = Number.NaN;
+      s[o + LAST_REST] = Number.NaN;
+    },
+    (s, o) => clearFreeSlots(s, o, capacity),
+  );
   const times = at + HEADER;
   const ring = times + capacity;
   const sorted = ring + capacity;
@@ -153,6 +157,31 @@ export function compileAdaptive(
       return clamped;
     },
   };
+}
+
+/**
+ * Zeroes what a window at `at` holds outside its samples: the ring's slots (times and values)
+ * outside head..head+count, and sorted[count..). They keep evicted samples until written again
+ * and are never read before: a window that is full for 5 s at 30 frames a second uses half of
+ * its 60-a-second capacity, and the other half is most of a snapshot's bytes.
+ */
+function clearFreeSlots(s: Float64Array, at: number, capacity: number): void {
+  const n = s[at + COUNT];
+  const head = s[at + HEAD];
+  const times = at + HEADER;
+  const ring = times + capacity;
+  const sorted = ring + capacity;
+  const end = head + n;
+  if (end <= capacity) {
+    s.fill(0, times, times + head);
+    s.fill(0, times + end, times + capacity);
+    s.fill(0, ring, ring + head);
+    s.fill(0, ring + end, ring + capacity);
+  } else {
+    s.fill(0, times + end - capacity, times + head);
+    s.fill(0, ring + end - capacity, ring + head);
+  }
+  s.fill(0, sorted + n, sorted + capacity);
 }
 
 /** First index in sorted[0..n) whose value is >= x. */

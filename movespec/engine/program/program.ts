@@ -46,6 +46,11 @@ export interface Program {
   /** Slots a condition reads on a side, for reporting values. */
   slotsOf(e: Expr, side: SideKey): number[];
   resetFilters(): void;
+  /**
+   * Zeroes the parts of `state` (a copy of an engine's state array) that the program writes
+   * before it reads them again: what a snapshot needs not carry.
+   */
+  clearUnusedState(state: Float64Array): void;
 }
 
 /** Seconds over which the body scale follower decays towards a shorter length. */
