@@ -36,6 +36,7 @@ import { readFrames } from "../../test/movespec/support/recordings.js";
 import { api } from "../../test/movespecs/support/api.js";
 import { createProjectWithKey, mintAccessToken } from "../../test/support/auth.js";
 import { median } from "../../test/support/statistics.js";
+import { readCommandLine } from "../support/command-line.js";
 import { cpuSeconds } from "../support/process-stats.js";
 import { profilingEnv } from "../support/profiling.js";
 import {
@@ -59,7 +60,7 @@ const USAGE = `usage: node --import tsx bench/detection/lifecycle.bench.ts [opti
 `;
 
 function parseOptions() {
-  try {
+  return readCommandLine("lifecycle.bench", USAGE, (help) => {
     const { values } = parseArgs({
       options: {
         help: { type: "boolean", default: false },
@@ -71,10 +72,7 @@ function parseOptions() {
         json: { type: "boolean", default: false },
       },
     });
-    if (values.help) {
-      process.stdout.write(USAGE);
-      process.exit(0);
-    }
+    if (values.help) help();
     const numbers = {
       sessions: Number(values.sessions),
       concurrency: Number(values.concurrency),
@@ -94,10 +92,7 @@ function parseOptions() {
       profileDir: values["profile-dir"],
       json: values.json,
     };
-  } catch (error) {
-    process.stderr.write(`lifecycle.bench: ${(error as Error).message}\n\n${USAGE}`);
-    process.exit(2);
-  }
+  });
 }
 
 const options = parseOptions();

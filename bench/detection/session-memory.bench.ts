@@ -39,6 +39,7 @@ import {
 } from "../../test/detection/support/session-api.js";
 import { readFrames } from "../../test/movespec/support/recordings.js";
 import { startTestSystem, type TestSystem } from "../../test/support/system.js";
+import { readCommandLine } from "../support/command-line.js";
 import {
   type BenchSocket,
   binaryBatchMessage,
@@ -59,7 +60,7 @@ const USAGE = `usage: node --import tsx bench/detection/session-memory.bench.ts 
 `;
 
 function parseOptions() {
-  try {
+  return readCommandLine("session-memory.bench", USAGE, (help) => {
     const { values } = parseArgs({
       options: {
         help: { type: "boolean", default: false },
@@ -68,10 +69,7 @@ function parseOptions() {
         settle: { type: "string", default: "10" },
       },
     });
-    if (values.help) {
-      process.stdout.write(USAGE);
-      process.exit(0);
-    }
+    if (values.help) help();
     const levels = values.levels.split(",").map(Number);
     if (
       levels.some(
@@ -87,10 +85,7 @@ function parseOptions() {
     if (!Number.isFinite(settle) || settle < 1)
       throw new Error("--settle must be 1 second or more");
     return { levels, encoding: values.encoding as Encoding, settleMs: settle * 1000 };
-  } catch (error) {
-    process.stderr.write(`session-memory.bench: ${(error as Error).message}\n\n${USAGE}`);
-    process.exit(2);
-  }
+  });
 }
 
 const PROCESSES = ["detection", "gateway"] as const;

@@ -47,6 +47,7 @@ import {
 import { loadExample, readFrames } from "../../test/movespec/support/recordings.js";
 import { api } from "../../test/movespecs/support/api.js";
 import { createProjectWithKey, mintAccessToken } from "../../test/support/auth.js";
+import { readCommandLine } from "../support/command-line.js";
 import {
   counterDelta,
   cpuSeconds,
@@ -89,12 +90,9 @@ const USAGE = `usage: node --import tsx bench/detection/soak.bench.ts [options]
 const { values: args } = parseOptions();
 
 function parseOptions() {
-  try {
+  return readCommandLine("soak.bench", USAGE, (help) => {
     const parsed = parseSoakArgs();
-    if (parsed.values.help) {
-      process.stdout.write(USAGE);
-      process.exit(0);
-    }
+    if (parsed.values.help) help();
     const zeroAllowed = ["churn", "churn-spread"];
     for (const name of [
       "sessions",
@@ -120,10 +118,7 @@ function parseOptions() {
       throw new Error("--churn-spread must be shorter than --churn-every");
     }
     return parsed;
-  } catch (error) {
-    process.stderr.write(`soak.bench: ${(error as Error).message}\n\n${USAGE}`);
-    process.exit(2);
-  }
+  });
 }
 
 function parseSoakArgs() {
