@@ -75,6 +75,8 @@ export function startProcess(options: {
 
   // The last lines, quoted when the process dies unexpectedly: CI logs then say why.
   const recent: string[] = [];
+  // Its last error or fatal line: why it exited, when it dies before it is ready.
+  let lastFailure: string | undefined;
   const onLine = (text: string) => {
     if (!threadsLowered) {
       // Its first line: the child runs, its worker threads exist.
@@ -92,6 +94,7 @@ export function startProcess(options: {
     }
     options.sink(options.name, line);
     if (typeof line === "object") {
+      lastFailure = failureOf(line) ?? lastFailure;
       for (const waiter of waiters) {
         if (waiter.messages.includes(String(line.msg))) waiter.resolve(line);
       }
@@ -129,8 +132,11 @@ export function startProcess(options: {
         exited.then((code) => {
           if (!waiters.has(waiter)) return;
           cleanup();
+          const cause = lastFailure ? `: ${lastFailure}` : "";
           reject(
-            new Error(`${options.name} exited (${code}) before logging ${messages.join("/")}`),
+            new Error(
+              `${options.name} exited (${code}) before logging ${messages.join("/")}${cause}`,
+            ),
           );
         });
       });
@@ -144,4 +150,14 @@ export function startProcess(options: {
       return code;
     },
   };
+}
+
+/** What an error or fatal log line says went wrong (its message, and its error's if another). */
+function failureOf(line: LogLine): string | undefined {
+  const level = Number(line.level);
+  if (!(level >= 50)) return undefined;
+  const message = String(line.msg ?? "");
+  const err = line.err as { message?: unknown } | undefined;
+  const detail = typeof err?.message === "string" ? err.message : "";
+  return detail && !message.includes(detail) ? `${message}: ${detail}` : message;
 }

@@ -1,4 +1,10 @@
-import { type Env, envEnum, envInt, envOptionalString } from "../../services/shared/config/env.js";
+import {
+  type Env,
+  envEnum,
+  envInt,
+  envOptionalString,
+  envString,
+} from "../../services/shared/config/env.js";
 import type { RestartPolicy } from "./supervisor.js";
 
 /** What `npm start` reads from its environment (see the README's configuration table). */
@@ -14,6 +20,8 @@ export interface LauncherConfig {
   readonly stateDir: string | undefined;
   /** `fixed` (the documented ports) or `ephemeral` (free ports, for tests and side-by-side runs). */
   readonly ports: "fixed" | "ephemeral";
+  /** The address the gateway binds (default 127.0.0.1, this machine only). */
+  readonly gatewayHost: string;
   /** What happens when a child dies on its own (see supervisor.ts and the README). */
   readonly restart: RestartPolicy;
   /** Niceness of the store, auth, catalogue and authoring (stack.ts, `controlPlaneNiceness`). */
@@ -26,6 +34,7 @@ export function loadLauncherConfig(env: Env): LauncherConfig {
     dataDir: envOptionalString(env, "EMBEDDED_MONGO_DATA_DIR"),
     stateDir: envOptionalString(env, "LAUNCHER_STATE_DIR"),
     ports: envEnum(env, "LAUNCHER_PORTS", ["fixed", "ephemeral"] as const, "fixed"),
+    gatewayHost: envString(env, "LAUNCHER_GATEWAY_HOST", "127.0.0.1"),
     restart: Object.freeze({
       maxRestarts: envInt(env, "LAUNCHER_MAX_RESTARTS", 5, { min: 0, max: 1000 }),
       windowMs: envInt(env, "LAUNCHER_RESTART_WINDOW_MS", 300_000, { min: 1000, max: 86_400_000 }),

@@ -37,6 +37,12 @@ export interface StackOptions {
   readonly stateDir?: string;
   /** `fixed` for npm start, `ephemeral` (port 0 everywhere) for tests. */
   readonly ports: "fixed" | "ephemeral";
+  /**
+   * The address the gateway's ports (public and admin) bind. Default 127.0.0.1: the development
+   * key has every scope, so a local system answers this machine only; `0.0.0.0` opens it to the
+   * network (a phone on the same network, for Studio's camera).
+   */
+  readonly gatewayHost?: string;
   /** Extra environment for every process (short timeouts in tests, LOG_LEVEL, ...). */
   readonly env?: Readonly<Record<string, string>>;
   readonly serviceEnv?: Partial<Readonly<Record<ServiceName | "gateway", Record<string, string>>>>;
@@ -198,6 +204,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       pin(store, storeSpec(Number(ready.port)));
     }
 
+    const gatewayHost = options.gatewayHost ?? "127.0.0.1";
     const bootstrap = options.devBootstrap === true && base.ENVIRONMENT !== "production";
     const replicas = Math.max(1, options.detectionReplicas ?? 1);
     const ports = await planPorts(options.ports, replicas);
@@ -261,6 +268,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         ...base,
         ...addresses,
         ...identityEnv("gateway"),
+        HOST: gatewayHost,
         PORT: String(port),
         ADMIN_PORT: String(adminPort),
         ...options.serviceEnv?.gateway,
@@ -281,8 +289,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     return {
       devCredentials: await devCredentialsOf(auth.process),
       pki,
-      gatewayUrl: `http://127.0.0.1:${Number(line.port)}`,
-      gatewayAdminUrl: `http://127.0.0.1:${Number(line.admin_port)}`,
+      gatewayUrl: `http://${reachable(gatewayHost)}:${Number(line.port)}`,
+      gatewayAdminUrl: `http://${reachable(gatewayHost)}:${Number(line.admin_port)}`,
       mongodbUri,
       storeCredentialsFile,
       services,
@@ -294,6 +302,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await stopAll();
     throw error;
   }
+}
+
+/** Where this machine reaches a server bound to `host` (a wildcard: the loopback address). */
+function reachable(host: string): string {
+  if (host === "0.0.0.0" || host === "::" || host === "") return "127.0.0.1";
+  return host.includes(":") ? `[${host}]` : host;
 }
 
 type PortPlan = Record<ServiceName, { grpc: number; admin: number }[]>;

@@ -6,9 +6,11 @@
  * everything, and `npm start` exits 1.
  */
 
+import { join, resolve } from "node:path";
 import type { DevCredentials } from "../../services/auth/operations/dev-bootstrap.js";
 import { redactUri } from "../../services/embedded-mongo/security/client-credentials.js";
 import { ConfigError } from "../../services/shared/config/env.js";
+import { LOCAL_PKI_DIR } from "../../services/shared/security/internal-security-config.js";
 import { type LauncherConfig, loadLauncherConfig } from "./config.js";
 import { createPrettyPrinter } from "./pretty-log.js";
 import { type Stack, startStack } from "./stack.js";
@@ -16,6 +18,7 @@ import { type Stack, startStack } from "./stack.js";
 const config = loadConfigOrExit();
 const print = createPrettyPrinter(process.stdout.isTTY === true);
 let stack: Stack | undefined;
+let gaveUp: string | undefined;
 let stopping = false;
 
 const stop = async (reason: string, exitCode = 0) => {
@@ -35,14 +38,20 @@ try {
     dataDir: config.dataDir,
     stateDir: config.stateDir,
     ports: config.ports,
+    gatewayHost: config.gatewayHost,
     devBootstrap: true,
     restart: config.restart,
     controlPlaneNiceness: config.controlPlaneNiceness,
-    onGiveUp: (name) => void stop(`${name} keeps crashing`, 1),
+    // A child that dies before it is ready fails the start itself, which then says why (below).
+    onGiveUp: (name) => {
+      if (stack) void stop(`${name} keeps crashing`, 1);
+      else gaveUp ??= name;
+    },
     sink: (name, line) => {
       if (!stopping || typeof line !== "string") process.stdout.write(`${print(name, line)}\n`);
     },
   });
+  if (gaveUp) await stop(`${gaveUp} keeps crashing`, 1);
   if (stopping) await stack.stop();
   const studio = await studioUrl(stack.gatewayUrl);
   process.stdout.write(
@@ -50,7 +59,7 @@ try {
       "",
       `  Gateway ready: ${stack.gatewayUrl}`,
       `  Try:           curl ${stack.gatewayUrl}/api/health`,
-      ...(studio ? [`  Studio:        ${studio}  (sign in with the API key below)`] : []),
+      ...(studio ? [`  Studio:        ${studio}  (sign in with ${keyHint(stack)})`] : []),
       `  API docs:      ${stack.gatewayUrl}/docs`,
       `  Store:         ${redactUri(stack.mongodbUri)}`,
       ...(stack.storeCredentialsFile
@@ -64,7 +73,14 @@ try {
     ].join("\n"),
   );
 } catch (error) {
-  process.stderr.write(`start failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`start failed: ${message}\n`);
+  if (message.includes("EADDRINUSE")) {
+    process.stderr.write(
+      "  A port is taken: another copy of the system (or another program) uses it. Stop it, or\n" +
+        "  run this one beside it on free ports: LAUNCHER_PORTS=ephemeral npm start\n",
+    );
+  }
   await stack?.stop();
   process.exit(1);
 }
@@ -90,10 +106,25 @@ async function studioUrl(gatewayUrl: string): Promise<string | undefined> {
   }
 }
 
-/** The variables the admin tool needs to find these services (ports differ when ephemeral). */
+/**
+ * The variables the admin tool needs to find these services (ports differ when ephemeral) and,
+ * unless they are where it looks by default (.data/pki/operator), the operator's certificates.
+ */
 function adminEnvironment(stack: Stack): string {
   const { auth, authoring, catalogue } = stack.services;
-  return `AUTH_SERVICE_URL=${auth.grpcUrl} AUTHORING_SERVICE_URL=${authoring.grpcUrl} CATALOGUE_SERVICE_URL=${catalogue.grpcUrl}`;
+  const urls = `AUTH_SERVICE_URL=${auth.grpcUrl} AUTHORING_SERVICE_URL=${authoring.grpcUrl} CATALOGUE_SERVICE_URL=${catalogue.grpcUrl}`;
+  if (!stack.pki) return urls;
+  const operatorDir = join(stack.pki.dir, "operator");
+  return resolve(operatorDir) === resolve(LOCAL_PKI_DIR, "operator")
+    ? urls
+    : `${urls} INTERNAL_TLS_DIR=${operatorDir}`;
+}
+
+/** What to sign in to Studio with: the key printed below, or where to get one. */
+function keyHint(stack: Stack): string {
+  return stack.devCredentials
+    ? "the API key below"
+    : "your API key; lost it? npm run admin -- auth create-key --help";
 }
 
 /**

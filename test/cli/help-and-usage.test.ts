@@ -5,6 +5,9 @@
  * stack in test/auth/admin-cli.test.ts and test/sdk/sdk-real-stack.test.ts.)
  */
 import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { expect } from "chai";
@@ -161,6 +164,33 @@ describe("command-line tools: --help and bad arguments", function () {
           prefix: /^start failed: invalid configuration: LAUNCHER_CONTROL_PLANE_NICE /,
           reason,
         });
+      }
+    });
+  });
+
+  describe("npm start (deploy/local/start.ts): a port already taken", () => {
+    it("says which port and the cause, and how to run beside it: exit 1", async () => {
+      // The store's port, held here (or already held by a running copy: the same situation).
+      const holder = createServer();
+      await new Promise<void>((resolve) => {
+        holder.once("error", () => resolve());
+        holder.listen(27117, "127.0.0.1", () => resolve());
+      });
+      const root = await mkdtemp(join(tmpdir(), "mds-port-taken-"));
+      try {
+        const result = await toolWithEnv("deploy/local/start.ts", {
+          LAUNCHER_STATE_DIR: root,
+          EMBEDDED_MONGO_DATA_DIR: join(root, "mongo"),
+          LAUNCHER_MAX_RESTARTS: "0",
+        });
+        expect(result.code).to.equal(1);
+        expect(result.stderr).to.match(
+          /^start failed: embedded-mongo exited \(1\) before logging ready: .*EADDRINUSE.*127\.0\.0\.1:27117\n/m,
+        );
+        expect(result.stderr).to.contain("LAUNCHER_PORTS=ephemeral npm start");
+      } finally {
+        holder.close();
+        await rm(root, { recursive: true, force: true });
       }
     });
   });

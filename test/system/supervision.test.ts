@@ -4,8 +4,13 @@
  * gateway is logged with the child's last lines, the child is restarted, and readiness shows the
  * outage until it is over; a child that keeps crashing makes the launcher give up and exit 1.
  */
+
+import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { expect } from "chai";
 import { eventually } from "../support/eventually.js";
 import {
@@ -17,6 +22,8 @@ import {
 
 type ChildName = keyof typeof ENTRY_POINTS;
 const SERVICES = ["auth", "catalogue", "authoring", "detection"] as const;
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const run = promisify(execFile);
 
 /** The status of GET /readyz (verbose: its JSON report), or `down` when nothing answers. */
 async function readiness(
@@ -30,6 +37,41 @@ async function readiness(
   } catch {
     return { status: "down" };
   }
+}
+
+/**
+ * The addresses `pid` listens on over TCP (Linux: its socket inodes in /proc/<pid>/fd, looked up
+ * in /proc/net/tcp and tcp6, state 0A = LISTEN), as `a.b.c.d:port` (`[v6]:port` for IPv6).
+ */
+function listeningAddresses(pid: number): string[] {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+      if (inode) inodes.add(inode);
+    } catch {
+      // closed while listed
+    }
+  }
+  const addresses: string[] = [];
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    for (const row of readFileSync(table, "utf8").trim().split("\n").slice(1)) {
+      const fields = row.trim().split(/\s+/);
+      if (fields[3] !== "0A" || !inodes.has(fields[9])) continue;
+      const [hexAddress, hexPort] = fields[1].split(":");
+      const port = Number.parseInt(hexPort, 16);
+      addresses.push(
+        hexAddress.length === 8
+          ? `${(hexAddress.match(/../g) as string[])
+              .reverse()
+              .map((b) => Number.parseInt(b, 16))
+              .join(".")}:${port}`
+          : `[${hexAddress}]:${port}`,
+      );
+    }
+  }
+  return addresses;
 }
 
 /** The niceness of every thread of `pid` (Linux /proc: field 19 of each task's stat). */
@@ -119,6 +161,29 @@ describe("npm start: access log, supervision and readiness", function () {
       const threads = threadNiceness(launcher.childPid(ENTRY_POINTS[name]) as number);
       expect(new Set(threads), name).to.deep.equal(new Set([own]));
     }
+  });
+
+  it("every port of every process listens on 127.0.0.1 only, the gateway's included", function () {
+    if (process.platform !== "linux") this.skip();
+    for (const name of Object.keys(ENTRY_POINTS) as ChildName[]) {
+      const listening = listeningAddresses(launcher.childPid(ENTRY_POINTS[name]) as number);
+      expect(listening.length, `${name} listens`).to.be.greaterThan(0);
+      for (const address of listening) expect(address, name).to.match(/^127\.0\.0\.1:\d+$/);
+    }
+  });
+
+  it("the banner's admin line works as printed, with this run's own state directory", async () => {
+    const line = await launcher.waitForLine((l) => l.text.includes("Admin tool:"), 5000);
+    const printed = /Admin tool:\s+(.*) npm run admin -- --help/.exec(line.text)?.[1] ?? "";
+    const env = Object.fromEntries(printed.split(" ").map((pair) => pair.split("=")));
+    // The state directory is not .data, so the line names the operator's certificates.
+    expect(env.INTERNAL_TLS_DIR).to.match(/mds-launcher-.*\/pki\/operator$/);
+    const { stdout } = await run(
+      process.execPath,
+      ["--import", "tsx", "services/admin/main.ts", "auth", "list-orgs", "--json"],
+      { cwd: REPO_ROOT, env: { ...process.env, ...env } },
+    );
+    expect(JSON.parse(stdout).map((org: { name: string }) => org.name)).to.include("Development");
   });
 
   it("a request leaves exactly one access-log line at info, with its request id and trace id", async () => {
