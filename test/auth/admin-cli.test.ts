@@ -1,4 +1,6 @@
 import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -6,6 +8,7 @@ import { expect } from "chai";
 import { createAdminClients } from "../../services/admin/cli/clients.js";
 import { runAdmin } from "../../services/admin/cli/run.js";
 import { loadAdminConfig } from "../../services/admin/config.js";
+import { createDirectoryKeySource } from "../../services/auth/signing/directory-key-source.js";
 import { authHeader, createProjectWithToken, mintAccessToken } from "../support/auth.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
 
@@ -123,6 +126,24 @@ describe("admin tool (services/admin)", function () {
     const rotated = await json("auth", "rotate-signing-key", "--activate-after", "0");
     const keys = await json("auth", "list-signing-keys");
     expect(keys.find((key: { kid: string }) => key.kid === rotated.kid).signing).to.equal(true);
+  });
+
+  it("generate-signing-key prints a JWK file that a SIGNING_KEYS_DIR loads, with or without --json", async () => {
+    for (const flags of [[], ["--json"]]) {
+      const generated = await admin("auth", "generate-signing-key", ...flags);
+      expect(generated.code, generated.stderr).to.equal(0);
+      const dir = await mkdtemp(join(tmpdir(), "mds-signing-keys-"));
+      try {
+        await writeFile(join(dir, "new-key.json"), generated.stdout);
+        const loaded = await createDirectoryKeySource(dir).load(0);
+        const { kid } = JSON.parse(generated.stdout);
+        expect(
+          loaded.keys.map((key) => [key.jwk.kid, key.jwk.crv, key.state.signing]),
+        ).to.deep.equal([[kid, "Ed25519", true]]);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    }
   });
 
   it("service errors exit 1 with their reason; usage errors exit 2", async () => {

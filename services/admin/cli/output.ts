@@ -6,6 +6,8 @@ export interface Output {
   table(rows: readonly Record<string, unknown>[], columns: readonly string[]): void;
   /** A line for people only (never in --json output). */
   note(text: string): void;
+  /** The content of a file to be (a private key): always its JSON, whatever the format asked. */
+  document(value: Record<string, unknown>): void;
 }
 
 export function createOutput(json: boolean, write: (text: string) => void): Output {
@@ -34,6 +36,9 @@ export function createOutput(json: boolean, write: (text: string) => void): Outp
     },
     note(text) {
       if (!json) write(`${text}\n`);
+    },
+    document(value) {
+      write(`${JSON.stringify(value, null, 2)}\n`);
     },
   };
 }

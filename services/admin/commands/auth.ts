@@ -195,11 +195,10 @@ const commands: Command[] = [
     name: "generate-signing-key",
     usage: "",
     summary:
-      "Print a new private Ed25519 JWK for SIGNING_KEYS_DIR (production); offline, no service call.",
+      "Print a new private Ed25519 JWK, as JSON, for a file in SIGNING_KEYS_DIR (production): `> new-key.json`. Offline, no service call.",
     async run({ out }) {
       const { privateKey } = await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true });
-      const jwk = { ...(await exportJWK(privateKey)), kid: newId(), alg: "EdDSA" };
-      out.record(jwk);
+      out.document({ ...(await exportJWK(privateKey)), kid: newId(), alg: "EdDSA" });
     },
   },
 ];
