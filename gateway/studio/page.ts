@@ -12,6 +12,8 @@ export function studioHtml(styleNonce: string): string {
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <meta name="style-nonce" content="${styleNonce}" />
     <title>MoveSpec Studio</title>
+    <!-- An empty icon: a browser asks for /favicon.ico otherwise, and logs its 404. -->
+    <link rel="icon" href="data:," />
     <link rel="stylesheet" href="/studio/app.css" />
     <script type="module" src="/studio/app.js"></script>
   </head>

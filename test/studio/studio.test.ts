@@ -162,6 +162,8 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     expect(csp).to.contain("script-src 'self' 'wasm-unsafe-eval';");
     expect(csp).to.not.contain("'unsafe-eval'").and.not.contain("'unsafe-inline'");
     expect(html).to.not.match(/https?:\/\//);
+    // Its own (empty) icon: a browser with a window would otherwise fetch /favicon.ico, a 404.
+    expect(html).to.contain('<link rel="icon" href="data:," />');
     // A new nonce on every load.
     const again = await (await fetch(`${system.gatewayUrl}/studio`)).text();
     expect(again).to.not.contain(nonce);
