@@ -25,7 +25,7 @@ export interface GatewayConfig {
   readonly host: string;
   readonly port: number;
   readonly adminPort: number;
-  /** Base of the URLs handed to clients (stream_url); defaults to http://localhost:<port>. */
+  /** Base of the URLs handed to clients (stream_url); unset: the address the client used. */
   readonly publicBaseUrl: string | undefined;
   readonly bodyLimitBytes: number;
   readonly corsAllowedOrigins: readonly string[];
