@@ -1,9 +1,9 @@
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 
 /**
- * Counts failed credential checks per client address. Past the limit within the window, the
- * address is blocked (429 with Retry-After) for the block duration, valid credentials included:
- * guessing must not be able to tell when it finally succeeded.
+ * Counts failed credential checks per client address. The failure that reaches the limit within
+ * the window blocks the address (429 with Retry-After) for the block duration from then, valid
+ * credentials included: guessing must not be able to tell when it finally succeeded.
  *
  * In memory: one auth replica's view. With several replicas each counts alone (the limit becomes
  * N times looser), which is acceptable for 256-bit secrets; a shared store (RateLimiterMongo) is
@@ -27,11 +27,17 @@ export function createFailureLimiter(options: {
       return Math.max(1, Math.ceil(state.msBeforeNext / 1000));
     },
     async recordFailure(address: string): Promise<void> {
+      let consumed: number;
       try {
-        await limiter.consume(address);
+        consumed = (await limiter.consume(address)).consumedPoints;
       } catch (error) {
         if (!(error instanceof RateLimiterRes)) throw error;
+        consumed = error.consumedPoints;
       }
+      // The failure that reaches the limit starts the block. rate-limiter-flexible would only
+      // start `blockDuration` at the consume after it, which a blocked address never makes:
+      // the block then ended with the window instead.
+      if (consumed >= options.points) await limiter.block(address, options.blockSeconds);
     },
   };
 }
