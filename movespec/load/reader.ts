@@ -12,6 +12,9 @@ function describe(node: YNode): string {
   if (node.kind === "map") return "a mapping";
   if (node.kind === "seq") return "a list";
   if (node.value === null) return "nothing";
+  if (typeof node.value === "number" && !Number.isFinite(node.value)) {
+    return Number.isNaN(node.value) ? "not-a-number (.nan)" : "an infinity (.inf)";
+  }
   return typeof node.value === "string" ? "text" : typeof node.value;
 }
 

@@ -31,6 +31,21 @@ function errorsOf(yaml: string): string[] {
 }
 
 describe("movespec load", () => {
+  it("names YAML's not-a-number and infinities for what they are where a number belongs", () => {
+    for (const [value, named] of [
+      [".nan", "not-a-number (.nan)"],
+      [".inf", "an infinity (.inf)"],
+      ["-.Inf", "an infinity (.inf)"],
+      ["deep", "text"],
+    ]) {
+      const found = issue(
+        BASE.replace("    exit: knee < 150", `    exit: knee < 150\n    hysteresis: ${value}`),
+        "TYPE_MISMATCH",
+      );
+      expect(found.message, value).to.equal(`hysteresis must be a number, found ${named}`);
+    }
+  });
+
   it("loads a valid MoveSpec with no issues", () => {
     const r = load(BASE);
     expect(r.errors).to.deep.equal([]);
