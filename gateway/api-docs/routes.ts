@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import Router from "@koa/router";
+import type Router from "@koa/router";
+import { createRouter } from "../routes/router.js";
 import type { GatewayState } from "../state.js";
 import { asyncApiDocument } from "./asyncapi.js";
 import { openApiDocument } from "./openapi.js";
@@ -49,7 +50,7 @@ const ASSETS: Readonly<Record<string, readonly [string | { file: string }, strin
 };
 
 export function apiDocsRoutes(): Router<GatewayState> {
-  const router = new Router<GatewayState>();
+  const router = createRouter();
   const openapi = JSON.stringify(openApiDocument());
   const asyncapi = JSON.stringify(asyncApiDocument());
   const files = new Map<string, Buffer>();

@@ -11,6 +11,8 @@ export interface RawErrorOptions {
   readonly traceId?: string;
   /** Only where HTTP itself names a status the code's own does not cover (431). */
   readonly status?: number;
+  /** Headers a protocol asks for beside the error (a refused websocket version names its own). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -37,6 +39,7 @@ export function rawErrorResponse(options: RawErrorOptions): string {
     "Content-Type: application/json",
     `Content-Length: ${Buffer.byteLength(body)}`,
     `X-Request-Id: ${options.requestId}`,
+    ...Object.entries(options.headers ?? {}).map(([name, value]) => `${name}: ${value}`),
     "Cache-Control: no-store",
     "Connection: close",
     "",

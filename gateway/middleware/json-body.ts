@@ -6,6 +6,23 @@ import { ApiError } from "../errors/api-error.js";
 import type { GatewayState } from "../state.js";
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
+const UTF8_NAMES = new Set(["utf-8", "utf8"]);
+/** Strict: a byte sequence that is not UTF-8 throws (a TypeError) instead of becoming U+FFFD. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The `charset` parameter of a Content-Type, lowercase and unquoted, if there is one. */
+function charsetOf(parameters: readonly string[]): string | undefined {
+  for (const parameter of parameters) {
+    const [name, value = ""] = parameter.split("=");
+    if (name.trim().toLowerCase() === "charset") {
+      return value
+        .trim()
+        .replace(/^"(.*)"$/, "$1")
+        .toLowerCase();
+    }
+  }
+  return undefined;
+}
 
 /**
  * Reads a JSON object body, strictly: a body that is not JSON is 415, larger than the limit 413,
@@ -16,21 +33,30 @@ export function jsonBody(limitBytes: number): Middleware<GatewayState> {
   return async (ctx, next) => {
     ctx.state.body = undefined;
     if (!hasBody(ctx.req.headers)) return next();
-    const mediaType = (ctx.get("content-type").split(";")[0] ?? "").trim();
-    if (!JSON_MEDIA_TYPE.test(mediaType)) {
+    const [mediaType = "", ...parameters] = ctx.get("content-type").split(";");
+    if (!JSON_MEDIA_TYPE.test(mediaType.trim())) {
       throw new ApiError(
         "unsupported_media_type",
         GatewayReason.contentTypeNotJson,
         "request bodies must be JSON (Content-Type: application/json)",
-        { received: mediaType || "(none)" },
+        { received: mediaType.trim() || "(none)" },
       );
     }
-    let text: string;
+    const charset = charsetOf(parameters);
+    if (charset !== undefined && !UTF8_NAMES.has(charset)) {
+      // JSON exchanged between systems is UTF-8 (RFC 8259, 8.1): read as such, it would be wrong.
+      throw new ApiError(
+        "unsupported_media_type",
+        GatewayReason.contentTypeNotJson,
+        `request bodies must be UTF-8 JSON, not charset=${charset}`,
+        { received: `${mediaType.trim()}; charset=${charset}` },
+      );
+    }
+    let bytes: Buffer;
     try {
-      text = await getRawBody(ctx.req, {
+      bytes = await getRawBody(ctx.req, {
         limit: limitBytes,
         length: ctx.get("content-length") || undefined,
-        encoding: "utf8",
       });
     } catch (error) {
       const type = (error as { type?: string }).type;
@@ -46,6 +72,16 @@ export function jsonBody(limitBytes: number): Middleware<GatewayState> {
         "invalid_argument",
         GatewayReason.bodyUnreadable,
         "request body could not be read",
+      );
+    }
+    let text: string;
+    try {
+      text = UTF8.decode(bytes);
+    } catch {
+      throw new ApiError(
+        "invalid_argument",
+        GatewayReason.bodyUnreadable,
+        "request body is not valid UTF-8",
       );
     }
     if (text.trim() === "") return next();
@@ -66,7 +102,7 @@ export function jsonBody(limitBytes: number): Middleware<GatewayState> {
         "request body must be a JSON object",
       );
     }
-    const broken = illFormedField(parsed, "");
+    const broken = illFormedField(parsed);
     if (broken !== undefined) {
       // "\ud800" parses to a string UTF-8 cannot carry: the services would store U+FFFD instead.
       throw new ApiError(
@@ -81,22 +117,32 @@ export function jsonBody(limitBytes: number): Middleware<GatewayState> {
   };
 }
 
-/** The path of the first string (or key) that is not well-formed UTF-16, if any. */
-function illFormedField(value: unknown, path: string): string | undefined {
-  if (typeof value === "string") return hasLoneSurrogate(value) ? path : undefined;
-  if (typeof value !== "object" || value === null) return undefined;
-  if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) {
-      const found = illFormedField(item, `${path}[${index}]`);
-      if (found !== undefined) return found;
+/**
+ * The path of the first string (or key) that is not well-formed UTF-16, in document order, if
+ * any. Iterative: a body nested 100,000 levels deep (JSON.parse takes it) must not overflow the
+ * call stack.
+ */
+function illFormedField(body: object): string | undefined {
+  // A key is checked (`key`) before its value is walked; items are pushed last to first.
+  const pending: { value: unknown; path: string; key?: string }[] = [{ value: body, path: "" }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { value, path, key } = next;
+    if (key !== undefined) {
+      if (hasLoneSurrogate(key)) return path;
+    } else if (typeof value === "string") {
+      if (hasLoneSurrogate(value)) return path;
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i -= 1) {
+        pending.push({ value: value[i], path: `${path}[${i}]` });
+      }
+    } else if (typeof value === "object" && value !== null) {
+      const entries = Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i -= 1) {
+        const [name, item] = entries[i];
+        const here = path === "" ? name : `${path}.${name}`;
+        pending.push({ value: item, path: here }, { value: undefined, path: here, key: name });
+      }
     }
-    return undefined;
-  }
-  for (const [key, item] of Object.entries(value)) {
-    const here = path === "" ? key : `${path}.${key}`;
-    if (hasLoneSurrogate(key)) return here;
-    const found = illFormedField(item, here);
-    if (found !== undefined) return found;
   }
   return undefined;
 }

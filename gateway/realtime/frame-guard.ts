@@ -1,7 +1,8 @@
 /**
- * Watches the client-to-server byte stream of a websocket for messages above the size limit,
- * reading frame headers only (2 to 14 bytes per frame; payloads are skipped, never copied), so
- * the gateway can refuse an oversized message before forwarding any of it.
+ * Watches the client-to-server byte stream of a websocket for messages above the size limit or
+ * split into more fragments than a server keeps, reading frame headers only (2 to 14 bytes per
+ * frame; payloads are skipped, never copied), so the gateway can refuse such a message before
+ * forwarding any of it, and say why.
  *
  * Frame headers that straddle two TCP reads are held back until complete: whatever `push`
  * returns as `forward` ends at a frame boundary or inside a payload, so a frame of the gateway's
@@ -10,13 +11,33 @@
 export interface GuardResult {
   /** The bytes that may go on to the server. */
   readonly forward: Buffer;
-  /** A frame of this chunk would take a message above the limit: stop forwarding. */
-  readonly tooBig: boolean;
+  /** A frame of this chunk breaks a limit: stop forwarding, close with this code and reason. */
+  readonly refusal: Refusal | undefined;
 }
+
+export interface Refusal {
+  /** 1009 (message too big) or 1008 (policy: too many fragments). */
+  readonly closeCode: 1008 | 1009;
+  readonly reason: string;
+}
+
+/**
+ * The most frames one message may come in: the detection replica's websocket server (ws) keeps
+ * every fragment of a message until its last, and closes with a bare 1008 past 16,384 of them.
+ * A 64 KiB message in 1-byte fragments would cost it 65,536 buffers.
+ */
+export const MAX_MESSAGE_FRAGMENTS = 16_384;
+
+const TOO_BIG: Refusal = { closeCode: 1009, reason: "message too big" };
+const TOO_MANY_FRAGMENTS: Refusal = {
+  closeCode: 1008,
+  reason: `message in more than ${MAX_MESSAGE_FRAGMENTS} fragments`,
+};
 
 export class InboundFrameGuard {
   private payloadLeft = 0;
   private messageBytes = 0;
+  private messageFragments = 0;
   private pending: Buffer | undefined;
 
   constructor(private readonly maxMessageBytes: number) {}
@@ -49,22 +70,32 @@ export class InboundFrameGuard {
       const opcode = first & 0x0f;
       if (opcode < 8) {
         // 0 continues the current message; 1 (text) and 2 (binary) start one.
-        if (opcode !== 0) this.messageBytes = 0;
-        this.messageBytes += length;
-        if (this.messageBytes > this.maxMessageBytes) {
-          return { forward: chunk.subarray(0, start), tooBig: true };
+        if (opcode !== 0) {
+          this.messageBytes = 0;
+          this.messageFragments = 0;
         }
-        if (first & 0x80) this.messageBytes = 0;
+        this.messageBytes += length;
+        this.messageFragments += 1;
+        if (this.messageBytes > this.maxMessageBytes) {
+          return { forward: chunk.subarray(0, start), refusal: TOO_BIG };
+        }
+        if (this.messageFragments > MAX_MESSAGE_FRAGMENTS) {
+          return { forward: chunk.subarray(0, start), refusal: TOO_MANY_FRAGMENTS };
+        }
+        if (first & 0x80) {
+          this.messageBytes = 0;
+          this.messageFragments = 0;
+        }
       }
       this.payloadLeft = length;
       at = start + headerSize;
     }
-    return { forward: chunk, tooBig: false };
+    return { forward: chunk, refusal: undefined };
   }
 
   private holdBack(chunk: Buffer, start: number): GuardResult {
     this.pending = Buffer.from(chunk.subarray(start));
-    return { forward: chunk.subarray(0, start), tooBig: false };
+    return { forward: chunk.subarray(0, start), refusal: undefined };
   }
 }
 

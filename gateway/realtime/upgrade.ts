@@ -26,6 +26,7 @@ import { rawErrorResponse } from "../errors/raw-response.js";
 import type { RouteDeps } from "../routes/route-deps.js";
 import { clientCloseFrame, InboundFrameGuard } from "./frame-guard.js";
 import { closeCodeLabel, FrameObserver } from "./frame-observer.js";
+import { handshakeProblem } from "./handshake-headers.js";
 import type { StreamProxyMetrics } from "./stream-metrics.js";
 import { createStreamReplicas } from "./stream-replicas.js";
 
@@ -33,7 +34,6 @@ import { createStreamReplicas } from "./stream-replicas.js";
 const STREAM_PATH = /^\/api\/detection\/sessions\/([^/?#]+)\/stream(?:\?.*)?$/;
 /** Its template: the name of its span, its `route` in the access log. */
 const STREAM_ROUTE = "/api/detection/sessions/:session_id/stream";
-const MESSAGE_TOO_BIG = 1009;
 /** How long the server gets to answer the gateway's close before both sockets are cut. */
 const CLOSE_GRACE_MS = 2000;
 /**
@@ -93,6 +93,19 @@ export function createUpgradeHandler(deps: RouteDeps, metrics: StreamProxyMetric
         GatewayReason.upgradeNotWebsocket,
         "only websocket upgrades are served here",
         attach,
+      );
+      return;
+    }
+    const problem = handshakeProblem(request.headers);
+    if (problem) {
+      attach.refused(400);
+      refuse(
+        socket,
+        "invalid_argument",
+        GatewayReason.upgradeNotWebsocket,
+        problem.message,
+        attach,
+        problem.headers,
       );
       return;
     }
@@ -289,14 +302,15 @@ function pipeStream(
 
   const forward = (chunk: Buffer) => {
     if (refused) return;
-    const { forward: bytes, tooBig } = guard.push(chunk);
+    const { forward: bytes, refusal } = guard.push(chunk);
     attach.inbound(bytes);
     const flowing = bytes.length === 0 || server.write(bytes);
-    if (tooBig) {
-      // Never forward the oversized message; speak for the client instead. The server answers
-      // with its own 1009 close frame, which reaches the client through the other pipe.
+    if (refusal) {
+      // Never forward the message; speak for the client instead. The server answers with its
+      // own close frame (the same code and reason), which reaches the client through the other
+      // pipe.
       refused = true;
-      const close = clientCloseFrame(MESSAGE_TOO_BIG, "message too big");
+      const close = clientCloseFrame(refusal.closeCode, refusal.reason);
       attach.inbound(close);
       server.write(close);
       client.pause();
@@ -339,6 +353,7 @@ function refuse(
   reason: ErrorReason,
   message: string,
   attach: Pick<StreamAttach, "requestId" | "traceId">,
+  headers?: Readonly<Record<string, string>>,
 ): void {
   socket.end(
     rawErrorResponse({
@@ -347,6 +362,7 @@ function refuse(
       message,
       requestId: attach.requestId,
       traceId: attach.traceId,
+      headers,
     }),
   );
 }

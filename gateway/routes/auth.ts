@@ -1,4 +1,4 @@
-import Router from "@koa/router";
+import type Router from "@koa/router";
 import {
   type AccessTokenJson,
   AccessTokenRequest,
@@ -7,6 +7,7 @@ import {
 import type { GatewayState } from "../state.js";
 import { checkBody } from "./request-checks.js";
 import type { RouteDeps } from "./route-deps.js";
+import { createRouter } from "./router.js";
 
 const checkTokenRequest = compileChecker(AccessTokenRequest);
 
@@ -16,7 +17,7 @@ const checkTokenRequest = compileChecker(AccessTokenRequest);
  * body. Responses are never cached.
  */
 export function authRoutes(deps: RouteDeps): Router<GatewayState> {
-  const router = new Router<GatewayState>();
+  const router = createRouter();
   router.post("/api/auth/access-tokens", async (ctx) => {
     ctx.set("Cache-Control", "no-store");
     ctx.set("Pragma", "no-cache");

@@ -1,4 +1,4 @@
-import Router from "@koa/router";
+import type Router from "@koa/router";
 import { apiDocsRoutes } from "../api-docs/routes.js";
 import type { GatewayState } from "../state.js";
 import { studioRoutes } from "../studio/routes.js";
@@ -7,11 +7,12 @@ import { healthRoutes } from "./health.js";
 import { movespecRoutes } from "./movespecs.js";
 import { projectRoutes } from "./projects.js";
 import type { RouteDeps } from "./route-deps.js";
+import { createRouter } from "./router.js";
 import { sessionRoutes } from "./sessions.js";
 
 /** Every public route, one module per area of the spec, the API's own documentation and, unless disabled, MoveSpec Studio. */
 export function publicRoutes(deps: RouteDeps): Router<GatewayState> {
-  const router = new Router<GatewayState>();
+  const router = createRouter();
   const areas = [
     healthRoutes(deps.config.environment),
     authRoutes(deps),

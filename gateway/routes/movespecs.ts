@@ -1,4 +1,4 @@
-import Router from "@koa/router";
+import type Router from "@koa/router";
 import type { MoveSpec } from "../../proto/gen/authoring/v1/authoring_pb.js";
 import { Visibility } from "../../proto/gen/authoring/v1/authoring_pb.js";
 import { Sort } from "../../proto/gen/catalogue/v1/catalogue_pb.js";
@@ -23,8 +23,9 @@ import {
 } from "./movespecs/listing-micro-cache.js";
 import { draftJson, moveSpecJson, validationJson, versionJson } from "./movespecs/public-json.js";
 import { readWithOptionalScope } from "./movespecs/read-access.js";
-import { checkBody, queryChecker } from "./request-checks.js";
+import { checkBody, idempotencyKeyOf, queryChecker } from "./request-checks.js";
 import type { RouteDeps } from "./route-deps.js";
+import { createRouter } from "./router.js";
 
 /** The visibilities a client may ask for at creation (the schema admits only these). */
 const VISIBILITY_FROM_JSON = { private: Visibility.PRIVATE, public: Visibility.PUBLIC } as const;
@@ -40,7 +41,7 @@ const versionsQuery = queryChecker(ListVersionsQuery);
  * the catalogue service, everything else from the authoring service. See docs/movespecs.md.
  */
 export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
-  const router = new Router<GatewayState>();
+  const router = createRouter();
   const { authoring, catalogue } = deps.clients;
   const listings = createListingMicroCache({ ttlMs: DEFAULT_LISTING_TTL_MS, maxEntries: 2000 });
 
@@ -60,10 +61,6 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
     ctx.status = status;
     ctx.set("ETag", contentETag(body));
     ctx.body = body;
-  }
-
-  function idempotencyKey(ctx: GatewayContext): string {
-    return ctx.get("idempotency-key");
   }
 
   router.get("/api/movespecs", async (ctx) => {
@@ -102,7 +99,7 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
         visibility: body.visibility
           ? VISIBILITY_FROM_JSON[body.visibility]
           : Visibility.UNSPECIFIED,
-        idempotencyKey: idempotencyKey(ctx),
+        idempotencyKey: idempotencyKeyOf(ctx),
       },
       asUser(principal),
     );
@@ -186,7 +183,7 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
     const { version } = await authoring.createVersion(
       {
         movespecId: ctx.params.movespecId,
-        idempotencyKey: idempotencyKey(ctx),
+        idempotencyKey: idempotencyKeyOf(ctx),
       },
       asUser(principal),
     );

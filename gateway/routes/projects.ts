@@ -1,17 +1,18 @@
-import Router from "@koa/router";
+import type Router from "@koa/router";
 import { Reason } from "../../services/shared/errors/reasons.js";
 import { isUuid } from "../../services/shared/ids/uuid-v7.js";
 import { asUser, requirePrincipal } from "../auth/principal.js";
 import { ApiError } from "../errors/api-error.js";
 import type { GatewayState } from "../state.js";
 import type { RouteDeps } from "./route-deps.js";
+import { createRouter } from "./router.js";
 
 /**
  * GET /api/projects/{project_id}: any valid token bound to that project; every other project,
  * existing or not, is 404 PROJECT_NOT_FOUND.
  */
 export function projectRoutes(deps: RouteDeps): Router<GatewayState> {
-  const router = new Router<GatewayState>();
+  const router = createRouter();
   router.get("/api/projects/:project_id", async (ctx) => {
     const principal = requirePrincipal(ctx);
     const projectId = ctx.params.project_id;

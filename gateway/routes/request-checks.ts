@@ -6,6 +6,11 @@ import {
   type Static,
   type TSchema,
 } from "../../services/shared/api/index.js";
+import { Reason } from "../../services/shared/errors/reasons.js";
+import {
+  IDEMPOTENCY_KEY_MAX_LENGTH,
+  isValidIdempotencyKey,
+} from "../../services/shared/idempotency/idempotency-key.js";
 import { ApiError } from "../errors/api-error.js";
 import type { GatewayContext } from "../state.js";
 
@@ -71,4 +76,21 @@ export function queryChecker<S extends TSchema>(schema: S): QueryChecker<Static<
     if (errors.length > 0) throw invalidFields(errors);
     return (result as { value: Static<S> }).value;
   };
+}
+
+/**
+ * The request's Idempotency-Key: undefined without the header; 400 FIELD_INVALID when it is
+ * there but not 1..255 printable ASCII characters. An empty header is refused here, where its
+ * presence is known: over gRPC "" means "no key", and the request would silently lose its safety.
+ */
+export function idempotencyKeyOf(ctx: GatewayContext): string | undefined {
+  const key = ctx.req.headers["idempotency-key"];
+  if (key === undefined) return undefined;
+  if (typeof key === "string" && isValidIdempotencyKey(key)) return key;
+  throw new ApiError(
+    "invalid_argument",
+    Reason.fieldInvalid,
+    `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters`,
+    { field: "Idempotency-Key", max_length: IDEMPOTENCY_KEY_MAX_LENGTH },
+  );
 }

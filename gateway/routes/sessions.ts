@@ -1,4 +1,4 @@
-import Router from "@koa/router";
+import type Router from "@koa/router";
 import {
   type Session,
   SessionMode,
@@ -16,8 +16,9 @@ import { asUser, requireScope } from "../auth/principal.js";
 import { ApiError } from "../errors/api-error.js";
 import { createDetectionReplicas } from "../realtime/detection-replicas.js";
 import type { GatewayContext, GatewayState } from "../state.js";
-import { checkBody } from "./request-checks.js";
+import { checkBody, idempotencyKeyOf } from "./request-checks.js";
 import type { RouteDeps } from "./route-deps.js";
+import { createRouter } from "./router.js";
 import { iso } from "./timestamps.js";
 
 /** The modes the schema admits. */
@@ -35,14 +36,12 @@ const STATUS_JSON: Readonly<Record<SessionStatus, SessionJson["status"]>> = {
   [SessionStatus.CANCELLED]: "cancelled",
 };
 
-const INT32_MAX = 2 ** 31 - 1;
-
 /**
  * The detection session routes (spec "Endpoints", contract "Detection sessions"): shape checks
  * here, admission and the lifecycle in the detection service (any replica).
  */
 export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
-  const router = new Router<GatewayState>();
+  const router = createRouter();
   const replicas = createDetectionReplicas(deps.clients.detection);
 
   const call = replicas.call;
@@ -62,11 +61,8 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
       );
     }
     const mode = MODES[body.mode ?? "live"];
-    const contract = body.contract_major;
-    // Beyond int32 no contract can be supported: -1 gets the service's CONTRACT_UNSUPPORTED.
-    const contractMajor =
-      contract === undefined ? undefined : Math.abs(contract) <= INT32_MAX ? contract : -1;
-    const idempotencyKey = ctx.get("idempotency-key") || undefined;
+    const contractMajor = body.contract_major;
+    const idempotencyKey = idempotencyKeyOf(ctx);
     const created = await call((client) =>
       client.createSession(
         {

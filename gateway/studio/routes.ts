@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import Router from "@koa/router";
+import type Router from "@koa/router";
 import type { Context } from "koa";
 import { GatewayReason } from "../../services/shared/errors/reasons.js";
 import { ApiError } from "../errors/api-error.js";
+import { createRouter } from "../routes/router.js";
 import type { GatewayState } from "../state.js";
 import { checkStudioBuildable, lazyStudioBundle } from "./bundle.js";
 import { studioHtml } from "./page.js";
@@ -45,7 +46,7 @@ export function studioRoutes(): Router<GatewayState> {
   const samples = readStudioSamples();
   const samplesJson = JSON.stringify(samples);
   const recordings = new Set(samples.recordings.map((r) => r.id));
-  const router = new Router<GatewayState>();
+  const router = createRouter();
 
   const send = (
     ctx: Context,

@@ -116,6 +116,22 @@ describe("detection sessions: admission and lifecycle", function () {
         reason: "FIELD_INVALID",
         field: "contract_major",
       });
+      // Any 32-bit integer is the service's to judge; beyond, the field is out of range (before,
+      // the message named -1, a value the client never sent).
+      const edge = await post({ movespec_id: squat.movespecId, contract_major: 2 ** 31 - 1 });
+      expect(edge.body.error.details.reason).to.equal("CONTRACT_UNSUPPORTED");
+      expect(edge.body.error.message).to.contain(String(2 ** 31 - 1));
+      for (const outside of [2 ** 31, -(2 ** 31) - 1, 2 ** 53 + 2]) {
+        const beyond = await post({ movespec_id: squat.movespecId, contract_major: outside });
+        expect(beyond.status, String(outside)).to.equal(400);
+        expect(beyond.body.error.details, String(outside)).to.include({
+          reason: "LIMIT_OUT_OF_RANGE",
+          field: "contract_major",
+          min: -(2 ** 31),
+          max: 2 ** 31 - 1,
+        });
+        expect(beyond.body.error.message, String(outside)).to.not.contain("-1 ");
+      }
       const mode = await post({ movespec_id: squat.movespecId, mode: "fast" });
       expect(mode.body.error.details).to.include({ reason: "FIELD_INVALID", field: "mode" });
     });

@@ -195,6 +195,151 @@ describe("hostile input at the gateway (whole system)", function () {
     });
   });
 
+  describe("bodies that are JSON but hostile, and headers the API reads", () => {
+    const DEPTH = 100_000;
+    const deep = (inner: string) => `${"[".repeat(DEPTH)}${inner}${"]".repeat(DEPTH)}`;
+    const postRaw = (path: string, body: string | Buffer, headers: Record<string, string> = {}) =>
+      fetch(`${system.gatewayUrl}${path}`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${tenant.token}`,
+          "content-type": "application/json",
+          ...headers,
+        },
+        body,
+      });
+    const envelopeOf = async (response: Response) =>
+      (
+        (await response.json()) as {
+          error: { code: string; message: string; details: Record<string, unknown> };
+        }
+      ).error;
+
+    it(`nested ${DEPTH} levels deep (200 KB), in a member no route reads: answered as without it`, async () => {
+      const routes: [string, string][] = [
+        ["/api/auth/access-tokens", `"api_key":"msk_x"`],
+        ["/api/movespecs", `"name":"deep","project_id":"${tenant.projectId}"`],
+        ["/api/detection/sessions", `"project_id":"${tenant.projectId}"`],
+      ];
+      for (const [path, members] of routes) {
+        const plain = await postRaw(path, `{${members}}`);
+        const nested = await postRaw(path, `{${members},"d":${deep("{}")}}`);
+        expect(nested.status, path).to.equal(plain.status);
+        expect(nested.status, path).to.be.below(500);
+        const [a, b] = [await plain.json(), await nested.json()] as {
+          error?: { details: { reason: string } };
+        }[];
+        expect(b.error?.details.reason, path).to.equal(a.error?.details.reason);
+      }
+    });
+
+    it("a lone surrogate deep inside is found, and named by its path", async () => {
+      const response = await postRaw(
+        "/api/movespecs",
+        `{"name":"x","project_id":"${tenant.projectId}","d":${deep('"\\ud800"')}}`,
+      );
+      expect(response.status).to.equal(400);
+      const error = await envelopeOf(response);
+      expect(error.details).to.include({ reason: "FIELD_INVALID", problem: "lone_surrogate" });
+      expect(error.details.field).to.equal(
+        `d${"[0]".repeat(DEPTH)}`.slice(0, String(error.details.field).length),
+      );
+    });
+
+    it("bytes that are not UTF-8: 400 BODY_UNREADABLE, nothing stored", async () => {
+      const body = Buffer.concat([
+        Buffer.from(`{"name":"bad`),
+        Buffer.from([0xc3, 0x28]),
+        Buffer.from(`utf8","project_id":"${tenant.projectId}"}`),
+      ]);
+      const response = await postRaw("/api/movespecs", body);
+      expect(response.status).to.equal(400);
+      const error = await envelopeOf(response);
+      expect(error.details.reason).to.equal("BODY_UNREADABLE");
+      expect(error.message).to.equal("request body is not valid UTF-8");
+    });
+
+    it("a charset other than UTF-8: 415; utf-8 however written: read", async () => {
+      const body = `{"name":"charset","project_id":"${tenant.projectId}"}`;
+      for (const charset of ["latin1", "utf-16", '"iso-8859-1"']) {
+        const response = await postRaw("/api/movespecs", body, {
+          "content-type": `application/json; charset=${charset}`,
+        });
+        expect(response.status, charset).to.equal(415);
+        expect((await envelopeOf(response)).details.reason).to.equal("CONTENT_TYPE_NOT_JSON");
+      }
+      for (const charset of ["utf-8", "UTF-8", '"utf-8"', "utf8"]) {
+        const response = await postRaw("/api/movespecs", body, {
+          "content-type": `application/json; charset=${charset}`,
+        });
+        expect(response.status, charset).to.equal(201);
+      }
+    });
+
+    it("an empty Idempotency-Key: 400 FIELD_INVALID, nothing created", async () => {
+      const before = await tenant.call("GET", `/api/movespecs?q=emptykey&limit=200`);
+      for (const [path, body] of [
+        ["/api/movespecs", { name: "emptykey", project_id: tenant.projectId }],
+        ["/api/detection/sessions", { project_id: tenant.projectId }],
+      ] as const) {
+        const response = await tenant.call("POST", path, body, { "Idempotency-Key": "" });
+        expect(response.status, path).to.equal(400);
+        expect(response.body.error.details, path).to.include({
+          reason: "FIELD_INVALID",
+          field: "Idempotency-Key",
+        });
+      }
+      const after = await tenant.call("GET", `/api/movespecs?q=emptykey&limit=200`);
+      expect(after.body.total).to.equal(before.body.total);
+    });
+
+    it("paths match as written: /API/HEALTH and /Api/MoveSpecs are 404 ROUTE_NOT_FOUND", async () => {
+      for (const path of ["/API/HEALTH", "/Api/MoveSpecs", `/api/MOVESPECS`]) {
+        const response = await fetch(`${system.gatewayUrl}${path}`);
+        expect(response.status, path).to.equal(404);
+        expect((await envelopeOf(response)).details.reason, path).to.equal("ROUTE_NOT_FOUND");
+      }
+      expect((await fetch(`${system.gatewayUrl}/api/health`)).status).to.equal(200);
+    });
+  });
+
+  describe("websocket handshakes the replica would refuse: the envelope, from the gateway", () => {
+    const STREAM = "/api/detection/sessions/01a20000-0000-7000-8000-000000000000/stream";
+    const upgrade = (headers: string) =>
+      rawRequest(
+        system.gatewayUrl,
+        `GET ${STREAM} HTTP/1.1\r\nHost: gateway\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n${headers}\r\n`,
+      );
+    const KEY = "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n";
+    const VERSION = "Sec-WebSocket-Version: 13\r\n";
+
+    for (const [what, headers, message] of [
+      ["a short key", `Sec-WebSocket-Key: short\r\n${VERSION}`, /Sec-WebSocket-Key/],
+      ["no key", VERSION, /Sec-WebSocket-Key/],
+      ["version 99", `${KEY}Sec-WebSocket-Version: 99\r\n`, /Sec-WebSocket-Version must be 13/],
+      ["no version", KEY, /Sec-WebSocket-Version must be 13/],
+      [
+        "an empty protocol in the list",
+        `${KEY}${VERSION}Sec-WebSocket-Protocol: a,,b\r\n`,
+        /Sec-WebSocket-Protocol/,
+      ],
+      [
+        "a protocol twice",
+        `${KEY}${VERSION}Sec-WebSocket-Protocol: a, a\r\n`,
+        /Sec-WebSocket-Protocol/,
+      ],
+    ] as const) {
+      it(`${what}: 400 UPGRADE_NOT_WEBSOCKET with X-Request-Id`, async () => {
+        const response = await upgrade(headers);
+        expectRawEnvelope(response, 400, "invalid_argument", "UPGRADE_NOT_WEBSOCKET");
+        expect(response.body.error.message).to.match(message);
+        if (what.includes("version")) {
+          expect(response.headers["sec-websocket-version"]).to.equal("13");
+        }
+      });
+    }
+  });
+
   describe("HTTP that Node's parser refuses is answered with the envelope", () => {
     const HOST = "Host: gateway\r\n";
 

@@ -5,6 +5,7 @@
  */
 import { expect } from "chai";
 import { playFrames } from "../../examples/stream-client/recording.js";
+import { MAX_MESSAGE_FRAGMENTS } from "../../gateway/realtime/frame-guard.js";
 import { type DetectionEvent, StreamClient } from "../../sdk/src/index.js";
 import { directStream } from "../detection/support/detection-process.js";
 import { attach, openRaw, type RawStream } from "../detection/support/raw-stream.js";
@@ -305,6 +306,31 @@ describe("realtime stream: contract 1 against hostile clients", function () {
       await expectClosed(stream, 1009);
       const again = await attach(session.stream_url, session.runtime_token);
       expect(again.ofType("ready")[0]).to.include({ last_seq: 19, accepted_frames_total: 20 });
+      again.close();
+    });
+
+    it("a message in more fragments than a server keeps: 1008 with the reason, from the gateway", async () => {
+      const session = await newSession();
+      const stream = await attach(session.stream_url, session.runtime_token);
+      const ping = JSON.stringify({ type: "ping", pad: "x".repeat(20_000) });
+      // At the limit: one message, answered.
+      const atLimit = `{"type":"ping","pad":"${"x".repeat(MAX_MESSAGE_FRAGMENTS - 24)}"}`;
+      expect(atLimit).to.have.length(MAX_MESSAGE_FRAGMENTS);
+      for (let i = 0; i < atLimit.length; i += 1) {
+        stream.ws.send(atLimit[i], { fin: i === atLimit.length - 1 });
+      }
+      await stream.next("pong");
+      // One fragment more than the limit.
+      for (let i = 0; i <= MAX_MESSAGE_FRAGMENTS && i < ping.length; i += 1) {
+        stream.ws.send(ping[i], { fin: false });
+      }
+      const closed = await stream.closed();
+      expect(closed).to.deep.equal({
+        code: 1008,
+        reason: `message in more than ${MAX_MESSAGE_FRAGMENTS} fragments`,
+      });
+      const again = await attach(session.stream_url, session.runtime_token);
+      expect(again.ofType("ready")).to.have.length(1);
       again.close();
     });
 

@@ -82,6 +82,9 @@ export const CreateSessionRequest = Type.Object(
     ),
     contract_major: Type.Optional(
       Type.Integer({
+        // A 32-bit integer, as on the wire to the detection service.
+        minimum: -(2 ** 31),
+        maximum: 2 ** 31 - 1,
         description:
           "the realtime contract's major version; default: the newest supported. Supported: [1] (else 400 CONTRACT_UNSUPPORTED with `details.supported`)",
         examples: [1],

@@ -1,6 +1,10 @@
 import { expect } from "chai";
 import { WebSocket, WebSocketServer } from "ws";
-import { clientCloseFrame, InboundFrameGuard } from "../../../gateway/realtime/frame-guard.js";
+import {
+  clientCloseFrame,
+  InboundFrameGuard,
+  MAX_MESSAGE_FRAGMENTS,
+} from "../../../gateway/realtime/frame-guard.js";
 
 /** A client frame as a browser would send it (masked), `fin` unset for a fragment. */
 function frame(opcode: number, payloadLength: number, fin = true): Buffer {
@@ -32,7 +36,7 @@ describe("gateway/realtime InboundFrameGuard", () => {
       const out: Buffer[] = [];
       for (let i = 0; i < stream.length; i += chunkSize) {
         const result = guard.push(stream.subarray(i, i + chunkSize));
-        expect(result.tooBig).to.equal(false);
+        expect(result.refusal).to.equal(undefined);
         out.push(result.forward);
       }
       expect(Buffer.concat(out).equals(stream), `chunks of ${chunkSize}`).to.equal(true);
@@ -43,27 +47,53 @@ describe("gateway/realtime InboundFrameGuard", () => {
     const guard = new InboundFrameGuard(1024);
     const small = frame(1, 100);
     const result = guard.push(Buffer.concat([small, frame(1, 1025)]));
-    expect(result.tooBig).to.equal(true);
+    expect(result.refusal?.closeCode).to.equal(1009);
     expect(result.forward.equals(small)).to.equal(true);
   });
 
   it("adds up fragments of one message, and ignores control frames between them", () => {
     const guard = new InboundFrameGuard(1000);
-    expect(guard.push(frame(1, 600, false)).tooBig).to.equal(false);
-    expect(guard.push(frame(9, 10)).tooBig).to.equal(false);
+    expect(guard.push(frame(1, 600, false)).refusal).to.equal(undefined);
+    expect(guard.push(frame(9, 10)).refusal).to.equal(undefined);
     const result = guard.push(frame(0, 600, true));
-    expect(result.tooBig).to.equal(true);
+    expect(result.refusal?.closeCode).to.equal(1009);
     expect(result.forward.length).to.equal(0);
     // A new message starts the count again.
     const fresh = new InboundFrameGuard(1000);
     fresh.push(frame(1, 600, true));
-    expect(fresh.push(frame(1, 600, true)).tooBig).to.equal(false);
+    expect(fresh.push(frame(1, 600, true)).refusal).to.equal(undefined);
+  });
+
+  it("takes a message in MAX_MESSAGE_FRAGMENTS frames and refuses one more with 1008 and a reason", () => {
+    const fragments = (count: number) =>
+      Buffer.concat([
+        frame(1, 1, false),
+        ...Array.from({ length: count - 2 }, () => frame(0, 1, false)),
+        frame(0, 1, true),
+      ]);
+    const atTheLimit = new InboundFrameGuard(65_536);
+    const whole = fragments(MAX_MESSAGE_FRAGMENTS);
+    const passed = atTheLimit.push(whole);
+    expect(passed.refusal).to.equal(undefined);
+    expect(passed.forward.length).to.equal(whole.length);
+    // The count starts again with the next message.
+    expect(atTheLimit.push(fragments(MAX_MESSAGE_FRAGMENTS)).refusal).to.equal(undefined);
+
+    const beyond = new InboundFrameGuard(65_536);
+    const refused = beyond.push(fragments(MAX_MESSAGE_FRAGMENTS + 1));
+    expect(refused.refusal).to.deep.equal({
+      closeCode: 1008,
+      reason: `message in more than ${MAX_MESSAGE_FRAGMENTS} fragments`,
+    });
+    // The first MAX_MESSAGE_FRAGMENTS frames (as many bytes as the whole message above), nothing
+    // of the one past the limit.
+    expect(refused.forward.length).to.equal(whole.length);
   });
 
   it("sees 64-bit lengths", () => {
     const guard = new InboundFrameGuard(65_536);
     const header = frame(2, 70_000).subarray(0, 14);
-    expect(guard.push(header).tooBig).to.equal(true);
+    expect(guard.push(header).refusal?.closeCode).to.equal(1009);
   });
 
   it("builds a masked close frame a ws server understands", async () => {
