@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { expect } from "chai";
 import { parse as parseYaml } from "yaml";
+import { loadGatewayConfig } from "../../gateway/config.js";
 import { schemaProblems } from "./support/k8s-schema.js";
 import { K8S_ROOT, type Manifest, parseImage, renderKustomization } from "./support/kustomize.js";
 import {
@@ -553,6 +554,15 @@ describe("deploy/k8s manifests", () => {
             expect(read, `${workload.name}: ${name} is read by no config.ts`).to.include(name);
           }
         }
+      });
+
+      it("the gateway's configuration loads as its image runs it: no Studio (the image has no Studio sources)", () => {
+        const manifests = render(overlay);
+        const gateway = appWorkloads(manifests).find((workload) => workload.name === "gateway");
+        expect(gateway, "a gateway Deployment").to.not.equal(undefined);
+        const env = environmentOf(mainContainer(gateway as never), manifests);
+        const config = loadGatewayConfig({ ...env, INTERNAL_TLS_DIR: "/var/run/mds/tls" });
+        expect(config.studioEnabled, `${overlay}: ENVIRONMENT=${env.ENVIRONMENT}`).to.equal(false);
       });
 
       it("every process runs the one image, with a compiled entry point whose source exists", () => {
