@@ -1,8 +1,9 @@
+import { loadConfigOrExit } from "../services/shared/config/load-or-exit.js";
 import { onShutdownRequest } from "../services/shared/runtime/supervision.js";
 import { loadGatewayConfig } from "./config.js";
 import { startGateway } from "./server.js";
 
-const config = loadGatewayConfig(process.env);
+const config = loadConfigOrExit("gateway", () => loadGatewayConfig(process.env));
 const gateway = await startGateway(config);
 
 onShutdownRequest(

@@ -76,8 +76,14 @@ describe("services/auth: exchange rules", () => {
         SIGNING_KEYS_DIR: "/k",
         KEY_ENCRYPTION_KEYS: KEK,
         INTERNAL_TLS_DIR: "/tls",
+        MONGODB_URI: "mongodb://mongodb-0.mongodb:27017/?replicaSet=rs0&tls=true",
       };
       expect(() => loadAuthConfig({ ...prod, DEV_BOOTSTRAP: "1" })).to.throw(/DEV_BOOTSTRAP/);
+      // Not the development store's address, silently.
+      expect(() => loadAuthConfig({ ...prod, MONGODB_URI: undefined })).to.throw(
+        /MONGODB_URI is required when ENVIRONMENT=production/,
+      );
+      expect(() => loadAuthConfig({ ...prod, MONGODB_URI: "" })).to.throw(/MONGODB_URI/);
       expect(() => loadAuthConfig({ ...prod, AUTH_SECRET_PEPPER: undefined })).to.throw(
         /AUTH_SECRET_PEPPER/,
       );

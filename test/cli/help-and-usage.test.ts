@@ -168,6 +168,29 @@ describe("command-line tools: --help and bad arguments", function () {
     });
   });
 
+  describe("the services and the gateway: a bad variable", () => {
+    for (const [name, entry] of [
+      ["auth", "services/auth/main.ts"],
+      ["catalogue", "services/catalogue/main.ts"],
+      ["authoring", "services/authoring/main.ts"],
+      ["detection", "services/detection/main.ts"],
+      ["gateway", "gateway/main.ts"],
+    ] as const) {
+      it(`${name}: one JSON fatal line naming it, exit 1, no stack trace`, async () => {
+        const result = await toolWithEnv(entry, { LOG_LEVEL: "verbose" });
+        expect(result.code).to.equal(1);
+        expect(result.stderr).to.equal("");
+        const lines = result.stdout.trim().split("\n");
+        expect(lines).to.have.length(1);
+        const line = JSON.parse(lines[0]);
+        expect(line).to.include({ level: 60, service: name });
+        expect(line.msg).to.match(
+          /^invalid configuration: LOG_LEVEL must be one of .*, got "verbose"$/,
+        );
+      });
+    }
+  });
+
   describe("npm start (deploy/local/start.ts): a port already taken", () => {
     it("says which port and the cause, and how to run beside it: exit 1", async () => {
       // The store's port, held here (or already held by a running copy: the same situation).

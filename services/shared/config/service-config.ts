@@ -4,7 +4,16 @@ import {
 } from "../security/internal-security-config.js";
 import type { Workload } from "../security/workloads.js";
 import { readTelemetryConfig, type TelemetryConfig } from "../telemetry/config.js";
-import { type Env, envBool, envEnum, envInt, envPort, envString } from "./env.js";
+import {
+  ConfigError,
+  type Env,
+  envBool,
+  envEnum,
+  envInt,
+  envOptionalString,
+  envPort,
+  envString,
+} from "./env.js";
 
 /** Settings every internal service reads the same way (see the README's configuration table). */
 export interface ServiceConfig {
@@ -42,8 +51,14 @@ export interface ServiceDefaults {
 }
 
 export function readServiceConfig(env: Env, defaults: ServiceDefaults): ServiceConfig {
+  const environment = envString(env, "ENVIRONMENT", "development");
+  // The development default would have a production service retry 127.0.0.1 forever, never
+  // saying that nothing told it where its database is.
+  if (environment === "production" && envOptionalString(env, "MONGODB_URI") === undefined) {
+    throw new ConfigError("MONGODB_URI", "is required when ENVIRONMENT=production");
+  }
   return Object.freeze({
-    environment: envString(env, "ENVIRONMENT", "development"),
+    environment,
     logLevel: envEnum(env, "LOG_LEVEL", LOG_LEVELS, "info"),
     grpcHost: envString(env, "GRPC_HOST", "0.0.0.0"),
     grpcPort: envPort(env, "GRPC_PORT", defaults.grpcPort),
