@@ -6,6 +6,7 @@
  */
 import { expect } from "chai";
 import { MOVESPEC_TEMPLATE } from "../../movespec/index.js";
+import { openRaw } from "../detection/support/raw-stream.js";
 import {
   type CreatedSession,
   createSession,
@@ -36,6 +37,8 @@ describe("a store outage (whole system)", function () {
   let system: TestSystem;
   let tenant: TestTenant;
   let routes: Route[];
+  /** Sessions that only a stream attaches to, one per phase. */
+  const sessionsForStreams: CreatedSession[] = [];
 
   before(async function () {
     if (process.env.MONGODB_URI) this.skip(); // an external MongoDB cannot be killed from here
@@ -51,6 +54,7 @@ describe("a store outage (whole system)", function () {
     const sessions: CreatedSession[] = [];
     for (let phase = 0; phase < 3; phase += 1) {
       sessions.push(await createSession(tenant, { movespec_id: movespecId }));
+      sessionsForStreams.push(await createSession(tenant, { movespec_id: movespecId }));
     }
     let query = 0;
     const call = tenant.call;
@@ -165,6 +169,23 @@ describe("a store outage (whole system)", function () {
       ).to.deep.include({ status: 503, code: "unavailable", retryable: true });
       expect(response.body.error.details.reason, route.name).to.equal("DEPENDENCY_UNAVAILABLE");
     }
+
+    // Attaching a stream meanwhile: retryable, as a session that loses the store is (1011,
+    // SERVICE_UNAVAILABLE: reconnect to resume), and logged as a warning, not a bug.
+    const stream = await openRaw(sessionsForStreams[1].stream_url);
+    stream.send({ type: "hello", runtime_token: sessionsForStreams[1].runtime_token });
+    const closed = await stream.closed(RECOVERY_DEADLINE_MS);
+    expect(closed.code, JSON.stringify(stream.messages)).to.equal(1011);
+    expect(stream.ofType("error")[0]).to.include({ code: "SERVICE_UNAVAILABLE" });
+    const attachLines = system.logs
+      .map(({ line }) => line)
+      .filter(
+        (line): line is Record<string, unknown> =>
+          typeof line === "object" && String(line.msg).startsWith("attach failed"),
+      );
+    expect(attachLines.map((line) => [line.level, line.msg, typeof line.request_id])).to.deep.equal(
+      [["warn", "attach failed: the session store is unavailable", "string"]],
+    );
 
     restarted = await startEmbeddedMongo({ port, dataDir });
     const restartedAt = performance.now();

@@ -47,7 +47,7 @@ export function createRuntimeTokenMinter(deps: {
     } catch (error) {
       const info = errorInfo(error);
       if (info.code === Code.NotFound || info.code === Code.Unauthenticated) throw error;
-      logger.error({ err: error }, "GetProject failed");
+      logger[levelFor(info.code)]({ err: error }, "GetProject failed");
       throw serviceError(
         Code.Unavailable,
         Reason.dependencyUnavailable,
@@ -75,7 +75,10 @@ export function createRuntimeTokenMinter(deps: {
         const info = errorInfo(error);
         if (info.reason === Reason.projectArchived) throw projectArchived(caller.projectId);
         if (info.code === Code.NotFound) throw error;
-        logger.error({ err: error, session_id: sessionId }, "runtime token not minted");
+        logger[levelFor(info.code)](
+          { err: error, session_id: sessionId },
+          "runtime token not minted",
+        );
         throw serviceError(
           Code.Unavailable,
           Reason.dependencyUnavailable,
@@ -89,4 +92,9 @@ export function createRuntimeTokenMinter(deps: {
       };
     },
   };
+}
+
+/** Auth out of reach (its store down, a deadline) is an outage to see, not a bug: a warning. */
+function levelFor(code: Code | undefined): "warn" | "error" {
+  return code === Code.Unavailable || code === Code.DeadlineExceeded ? "warn" : "error";
 }

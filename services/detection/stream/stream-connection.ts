@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { Code, ConnectError } from "@connectrpc/connect";
 import type { WebSocket } from "ws";
 import type { Logger } from "../../shared/logging/logger.js";
 import {
@@ -40,6 +42,7 @@ export function handleStreamConnection(
   attachTrace?: AttachTrace,
 ): void {
   const { logger } = deps;
+  const inUpgradeContext = AsyncLocalStorage.snapshot();
   let state: State = "hello";
   let session: OwnedSession | undefined;
   /** Binary messages are frames when the hello asked for them; otherwise they are refused. */
@@ -278,7 +281,26 @@ export function handleStreamConnection(
       return;
     }
     const hello = () => onHello(message as Record<string, unknown>);
-    (attachTrace ? attachTrace.run(hello) : hello()).catch((error) => {
+    // In the upgrade's request context (its request_id on every line, the refusal's too): a
+    // socket's events come in the context of whatever read it.
+    void inUpgradeContext(() => attachOrRefuse(hello));
+  }
+
+  function attachOrRefuse(hello: () => Promise<void>): Promise<void> {
+    return (attachTrace ? attachTrace.run(hello) : hello()).catch((error) => {
+      if (isRetryable(error)) {
+        // The session store is out of reach: as when a session loses it, reconnect to resume.
+        logger.warn(
+          { err: (error as Error).message, session_id: sessionId },
+          "attach failed: the session store is unavailable",
+        );
+        refuse({
+          code: StreamError.serviceUnavailable,
+          message: "the session store cannot be reached right now: reconnect to resume",
+          closeCode: CloseCode.internal,
+        });
+        return;
+      }
       logger.error({ err: error, session_id: sessionId }, "attach failed");
       refuse({
         code: StreamError.internal,
@@ -301,4 +323,12 @@ export function handleStreamConnection(
       if (session) void session.release("client_gone");
     }
   });
+}
+
+/** A store failure a retry can outlive (UNAVAILABLE, ABORTED: store-errors.ts), not a bug. */
+function isRetryable(error: unknown): boolean {
+  return (
+    error instanceof ConnectError &&
+    (error.code === Code.Unavailable || error.code === Code.Aborted)
+  );
 }

@@ -1,6 +1,7 @@
 import { type Logger, pino } from "pino";
 import type { LogLevel } from "../config/service-config.js";
 import { traceLogFields } from "../telemetry/trace-context.js";
+import { serializeError } from "./error-serializer.js";
 import { secretRedaction } from "./redaction.js";
 import { currentRequestContext } from "./request-context.js";
 
@@ -18,6 +19,7 @@ export function createLogger(options: { service: string; level: LogLevel }): Log
     level: options.level,
     base: { service: options.service },
     timestamp: pino.stdTimeFunctions.isoTime,
+    serializers: { err: serializeError },
     formatters: { ...redaction.formatters, level: (label) => ({ level: label }) },
     mixin() {
       const context = currentRequestContext();
