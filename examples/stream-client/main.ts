@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { MdsApiError, MdsClient, MdsNetworkError, StreamClientError } from "../../sdk/src/index.js";
 import { parseStreamArgs } from "./cli.js";
-import { playFrames, readRecording } from "./recording.js";
+import { playFrames, RecordingError, readRecording } from "./recording.js";
 
 const io = {
   stdout: (t: string) => process.stdout.write(t),
@@ -45,6 +45,9 @@ try {
       else if (event.type !== "phase.entered") console.log(`  ${event.type} at t=${event.t}s`);
     }
   })();
+  // Should the stream fail, the failure is caught below (from send or finalize): the printing
+  // loop's own rejection of the same failure is not a second, unhandled one.
+  printing.catch(() => undefined);
   await playFrames(frames, (frame) => stream.send(frame), {
     pace: options.mode,
     speed: options.speed,
@@ -67,7 +70,10 @@ try {
     );
   } else if (error instanceof MdsNetworkError || error instanceof StreamClientError) {
     console.error(`error: ${error.message}`);
-  } else if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+  } else if (
+    (error as NodeJS.ErrnoException).code === "ENOENT" ||
+    error instanceof RecordingError
+  ) {
     console.error(`error: ${(error as Error).message}`);
   } else throw error;
   process.exitCode = 1;

@@ -2,14 +2,30 @@ import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import type { PoseFrame } from "../../sdk/src/index.js";
 
+/** A recording that cannot be read: its message names the file and the line. */
+export class RecordingError extends Error {}
+
 /** A recording of pose frames: JSON Lines (`{"seq", "t", "keypoints"}` per line), optionally gzipped. */
 export function readRecording(path: string): PoseFrame[] {
   const bytes = readFileSync(path);
-  const text = (path.endsWith(".gz") ? gunzipSync(bytes) : bytes).toString("utf8");
-  return text
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => JSON.parse(line) as PoseFrame);
+  let text: string;
+  try {
+    text = (path.endsWith(".gz") ? gunzipSync(bytes) : bytes).toString("utf8");
+  } catch (error) {
+    throw new RecordingError(`${path}: not gzip (${(error as Error).message})`);
+  }
+  const frames: PoseFrame[] = [];
+  for (const [index, line] of text.split("\n").entries()) {
+    if (line.trim() === "") continue;
+    try {
+      frames.push(JSON.parse(line) as PoseFrame);
+    } catch (error) {
+      throw new RecordingError(
+        `${path}, line ${index + 1}: not JSON (${(error as Error).message})`,
+      );
+    }
+  }
+  return frames;
 }
 
 /**

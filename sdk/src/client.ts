@@ -124,7 +124,7 @@ export class MdsClient extends OperationMethods {
     if (values.body !== undefined) headers["content-type"] = "application/json";
     if (spec.idempotencyKey && options.idempotencyKey !== false) {
       // One key for the logical request: every retry sends the same one.
-      headers["idempotency-key"] = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+      headers["idempotency-key"] = options.idempotencyKey ?? randomKey();
     }
     if (options.ifMatch) headers["if-match"] = options.ifMatch;
     if (options.requestId) headers["x-request-id"] = options.requestId;
@@ -149,6 +149,17 @@ export class MdsClient extends OperationMethods {
         });
       } catch (error) {
         if (options.signal?.aborted) throw error;
+        // A request that may have reached the server is repeated only if repeating it is safe:
+        // a lost answer to a PUT with If-Match, or to a finalize, would come back as a 412 or
+        // a 409 for what in fact succeeded.
+        const repeatable =
+          spec.method === "GET" || headers["idempotency-key"] !== undefined || neverSent(error);
+        if (!repeatable) {
+          throw new MdsNetworkError(
+            `${spec.method} ${url.pathname}: ${(error as Error).message} (the connection was lost: the request may or may not have been applied)`,
+            { cause: error },
+          );
+        }
         if (attempt >= this.retry.maxAttempts) {
           throw new MdsNetworkError(`${spec.method} ${url.pathname}: ${(error as Error).message}`, {
             cause: error,
@@ -215,4 +226,24 @@ function parseEnvelope(text: string): ErrorEnvelope | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A key for one logical request. `crypto.randomUUID` exists in secure contexts only (https,
+ * localhost); `getRandomValues` everywhere, plain-http pages on a network included.
+ */
+function randomKey(): string {
+  const crypto = globalThis.crypto;
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** Whether a fetch failure says the connection was refused: the request never left. */
+function neverSent(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: unknown } }).cause;
+  return cause?.code === "ECONNREFUSED";
 }

@@ -101,6 +101,8 @@ export class StreamClient {
   private ready: Ready | undefined;
   private waiters: (() => void)[] = [];
   private connecting: Promise<Ready> | undefined;
+  /** The last flush in line: frames leave in the order `send` was called, awaited or not. */
+  private sending: Promise<void> = Promise.resolve();
   private finalizeSent = false;
   private stopped = false;
   private eventQueue: DetectionEvent[] | undefined;
@@ -109,8 +111,12 @@ export class StreamClient {
 
   constructor(private readonly options: StreamClientOptions) {}
 
-  /** Opens the stream and resolves with the server's `ready`. */
+  /** Opens the stream and resolves with the server's `ready` (the same, once open). */
   connect(): Promise<Ready> {
+    // A second attachment would replace this one (4409): once open, there is nothing to do.
+    if (this.ready && this.socket?.readyState === OPEN && !this.connecting) {
+      return Promise.resolve(this.ready);
+    }
     this.connecting ??= this.open()
       .catch((error: unknown) => {
         if (error instanceof StreamClientError && this.shouldReconnect(error.closeCode)) {
@@ -131,14 +137,23 @@ export class StreamClient {
     if (this.batch.length >= (this.options.batchSize ?? 1)) await this.flush();
   }
 
-  /** Sends any frames still batched. */
-  async flush(): Promise<void> {
-    if (this.batch.length === 0) return;
+  /**
+   * Sends any frames still batched. Calls are served in order: a camera callback that does not
+   * await `send` must not have a later frame overtake an earlier one while the stream waits
+   * (the server takes a lower `seq` after a higher one for a resend, and ignores it).
+   */
+  flush(): Promise<void> {
+    if (this.batch.length === 0) return this.sending;
     const frames = this.batch;
     this.batch = [];
-    await this.waitForRoom();
-    for (const frame of frames) this.unacked.push(frame);
-    this.transmit(frames);
+    const turn = this.sending.then(async () => {
+      await this.waitForRoom();
+      for (const frame of frames) this.unacked.push(frame);
+      this.transmit(frames);
+    });
+    // The next in line waits for this one, failed or not (a failure throws for each anyway).
+    this.sending = turn.catch(() => undefined);
+    return turn;
   }
 
   /** Ends the session: every frame is evaluated, the summary event arrives, then `end`. */

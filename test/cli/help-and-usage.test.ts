@@ -5,7 +5,7 @@
  * stack in test/auth/admin-cli.test.ts and test/sdk/sdk-real-stack.test.ts.)
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -315,6 +315,28 @@ describe("command-line tools: --help and bad arguments", function () {
         expect(result.code, args.join(" ")).to.equal(2);
         expect(result.stderr, args.join(" ")).to.match(/^error: /m);
         expectNoStackTrace(result.stderr);
+      }
+    });
+
+    it("reports a recording it cannot read in one line naming the file and the line, exit 1", async () => {
+      const dir = await mkdtemp(join(tmpdir(), "mds-recording-"));
+      try {
+        const file = join(dir, "broken.jsonl");
+        await writeFile(file, '{"seq":0,"t":0,"keypoints":null}\n{broken\n');
+        const result = await tool(
+          "examples/stream-client/main.ts",
+          "--api-key",
+          "msk_x",
+          "--movespec-id",
+          "01a20000-0000-7000-8000-000000000000",
+          "--recording",
+          file,
+        );
+        expect(result.code).to.equal(1);
+        expect(result.stderr).to.match(/^error: .*broken\.jsonl, line 2: not JSON/);
+        expectNoStackTrace(result.stderr);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
       }
     });
 

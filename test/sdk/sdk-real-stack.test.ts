@@ -242,4 +242,37 @@ describe("SDK against the real stack (sdk/)", function () {
     expect(stdout).to.contain("completed: 690 frames, 10 repetitions");
     expect(stdout).to.match(/: completed, accepted_frames_total 690/);
   });
+
+  it("the example client reports a failed stream in one line, exit 1 (no unhandled rejection)", async () => {
+    // 200 frames a message are above the 64 KiB limit: the gateway closes the stream with 1009.
+    const failed = await promisify(execFile)(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "examples/stream-client/main.ts",
+        "--spec",
+        "examples/movespecs/squat.yaml",
+        "--recording",
+        "test/fixtures/posedata/uiprmd/m01_s01.jsonl.gz",
+        "--mode",
+        "replay",
+        "--batch",
+        "200",
+      ],
+      {
+        cwd: ROOT,
+        env: {
+          PATH: process.env.PATH ?? "",
+          MDS_API_KEY: project.apiKey,
+          MDS_GATEWAY_URL: system.gatewayUrl,
+        },
+      },
+    ).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed?.code).to.equal(1);
+    expect(failed?.stderr.trim()).to.equal("error: stream closed with 1009");
+  });
 });

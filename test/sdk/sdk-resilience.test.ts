@@ -8,7 +8,13 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect } from "chai";
 import { type WebSocket, WebSocketServer } from "ws";
-import { MdsApiError, MdsClient, StreamClient, StreamClientError } from "../../sdk/src/index.js";
+import {
+  MdsApiError,
+  MdsClient,
+  MdsNetworkError,
+  StreamClient,
+  StreamClientError,
+} from "../../sdk/src/index.js";
 
 const HEALTH = { status: "ok", environment: "test", role: "gateway" };
 const envelope = (code: string, reason: string, retryable: boolean) =>
@@ -108,6 +114,72 @@ describe("SDK retries and stream resume (scripted servers)", function () {
       const client = new MdsClient({ baseUrl: url, retry: { baseDelayMs: 1 } });
       expect(await client.getHealth()).to.deep.equal(HEALTH);
       expect(seen).to.have.length(3);
+    });
+  });
+
+  describe("HTTP retries that must not repeat a request", () => {
+    let server: Server;
+    let url: string;
+    let requests: { method: string; url: string; key: string | undefined }[];
+
+    beforeEach(async () => {
+      requests = [];
+      // Every request reaches the server, and its answer is lost: the connection is cut.
+      server = createServer((request, response) => {
+        requests.push({
+          method: request.method ?? "",
+          url: request.url ?? "",
+          key: request.headers["idempotency-key"] as string | undefined,
+        });
+        if (requests.length === 1) response.socket?.destroy();
+        else response.writeHead(200, { "content-type": "application/json" }).end("{}");
+      });
+      url = `http://127.0.0.1:${await listen(server)}`;
+    });
+    afterEach(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+    it("a lost answer to a finalize (not safe to repeat): MdsNetworkError at once, never sent twice", async () => {
+      const client = new MdsClient({
+        baseUrl: url,
+        credentials: { accessToken: "t" },
+        retry: { baseDelayMs: 1 },
+      });
+      const finalize = await client
+        .finalizeSession({ session_id: "s1" })
+        .catch((error: unknown) => error);
+      expect(finalize).to.be.instanceOf(MdsNetworkError);
+      expect((finalize as Error).message).to.contain("may or may not have been applied");
+      expect(requests.map((r) => r.method)).to.deep.equal(["POST"]);
+    });
+
+    it("a creating POST is repeated with the same Idempotency-Key", async () => {
+      const client = new MdsClient({
+        baseUrl: url,
+        credentials: { accessToken: "t" },
+        retry: { baseDelayMs: 1 },
+      });
+      await client.createSession({ body: { project_id: "p" } as never });
+      expect(requests).to.have.length(2);
+      expect(requests[0].key).to.be.a("string").and.equal(requests[1].key);
+    });
+
+    it("makes its Idempotency-Key without crypto.randomUUID (a plain-http page is no secure context)", async () => {
+      const crypto = globalThis.crypto as { randomUUID?: unknown };
+      Object.defineProperty(crypto, "randomUUID", { value: undefined, configurable: true });
+      try {
+        const client = new MdsClient({
+          baseUrl: url,
+          credentials: { accessToken: "t" },
+          retry: { baseDelayMs: 1 },
+        });
+        await client.createSession({ body: { project_id: "p" } as never });
+      } finally {
+        delete (crypto as Record<string, unknown>).randomUUID;
+      }
+      expect(typeof globalThis.crypto.randomUUID).to.equal("function");
+      expect(requests[0].key).to.match(
+        /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      );
     });
   });
 
@@ -211,6 +283,50 @@ describe("SDK retries and stream resume (scripted servers)", function () {
         expect(seqs(connections[1])).to.deep.equal([3, 4, 5]);
       });
     }
+
+    it("frames sent without awaiting leave in call order, across a reconnect too", async () => {
+      scripts.push((socket, received) => {
+        const last = received.at(-1) as { type: string; seq?: number };
+        if (last.type === "hello") socket.send(ready());
+        if (last.type === "frame" && last.seq === 2) socket.close(1011, "lost");
+      });
+      scripts.push((socket, received) => {
+        const last = received.at(-1) as { type: string };
+        if (last.type === "hello") socket.send(ready(1));
+        if (last.type === "finalize") {
+          socket.send(
+            JSON.stringify({ type: "end", status: "completed", accepted_frames_total: 40 }),
+          );
+          socket.close(1000);
+        }
+      });
+      const client = new StreamClient({ streamUrl: url, runtimeToken: "rt" });
+      await client.connect();
+      // A camera callback: one frame every few milliseconds, none awaited.
+      const sent: Promise<void>[] = [];
+      for (let seq = 0; seq < 40; seq += 1) {
+        sent.push(client.send(frame(seq)));
+        await new Promise((resolve) => setTimeout(resolve, 3));
+      }
+      await Promise.all(sent);
+      expect((await client.finalize()).status).to.equal("completed");
+      const after = seqs(connections[1]);
+      expect(after[0]).to.equal(2);
+      expect(after).to.deep.equal([...after].sort((a, b) => a - b));
+      expect(new Set([...seqs(connections[0]), ...after])).to.have.property("size", 40);
+    });
+
+    it("connect() on an open stream answers its ready, and attaches nothing more", async () => {
+      scripts.push((socket, received) => {
+        if ((received.at(-1) as { type: string }).type === "hello") socket.send(ready());
+      });
+      const client = new StreamClient({ streamUrl: url, runtimeToken: "rt" });
+      const first = await client.connect();
+      const again = await client.connect();
+      expect(again).to.equal(first);
+      expect(connections).to.have.length(1);
+      client.close();
+    });
 
     it("after 4429 (rate limited), reconnects only after a pause of a second", async () => {
       let closedAt = 0;
