@@ -103,6 +103,14 @@ export class StreamClient {
   private connecting: Promise<Ready> | undefined;
   /** The last flush in line: frames leave in the order `send` was called, awaited or not. */
   private sending: Promise<void> = Promise.resolve();
+  /** Frames to send again after a `ready`, before any new one. */
+  private resendQueue: PoseFrame[] = [];
+  /**
+   * A live session's pace: frames leave at most at 90 % of the server's `live_max_fps` (a
+   * bucket of one second's worth, full at each `ready`), resends after a reconnect included,
+   * so that neither a resume nor a fast source trips the server's limit (4429).
+   */
+  private pace: { tokens: number; at: number; rate: number } | undefined;
   private finalizeSent = false;
   private stopped = false;
   private eventQueue: DetectionEvent[] | undefined;
@@ -148,6 +156,8 @@ export class StreamClient {
     this.batch = [];
     const turn = this.sending.then(async () => {
       await this.waitForRoom();
+      await this.drainResends();
+      await this.paced(frames.length);
       for (const frame of frames) this.unacked.push(frame);
       this.transmit(frames);
     });
@@ -367,14 +377,53 @@ export class StreamClient {
     throw this.failed;
   }
 
-  /** After `ready`: forget what the server has, send again what it lost. */
+  /**
+   * After `ready`: forget what the server has, and queue what it lost to be sent again first,
+   * at the session's pace (a flush in line drains the queue before its own frames).
+   */
   private resendAfter(lastSeq: number): void {
     this.unacked = this.unacked.filter((frame) => frame.seq > lastSeq);
+    this.resendQueue = [...this.unacked];
+    const live = this.ready?.mode === "live" ? this.ready.limits?.live_max_fps : undefined;
+    const rate = live ? Math.max(1, Math.floor(live * 0.9)) : undefined;
+    this.pace = rate ? { tokens: rate, at: performance.now(), rate } : undefined;
+    const resend = this.sending.then(async () => {
+      await this.drainResends();
+      if (this.finalizeSent) this.rawSend('{"type":"finalize"}');
+    });
+    this.sending = resend.catch(() => undefined);
+  }
+
+  /** Sends the queued resends, paced; stops when the socket is gone (the next ready requeues). */
+  private async drainResends(): Promise<void> {
     const batchSize = Math.max(this.options.batchSize ?? 1, 1);
-    for (let i = 0; i < this.unacked.length; i += batchSize) {
-      this.transmit(this.unacked.slice(i, i + batchSize));
+    while (this.resendQueue.length > 0) {
+      const batch = this.resendQueue.slice(0, batchSize);
+      await this.paced(batch.length);
+      if (!(this.socket?.readyState === OPEN && this.ready)) return;
+      this.resendQueue = this.resendQueue.slice(batch.length);
+      this.transmit(batch);
     }
-    if (this.finalizeSent) this.rawSend('{"type":"finalize"}');
+  }
+
+  /** Waits until the live pace lets `count` frames go (at once when not live). */
+  private async paced(count: number): Promise<void> {
+    const pace = this.pace;
+    if (!pace) return;
+    const wanted = Math.min(count, pace.rate);
+    for (;;) {
+      const now = performance.now();
+      pace.tokens = Math.min(pace.rate, pace.tokens + ((now - pace.at) * pace.rate) / 1000);
+      pace.at = now;
+      if (pace.tokens >= wanted) {
+        pace.tokens -= wanted;
+        return;
+      }
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.ceil(((wanted - pace.tokens) * 1000) / pace.rate)),
+      );
+      if (this.failed || this.ended) return;
+    }
   }
 
   private onMessage(message: { type?: string }): void {

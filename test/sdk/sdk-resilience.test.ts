@@ -316,6 +316,51 @@ describe("SDK retries and stream resume (scripted servers)", function () {
       expect(new Set([...seqs(connections[0]), ...after])).to.have.property("size", 40);
     });
 
+    it("a live stream keeps the server's pace (ready.limits.live_max_fps), resends after a reconnect included", async () => {
+      const liveReady = (lastSeq?: number) =>
+        JSON.stringify({ ...JSON.parse(ready(lastSeq)), mode: "live" });
+      const arrivals: { seq: number; at: number }[][] = [[], []];
+      scripts.push((socket, received) => {
+        const last = received.at(-1) as { type: string; seq?: number };
+        if (last.type === "hello") socket.send(liveReady());
+        if (last.type === "frame")
+          arrivals[0].push({ seq: last.seq as number, at: performance.now() });
+        if (last.type === "frame" && last.seq === 199) socket.close(1011, "lost");
+      });
+      scripts.push((socket, received) => {
+        const last = received.at(-1) as { type: string; seq?: number };
+        if (last.type === "hello") socket.send(liveReady());
+        if (last.type === "frame")
+          arrivals[1].push({ seq: last.seq as number, at: performance.now() });
+        if (last.type === "finalize") {
+          socket.send(
+            JSON.stringify({ type: "end", status: "completed", accepted_frames_total: 200 }),
+          );
+          socket.close(1000);
+        }
+      });
+      const client = new StreamClient({ streamUrl: url, runtimeToken: "rt" });
+      await client.connect();
+      // A source far faster than the limit, nothing awaited: 200 frames at once.
+      const sent = Array.from({ length: 200 }, (_, seq) => client.send(frame(seq)));
+      await Promise.all(sent);
+      expect((await client.finalize()).status).to.equal("completed");
+      // Nothing was acknowledged: the new attachment got all 200 again, in order.
+      expect(arrivals[1].map((a) => a.seq)).to.deep.equal(Array.from({ length: 200 }, (_, i) => i));
+      // The server's bucket (120 frames, 120 a second) would have taken every frame: n frames
+      // within t ms are at most 120 + 120 t / 1000 (a few more for timer jitter).
+      for (const connection of arrivals) {
+        for (let i = 0; i < connection.length; i += 1) {
+          for (let j = i; j < connection.length; j += 10) {
+            const ms = connection[j].at - connection[i].at;
+            expect(j - i + 1, `frames ${i} to ${j} within ${ms.toFixed(0)} ms`).to.be.at.most(
+              120 + (120 * ms) / 1000 + 3,
+            );
+          }
+        }
+      }
+    });
+
     it("connect() on an open stream answers its ready, and attaches nothing more", async () => {
       scripts.push((socket, received) => {
         if ((received.at(-1) as { type: string }).type === "hello") socket.send(ready());
