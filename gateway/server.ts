@@ -89,6 +89,8 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
         logger.info({ open_sockets: sockets.size }, "shutting down");
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
+        // Streams would otherwise run until the deadline cuts them (1006): 1001 says reconnect.
+        upgrades.drain();
         const deadline = setTimeout(() => {
           for (const socket of sockets) socket.destroy();
         }, config.shutdownTimeoutMs);

@@ -93,6 +93,11 @@ export class InboundFrameGuard {
     return { forward: chunk, refusal: undefined };
   }
 
+  /** Between two frames of the client's: a frame of the gateway's own may be sent now. */
+  atFrameBoundary(): boolean {
+    return this.payloadLeft === 0 && this.pending === undefined;
+  }
+
   private holdBack(chunk: Buffer, start: number): GuardResult {
     this.pending = Buffer.from(chunk.subarray(start));
     return { forward: chunk.subarray(0, start), refusal: undefined };

@@ -36,6 +36,8 @@ const STREAM_PATH = /^\/api\/detection\/sessions\/([^/?#]+)\/stream(?:\?.*)?$/;
 const STREAM_ROUTE = "/api/detection/sessions/:session_id/stream";
 /** How long the server gets to answer the gateway's close before both sockets are cut. */
 const CLOSE_GRACE_MS = 2000;
+/** Close code 1001: going away (the contract: reconnect with backoff and resume). */
+const GOING_AWAY = 1001;
 /**
  * Headers the gateway sets itself on the forwarded upgrade (the trace: its own span's; the
  * asserted workload under h2c: its own, never the client's).
@@ -63,6 +65,11 @@ const REPLACED_HEADERS = new Set([
  */
 export interface UpgradeHandler {
   (request: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /**
+   * Draining: closes every proxied stream with 1001 (going away: the client reconnects, through
+   * another gateway, and resumes), as a draining replica does.
+   */
+  drain(): void;
   /** Closes the connections to the replicas once their streams are done (shutdown). */
   close(): void;
 }
@@ -76,6 +83,9 @@ export function createUpgradeHandler(deps: RouteDeps, metrics: StreamProxyMetric
     (resumed) => metrics.upstreamHandshakes.inc({ resumed: String(resumed) }),
   );
   const { logger } = deps;
+  /** The proxied streams' drain callbacks, while they are open. */
+  const open = new Set<() => void>();
+  let draining = false;
 
   const handler = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const requestId = acceptRequestId(request.headers[REQUEST_ID_HEADER] as string | undefined);
@@ -125,8 +135,13 @@ export function createUpgradeHandler(deps: RouteDeps, metrics: StreamProxyMetric
           return;
         }
         attach.proxied(upstream.replica);
-        pipeStream(socket, upstream.stream, head, upstream.maxMessageBytes, attach);
-        upstream.stream.once("close", () => upstream.done());
+        const drain = pipeStream(socket, upstream.stream, head, upstream.maxMessageBytes, attach);
+        open.add(drain);
+        upstream.stream.once("close", () => {
+          open.delete(drain);
+          upstream.done();
+        });
+        if (draining) drain();
       },
       (error) => {
         logger.warn(
@@ -144,7 +159,13 @@ export function createUpgradeHandler(deps: RouteDeps, metrics: StreamProxyMetric
       },
     );
   };
-  return Object.assign(handler, { close: () => replicas.close() });
+  return Object.assign(handler, {
+    drain: () => {
+      draining = true;
+      for (const drain of open) drain();
+    },
+    close: () => replicas.close(),
+  });
 }
 
 /**
@@ -290,15 +311,39 @@ function elapsed(started: number): number {
   return Math.round((performance.now() - started) * 10) / 10;
 }
 
+/** Pipes one stream both ways; returns its drain: a 1001 close for the client, sent on its behalf. */
 function pipeStream(
   client: Duplex,
   server: Duplex,
   head: Buffer,
   maxMessageBytes: number,
   attach: StreamAttach,
-): void {
+): () => void {
   const guard = new InboundFrameGuard(maxMessageBytes);
   let refused = false;
+  let drainWanted = false;
+
+  /**
+   * Speaks for the client towards the server: `code` in a close frame, between two of the
+   * client's frames. The server answers with its own close frame (the same code and reason),
+   * which reaches the client through the other pipe; both sockets are cut after a grace period.
+   */
+  const closeOnBehalf = (code: number, reason: string) => {
+    refused = true;
+    const close = clientCloseFrame(code, reason);
+    attach.inbound(close);
+    server.write(close);
+    client.pause();
+    setTimeout(() => {
+      server.destroy();
+      client.destroy();
+    }, CLOSE_GRACE_MS).unref();
+  };
+  const drainIfDue = () => {
+    if (drainWanted && !refused && guard.atFrameBoundary()) {
+      closeOnBehalf(GOING_AWAY, "gateway shutting down: reconnect");
+    }
+  };
 
   const forward = (chunk: Buffer) => {
     if (refused) return;
@@ -306,20 +351,12 @@ function pipeStream(
     attach.inbound(bytes);
     const flowing = bytes.length === 0 || server.write(bytes);
     if (refusal) {
-      // Never forward the message; speak for the client instead. The server answers with its
-      // own close frame (the same code and reason), which reaches the client through the other
-      // pipe.
-      refused = true;
-      const close = clientCloseFrame(refusal.closeCode, refusal.reason);
-      attach.inbound(close);
-      server.write(close);
-      client.pause();
-      setTimeout(() => {
-        server.destroy();
-        client.destroy();
-      }, CLOSE_GRACE_MS).unref();
+      // Never forward the message; speak for the client instead.
+      closeOnBehalf(refusal.closeCode, refusal.reason);
       return;
     }
+    drainIfDue();
+    if (refused) return;
     if (!flowing) {
       client.pause();
       server.once("drain", () => client.resume());
@@ -345,6 +382,10 @@ function pipeStream(
   };
   client.on("close", detach);
   server.on("close", detach);
+  return () => {
+    drainWanted = true;
+    drainIfDue();
+  };
 }
 
 function refuse(
