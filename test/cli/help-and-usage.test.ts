@@ -249,6 +249,34 @@ describe("command-line tools: --help and bad arguments", function () {
     });
   });
 
+  describe("session-end burst benchmark (bench/detection/end-burst.bench.ts)", () => {
+    it("--help lists every option", async () => {
+      const result = await tool("bench/detection/end-burst.bench.ts", "--help");
+      expect(result.code).to.equal(0);
+      for (const option of ["--sessions", "--minutes", "--rounds", "--profile-dir"]) {
+        expect(result.stdout).to.contain(option);
+      }
+    });
+
+    it("answers a bad value with its reason and exit 2, just past each edge, starting nothing", async () => {
+      const sessions = /--sessions must be a whole number from 1 to 200/;
+      const minutes = /--minutes must be ages from above 0 to 240 minutes/;
+      for (const [args, reason] of [
+        [["--bogus"], /Unknown option '--bogus'/],
+        [["--sessions", "0"], sessions],
+        [["--sessions", "201"], sessions],
+        [["--sessions", "2.5"], sessions],
+        [["--minutes", "0"], minutes],
+        [["--minutes", "240.5"], minutes],
+        [["--minutes", "1,x"], minutes],
+        [["--rounds", "0"], /--rounds must be 1 or more/],
+      ] as const) {
+        const result = await tool("bench/detection/end-burst.bench.ts", ...args);
+        expectRefused(result, args.join(" "), { code: 2, prefix: /^end-burst\.bench: /, reason });
+      }
+    });
+  });
+
   describe("memory per session benchmark (bench/detection/session-memory.bench.ts)", () => {
     it("--help lists every option", async () => {
       const result = await tool("bench/detection/session-memory.bench.ts", "--help");

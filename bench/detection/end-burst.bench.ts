@@ -1,0 +1,255 @@
+/**
+ * What a burst of session ends costs every process, by the sessions' age (run on demand, never in
+ * `npm test`):
+ *
+ *   node --import tsx bench/detection/end-burst.bench.ts [--sessions 30] [--minutes 0.2,20] [--rounds 3]
+ *
+ * The soak's rounds of churn end 30 sessions at once; in the one-hour soak the sessions ended are
+ * about 20 minutes old, in the short runs a few. An old session's end reads its stored
+ * repetitions back, writes a summary listing them all (`terminal_outcome`), sends it to the client
+ * twice (the `session.summary` event and the `end` message) and removes the stored chunks.
+ *
+ * Against the whole system (embedded store, services, gateway; LOG_LEVEL=info): for each age in
+ * `--minutes`, `--sessions` replay sessions stream that many minutes of the UI-PRMD squat
+ * recording (30 frames a second, binary, looped) and wait until detection is idle; then all of
+ * them are finalized at once (`finalize` on each stream) and every process's CPU is read from
+ * /proc before and 2 s after the last `end` (the stored records are removed after it), minus
+ * what the idle system burns in the same time. Ages alternate within a round; the figures are
+ * medians over the rounds, per session ended, with the ratio to the first age (the baseline).
+ */
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { startStack } from "../../deploy/local/stack.js";
+import {
+  exampleYaml,
+  publishMoveSpec,
+  type TestTenant,
+} from "../../test/detection/support/session-api.js";
+import { readFrames } from "../../test/movespec/support/recordings.js";
+import { api } from "../../test/movespecs/support/api.js";
+import { createProjectWithKey, mintAccessToken } from "../../test/support/auth.js";
+import { median } from "../../test/support/statistics.js";
+import { readCommandLine } from "../support/command-line.js";
+import { cpuSeconds } from "../support/process-stats.js";
+import { profilingEnv } from "../support/profiling.js";
+import {
+  type BenchSocket,
+  binaryBatchMessage,
+  inBatches,
+  openStream,
+  prepareFrames,
+} from "./load.js";
+
+const USAGE = `usage: node --import tsx bench/detection/end-burst.bench.ts [options]
+
+  --sessions N       sessions ended at once (30)
+  --minutes A,B,...  their age: minutes of frames each streamed before its end, the first the
+                     baseline (0.2,20)
+  --rounds N         rounds, each ending a burst of every age (3)
+  --profile-dir DIR  CPU profiles of detection and the gateway (slows them: for where
+                     the time goes, not for the figures)
+  --help             this text
+`;
+
+function parseOptions() {
+  return readCommandLine("end-burst.bench", USAGE, (help) => {
+    const { values } = parseArgs({
+      options: {
+        help: { type: "boolean", default: false },
+        sessions: { type: "string", default: "30" },
+        minutes: { type: "string", default: "0.2,20" },
+        rounds: { type: "string", default: "3" },
+        "profile-dir": { type: "string" },
+      },
+    });
+    if (values.help) help();
+    const sessions = Number(values.sessions);
+    const rounds = Number(values.rounds);
+    const minutes = values.minutes.split(",").map(Number);
+    if (!Number.isInteger(sessions) || sessions < 1 || sessions > 200) {
+      throw new Error("--sessions must be a whole number from 1 to 200");
+    }
+    if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds must be 1 or more");
+    if (minutes.some((m) => !Number.isFinite(m) || m <= 0 || m > 240)) {
+      throw new Error("--minutes must be ages from above 0 to 240 minutes, comma-separated");
+    }
+    return { sessions, rounds, minutes, profileDir: values["profile-dir"] };
+  });
+}
+
+const options = parseOptions();
+const FPS = 30;
+/** Frames per binary message: a batch of 100 stays under the 64 KiB message limit. */
+const BATCH = 100;
+const SETTLE_MS = 2000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+interface Burst {
+  readonly wallMs: number;
+  readonly endBytes: number;
+  /** CPU ms per session ended, per process (and `generator`, this process), idle taken off. */
+  readonly cpu: Record<string, number>;
+}
+
+async function main(): Promise<number> {
+  const root = await mkdtemp(join(tmpdir(), "mds-end-burst-"));
+  if (options.profileDir) await mkdir(options.profileDir, { recursive: true });
+  const profiled = options.profileDir ? profilingEnv(options.profileDir) : {};
+  const stack = await startStack({
+    dataDir: join(root, "mongo"),
+    stateDir: root,
+    startTimeoutMs: 120_000,
+    ports: "ephemeral",
+    env: { LOG_LEVEL: "info" },
+    serviceEnv: {
+      detection: { DETECTION_MAX_ACTIVE_SESSIONS_PER_PROJECT: "100000", ...profiled },
+      gateway: profiled,
+    },
+    sink: () => {},
+  });
+  try {
+    const system = { ...stack, logs: [], logsOf: () => [] };
+    const project = await createProjectWithKey(system);
+    const token = await mintAccessToken(system, { apiKey: project.apiKey });
+    const tenant: TestTenant = {
+      ...project,
+      token,
+      gatewayUrl: stack.gatewayUrl,
+      call: (method, path, body, headers) =>
+        api(stack.gatewayUrl, method, path, { token, body, headers }),
+    };
+    const { movespecId } = await publishMoveSpec(tenant, exampleYaml("squat"), { name: "squat" });
+    const prepared = prepareFrames(readFrames("m01_s01"), []);
+    const detection = stack.processes.find((p) => p.name === "detection")?.child.pid as number;
+    const cpuNow = () => new Map(stack.processes.map((p) => [p.name, cpuSeconds(p.child.pid)]));
+    const ownCpu = () => {
+      const used = process.cpuUsage();
+      return (used.user + used.system) / 1e6;
+    };
+
+    /** Until detection used under 2 % of a core for a second: every frame is processed. */
+    const untilDetectionIdle = async () => {
+      for (let last = cpuSeconds(detection); ; ) {
+        await sleep(1000);
+        const now = cpuSeconds(detection);
+        if (now - last < 0.02) return;
+        last = now;
+      }
+    };
+
+    const idleRate = async () => {
+      const before = cpuNow();
+      const ownBefore = ownCpu();
+      await sleep(3000);
+      const after = cpuNow();
+      const rates: Record<string, number> = { generator: (ownCpu() - ownBefore) / 3 };
+      for (const [name, used] of after) rates[name] = (used - (before.get(name) ?? 0)) / 3;
+      return rates;
+    };
+
+    const burst = async (minutes: number, idle: Record<string, number>): Promise<Burst> => {
+      const frames = Math.round(minutes * 60 * FPS);
+      const sockets = await inBatches(Array.from({ length: options.sessions }), 8, async () => {
+        const created = await api(stack.gatewayUrl, "POST", "/api/detection/sessions", {
+          token,
+          body: { project_id: project.projectId, movespec_id: movespecId, mode: "replay" },
+        });
+        if (created.status !== 201) throw new Error(`create: ${created.status}`);
+        const { stream_url, runtime_token } = created.body as Record<string, string>;
+        const socket = await openStream(stream_url, runtime_token, undefined, "binary");
+        for (let seq = 0; seq < frames; seq += BATCH) {
+          socket.ws.send(binaryBatchMessage(prepared, seq, Math.min(BATCH, frames - seq)));
+        }
+        return socket;
+      });
+      await untilDetectionIdle();
+      const before = cpuNow();
+      const ownBefore = ownCpu();
+      const started = performance.now();
+      const ends = await Promise.all(sockets.map((socket) => finalize(socket, frames)));
+      const wallMs = performance.now() - started;
+      await sleep(SETTLE_MS);
+      const seconds = (performance.now() - started) / 1000;
+      const after = cpuNow();
+      const cpu: Record<string, number> = {};
+      for (const [name, used] of after) {
+        const busy = used - (before.get(name) ?? 0) - (idle[name] ?? 0) * seconds;
+        cpu[name] = (1000 * Math.max(0, busy)) / options.sessions;
+      }
+      const ownBusy = ownCpu() - ownBefore - (idle.generator ?? 0) * seconds;
+      cpu.generator = (1000 * Math.max(0, ownBusy)) / options.sessions;
+      return { wallMs, endBytes: median(ends), cpu };
+    };
+
+    process.stdout.write(
+      `ending ${options.sessions} replay sessions at once, by age (minutes of squats at ${FPS} fps), ${options.rounds} rounds\n`,
+    );
+    const idle = await idleRate();
+    const results = new Map<number, Burst[]>(options.minutes.map((m) => [m, []]));
+    for (let r = 0; r < options.rounds; r += 1) {
+      // Alternate the order too: a slower stretch of the machine then hits every age.
+      const order = r % 2 === 0 ? options.minutes : [...options.minutes].reverse();
+      for (const minutes of order) {
+        const measured = await burst(minutes, idle);
+        results.get(minutes)?.push(measured);
+        process.stdout.write(
+          `  round ${r + 1}, ${minutes} min: burst ${Math.round(measured.wallMs)} ms, end message ${Math.round(measured.endBytes / 1024)} KB, CPU ms per end ${JSON.stringify(Object.fromEntries(Object.entries(measured.cpu).map(([k, v]) => [k, round1(v)])))}\n`,
+        );
+      }
+    }
+
+    const names = [...stack.processes.map((p) => p.name), "generator"];
+    const summary = options.minutes.map((minutes) => {
+      const bursts = results.get(minutes) ?? [];
+      const cpu = Object.fromEntries(
+        names.map((name) => [name, median(bursts.map((b) => b.cpu[name] ?? 0))]),
+      );
+      const total = median(
+        bursts.map((b) => Object.values(b.cpu).reduce((sum, value) => sum + value, 0)),
+      );
+      return { minutes, wallMs: median(bursts.map((b) => b.wallMs)), cpu, total, bursts };
+    });
+    const [baseline] = summary;
+    process.stdout.write(
+      `\nmedians, CPU ms per session ended (ratio to ${baseline.minutes} min):\n  ${"age".padEnd(9)} ${"burst ms".padEnd(10)} ${names.map((n) => n.padEnd(15)).join(" ")} all\n`,
+    );
+    for (const row of summary) {
+      const cells = names.map((name) => {
+        const base = baseline.cpu[name];
+        const ratio = base > 0 ? ` (${(row.cpu[name] / base).toFixed(2)}x)` : "";
+        return `${round1(row.cpu[name])}${ratio}`.padEnd(15);
+      });
+      process.stdout.write(
+        `  ${`${row.minutes} min`.padEnd(9)} ${String(Math.round(row.wallMs)).padEnd(10)} ${cells.join(" ")} ${round1(row.total)} (${(row.total / baseline.total).toFixed(2)}x)\n`,
+      );
+    }
+    return 0;
+  } finally {
+    await stack.stop();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+/** `finalize` on the stream; resolves with the size of the `end` message once it arrives. */
+async function finalize(socket: BenchSocket, frames: number): Promise<number> {
+  const ended = socket.waitFor("end", 120_000);
+  socket.ws.send('{"type":"finalize"}');
+  const text = await ended;
+  socket.ws.close(1000);
+  const end = JSON.parse(text) as { status: string; accepted_frames_total: number };
+  if (end.status !== "completed" || end.accepted_frames_total !== frames) {
+    throw new Error(`end: ${end.status}, ${end.accepted_frames_total} of ${frames} frames`);
+  }
+  return Buffer.byteLength(text);
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    process.stderr.write(`end-burst.bench: ${(error as Error).stack ?? error}\n`);
+    process.exit(1);
+  },
+);
