@@ -6,11 +6,19 @@ import type { GatewayState } from "../state.js";
 
 /**
  * Runs before the body is read: a path no route knows is 404 ROUTE_NOT_FOUND, a known path with
- * another method is 405 with `Allow` listing what the path accepts, and OPTIONS lists them.
+ * another method is 405 with `Allow` listing what the path accepts, and OPTIONS lists them. A
+ * known route is named on the context at once (as the router would name it later), so that a
+ * request refused before it reaches the router (bad JSON, no token) is logged and counted under
+ * its route, not as unmatched.
  */
 export function routeFallback(router: Router<GatewayState>): Middleware<GatewayState> {
   return async (ctx, next) => {
-    if (router.match(ctx.path, ctx.method).route) return next();
+    const match = router.match(ctx.path, ctx.method);
+    if (match.route) {
+      const layer = match.pathAndMethod.at(-1);
+      if (layer) (ctx as { _matchedRoute?: string | RegExp })._matchedRoute = layer.path;
+      return next();
+    }
     const allowed = allowedMethods(router, ctx.path);
     if (allowed.length === 0) {
       throw new ApiError(

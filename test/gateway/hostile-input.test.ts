@@ -293,6 +293,41 @@ describe("hostile input at the gateway (whole system)", function () {
       expect(after.body.total).to.equal(before.body.total);
     });
 
+    it("a request refused before the router (no token, bad JSON) is logged under its route", async () => {
+      const id = "01a20000-0000-7000-8000-000000000000";
+      const refused = [
+        await fetch(`${system.gatewayUrl}/api/detection/sessions/${id}`),
+        await fetch(`${system.gatewayUrl}/api/auth/access-tokens`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: "{broken",
+        }),
+      ];
+      expect(refused.map((response) => response.status)).to.deep.equal([401, 400]);
+      const routes = await Promise.all(
+        refused.map(async (response) => {
+          const requestId = response.headers.get("x-request-id");
+          let line: Record<string, unknown> | undefined;
+          for (let waited = 0; !line && waited < 2000; waited += 50) {
+            line = system.logs
+              .map((entry) => entry.line)
+              .find(
+                (entry): entry is Record<string, unknown> =>
+                  typeof entry === "object" &&
+                  entry.msg === "request" &&
+                  entry.request_id === requestId,
+              );
+            if (!line) await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+          return line?.route;
+        }),
+      );
+      expect(routes).to.deep.equal([
+        "/api/detection/sessions/:sessionId",
+        "/api/auth/access-tokens",
+      ]);
+    });
+
     it("paths match as written: /API/HEALTH and /Api/MoveSpecs are 404 ROUTE_NOT_FOUND", async () => {
       for (const path of ["/API/HEALTH", "/Api/MoveSpecs", `/api/MOVESPECS`]) {
         const response = await fetch(`${system.gatewayUrl}${path}`);
