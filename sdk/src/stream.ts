@@ -43,6 +43,15 @@ export interface StreamClientOptions {
   readonly maxBufferedBytes?: number;
   /** Reconnect attempts after the connection is lost (default 20; backoff 250 ms growing to 2 s). */
   readonly reconnectAttempts?: number;
+  /** How long an attachment may take, from opening the socket to `ready` (default 10 s). */
+  readonly handshakeTimeoutMs?: number;
+  /**
+   * A `ping` goes out when nothing came from the server for this long (default 5 s; the server
+   * answers `pong`), and a connection silent for `stallTimeoutMs` (default 15 s) is taken as
+   * lost: a network that drops packets without closing the connection is reconnected too.
+   */
+  readonly pingIntervalMs?: number;
+  readonly stallTimeoutMs?: number;
   /** Default: the global WebSocket, else the `ws` package. */
   readonly webSocket?: WebSocketFactory;
   readonly onEvent?: (event: DetectionEvent) => void;
@@ -238,9 +247,16 @@ export class StreamClient {
       const open = socket?.readyState === OPEN && this.ready !== undefined;
       if (open && this.unacked.length < maxUnacked && socket.bufferedAmount < maxBuffered) return;
       await new Promise<void>((resolve) => {
-        this.waiters.push(resolve);
-        // bufferedAmount has no event: look again shortly.
-        setTimeout(resolve, open ? 2 : 20);
+        // bufferedAmount has no event: look again shortly. The waiter leaves the list when its
+        // timer ends it: a stalled connection must not pile up hundreds of them a second.
+        const done = () => {
+          clearTimeout(timer);
+          const at = this.waiters.indexOf(done);
+          if (at >= 0) this.waiters.splice(at, 1);
+          resolve();
+        };
+        const timer = setTimeout(done, open ? 5 : 20);
+        this.waiters.push(done);
       });
     }
   }
@@ -292,6 +308,48 @@ export class StreamClient {
       this.socket = socket;
       this.ready = undefined;
       let settled = false;
+      /** Given up on (no ready in time, or silent too long): its later events mean nothing. */
+      let abandoned = false;
+      let lastHeard = performance.now();
+      const abandon = (): void => {
+        abandoned = true;
+        clearTimeout(handshake);
+        clearInterval(liveness);
+        if (this.socket === socket) this.socket = undefined;
+        try {
+          // ws can drop the connection at once; a browser's close waits for the other end.
+          const terminate = (socket as { terminate?: () => void }).terminate;
+          if (terminate) terminate.call(socket);
+          else socket.close(1000, "stalled");
+        } catch {
+          // already closed
+        }
+      };
+      const handshake = setTimeout(() => {
+        if (settled) return;
+        settled = true;
+        abandon();
+        reject(new StreamClientError("no ready from the server in time", CONNECTION_LOST[1]));
+        this.wake();
+      }, this.options.handshakeTimeoutMs ?? 10_000);
+      const pingEveryMs = this.options.pingIntervalMs ?? 5000;
+      const stallMs = this.options.stallTimeoutMs ?? 15_000;
+      const liveness = setInterval(
+        () => {
+          if (!settled || abandoned) return;
+          const silentMs = performance.now() - lastHeard;
+          if (silentMs >= stallMs) {
+            abandon();
+            this.lost(CONNECTION_LOST[1]);
+          } else if (silentMs >= pingEveryMs && socket.readyState === OPEN) {
+            socket.send('{"type":"ping"}');
+          }
+        },
+        Math.max(10, Math.min(pingEveryMs, stallMs) / 2),
+      );
+      // Neither timer keeps a Node process alive on its own.
+      (handshake as { unref?: () => void }).unref?.();
+      (liveness as { unref?: () => void }).unref?.();
       socket.addEventListener("open", () => {
         const hello: Hello = { type: "hello", runtime_token: this.options.runtimeToken };
         if (this.options.topology) hello.topology = this.options.topology;
@@ -301,6 +359,8 @@ export class StreamClient {
         socket.send(JSON.stringify(hello));
       });
       socket.addEventListener("message", (event) => {
+        if (abandoned) return;
+        lastHeard = performance.now();
         let message: { type?: string };
         try {
           message = JSON.parse(String(event.data));
@@ -308,6 +368,7 @@ export class StreamClient {
           return;
         }
         if (message.type === "ready") {
+          clearTimeout(handshake);
           this.ready = message as Ready;
           this.resendAfter(this.ready.last_seq ?? -1);
           this.options.onReady?.(this.ready);
@@ -318,19 +379,28 @@ export class StreamClient {
       });
       socket.addEventListener("error", () => undefined);
       socket.addEventListener("close", (event) => {
+        clearTimeout(handshake);
+        clearInterval(liveness);
+        if (abandoned) return;
         const code = event.code;
         if (this.socket === socket) this.socket = undefined;
         if (!settled) {
           // Not attached: whoever called open() decides whether to try again.
           settled = true;
           reject(this.closeError(code));
-        } else if (!this.ended && !this.stopped) {
-          if (this.shouldReconnect(code)) this.reconnect(code).catch(() => undefined);
-          else this.failed ??= this.closeError(code);
-        }
+        } else this.lost(code);
         this.wake();
       });
     });
+  }
+
+  /** An attached connection is gone (closed with `code`, or given up on): reconnect or fail. */
+  private lost(code: number): void {
+    if (!this.ended && !this.stopped) {
+      if (this.shouldReconnect(code)) this.reconnect(code).catch(() => undefined);
+      else this.failed ??= this.closeError(code);
+    }
+    this.wake();
   }
 
   private shouldReconnect(code: number): boolean {

@@ -361,6 +361,62 @@ describe("SDK retries and stream resume (scripted servers)", function () {
       }
     });
 
+    it("no ready in time: the attachment is given up and made again", async () => {
+      scripts.push(() => undefined); // takes the hello, never answers
+      scripts.push((socket, received) => {
+        if ((received.at(-1) as { type: string }).type === "hello") socket.send(ready());
+      });
+      const reconnects: number[] = [];
+      const client = new StreamClient({
+        streamUrl: url,
+        runtimeToken: "rt",
+        handshakeTimeoutMs: 200,
+        onReconnect: (_, code) => reconnects.push(code),
+      });
+      const answered = await client.connect();
+      expect(answered.type).to.equal("ready");
+      expect(connections).to.have.length(2);
+      expect(reconnects).to.deep.equal([1006]);
+      client.close();
+    });
+
+    it("a connection that goes silent is pinged, then taken as lost and made again", async () => {
+      const pings = [0, 0];
+      scripts.push((socket, received) => {
+        const last = received.at(-1) as { type: string };
+        if (last.type === "hello") socket.send(ready());
+        if (last.type === "ping") pings[0] += 1; // and no pong: a network that drops packets
+      });
+      scripts.push((socket, received) => {
+        const last = received.at(-1) as { type: string };
+        if (last.type === "hello") socket.send(ready());
+        if (last.type === "ping") {
+          pings[1] += 1;
+          socket.send(JSON.stringify({ type: "pong" }));
+        }
+      });
+      const reconnects: number[] = [];
+      const client = new StreamClient({
+        streamUrl: url,
+        runtimeToken: "rt",
+        pingIntervalMs: 100,
+        stallTimeoutMs: 500,
+        onReconnect: (_, code) => reconnects.push(code),
+      });
+      await client.connect();
+      for (let waited = 0; connections.length < 2 && waited < 3000; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(connections).to.have.length(2);
+      expect(pings[0]).to.be.at.least(1);
+      expect(reconnects).to.deep.equal([1006]);
+      // Answered pings keep the new connection: no third one.
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      expect(pings[1]).to.be.at.least(2);
+      expect(connections).to.have.length(2);
+      client.close();
+    });
+
     it("connect() on an open stream answers its ready, and attaches nothing more", async () => {
       scripts.push((socket, received) => {
         if ((received.at(-1) as { type: string }).type === "hello") socket.send(ready());
