@@ -18,16 +18,21 @@ export interface DependencyState {
 
 export interface ReadinessReport {
   readonly ready: boolean;
-  /** Why not ready, one line per missing dependency. */
+  /** Why not ready, one line per missing dependency (auth, or every detection replica). */
   readonly missing: readonly string[];
+  /** Ready, but without these (catalogue, authoring): their routes answer 503 meanwhile. */
+  readonly degraded: readonly string[];
   readonly dependencies: readonly DependencyState[];
 }
 
 /**
  * What the gateway's readiness follows: grpc.health.v1 Check of every service it needs, every
- * `intervalMs`. Ready when auth, catalogue and authoring serve and at least one detection replica
- * does (any replica answers the session RPCs). Each change of a dependency is logged once: at
- * warn when one that served stops, at debug while one has not served yet (start-up).
+ * `intervalMs`. Ready when auth serves and at least one detection replica does (any replica
+ * answers the session RPCs): without them no token is exchanged and no session runs. Catalogue
+ * and authoring down make it degraded, not unready: every gateway replica would otherwise leave
+ * the load balancer at once and take tokens, sessions and streams down with a listing. Each
+ * change of a dependency is logged once: at warn when one that served stops, at debug while one
+ * has not served yet (start-up).
  */
 export interface DependencyWatch {
   report(): ReadinessReport;
@@ -93,16 +98,21 @@ export function watchDependencies(
   return {
     report() {
       const missing: string[] = [];
-      for (const name of ["auth", "catalogue", "authoring"] as const) {
+      const degraded: string[] = [];
+      for (const [name, list] of [
+        ["auth", missing],
+        ["catalogue", degraded],
+        ["authoring", degraded],
+      ] as const) {
         for (const state of states.filter((s) => s.name === name)) {
-          if (state.status !== "SERVING") missing.push(`${name} ${state.status.toLowerCase()}`);
+          if (state.status !== "SERVING") list.push(`${name} ${state.status.toLowerCase()}`);
         }
       }
       const detection = states.filter((state) => state.name === "detection");
       if (!detection.some((state) => state.status === "SERVING")) {
         missing.push(`detection: no replica serving (${detection.length} configured)`);
       }
-      return { ready: missing.length === 0, missing, dependencies: [...states] };
+      return { ready: missing.length === 0, missing, degraded, dependencies: [...states] };
     },
     stop() {
       stopped = true;

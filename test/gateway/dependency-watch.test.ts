@@ -85,3 +85,60 @@ describe("gateway dependency watch: what it logs", () => {
     ]);
   });
 });
+
+describe("gateway dependency watch: when it is ready", () => {
+  /** The report once every dependency was checked a few times, each answering `status`. */
+  async function reportWith(
+    statuses: Record<"auth" | "catalogue" | "authoring" | "detection", Answer>,
+  ) {
+    const logger = pino({ level: "silent" });
+    const counters: (() => number)[] = [];
+    const dependencies = (Object.entries(statuses) as [DependencyClient["name"], Answer][]).map(
+      ([name, status]) => {
+        const { dependency, checks } = scripted([status]);
+        counters.push(checks);
+        return { ...dependency, name };
+      },
+    );
+    const watch = watchDependencies(dependencies, { intervalMs: 1, timeoutMs: 1000, logger });
+    try {
+      await eventually(() => counters.every((checks) => checks() > 2), 5000, 5);
+      return watch.report();
+    } finally {
+      watch.stop();
+    }
+  }
+  const { SERVING, NOT_SERVING } = ServingStatus;
+
+  it("catalogue and authoring down: still ready, degraded (their routes answer 503)", async () => {
+    const report = await reportWith({
+      auth: SERVING,
+      catalogue: "unreachable",
+      authoring: NOT_SERVING,
+      detection: SERVING,
+    });
+    expect(report).to.deep.include({
+      ready: true,
+      missing: [],
+      degraded: ["catalogue unreachable", "authoring not_serving"],
+    });
+  });
+
+  it("auth down, or no detection replica: not ready (no token, no session)", async () => {
+    const noAuth = await reportWith({
+      auth: "unreachable",
+      catalogue: SERVING,
+      authoring: SERVING,
+      detection: SERVING,
+    });
+    expect(noAuth).to.deep.include({ ready: false, missing: ["auth unreachable"], degraded: [] });
+    const noDetection = await reportWith({
+      auth: SERVING,
+      catalogue: SERVING,
+      authoring: SERVING,
+      detection: NOT_SERVING,
+    });
+    expect(noDetection.ready).to.equal(false);
+    expect(noDetection.missing).to.deep.equal(["detection: no replica serving (1 configured)"]);
+  });
+});

@@ -254,7 +254,12 @@ describe("npm start: access log, supervision and readiness", function () {
     await until(
       () => readiness(admin("gateway")),
       (r) => {
-        for (const line of (r.report?.missing as string[]) ?? [])
+        // Without auth or detection it is not ready (missing); without catalogue or
+        // authoring it is degraded.
+        for (const line of [
+          ...((r.report?.missing as string[]) ?? []),
+          ...((r.report?.degraded as string[]) ?? []),
+        ])
           missingSeen.add(line.split(/[ :]/)[0]);
         return missingSeen.size === SERVICES.length;
       },
