@@ -1,10 +1,11 @@
+import { lookup } from "node:dns/promises";
 import {
   type ClientHttp2Session,
   type ClientHttp2Stream,
   connect as connectHttp2,
   type OutgoingHttpHeaders,
 } from "node:http2";
-import { connect, type Socket } from "node:net";
+import { connect, isIP, type Socket } from "node:net";
 import { connect as connectTls, type SecureContext, type TLSSocket } from "node:tls";
 import type { Client } from "@connectrpc/connect";
 import type { DetectionService } from "../../proto/gen/detection/v1/detection_pb.js";
@@ -20,23 +21,52 @@ import {
 
 type DetectionClient = Client<typeof DetectionService>;
 
-/** Where one replica's stream listener is. */
+/** Where a configured detection URL's stream listeners are (the same port on every address). */
 interface StreamEndpoint {
-  readonly host: string;
   readonly port: number;
   readonly maxMessageBytes: number;
 }
 
-interface Replica {
+/**
+ * One configured URL (DETECTION_SERVICE_URLS): a replica, or a name that resolves to several
+ * (a Kubernetes headless Service: one address per pod). Each address is a member of its own.
+ */
+interface ConfiguredUrl {
   readonly url: string;
+  readonly host: string;
   readonly client: DetectionClient;
   endpoint: Promise<StreamEndpoint> | undefined;
+  /** The addresses the name resolved to last, each a member; by address. */
+  readonly members: Map<string, Replica>;
+  /** When the name was last resolved (-Infinity: resolve before the next stream). */
+  resolvedAt: number;
+  resolving: Promise<void> | undefined;
+}
+
+/** One address to open streams to: its shared connection and its open streams. */
+interface Replica {
+  /** For logs: the URL, and the address when the name has several. */
+  label: string;
+  readonly configured: ConfiguredUrl;
+  readonly address: string;
   /** The HTTP/2 connection every stream to this replica rides on, once opened. */
   connection: Promise<ClientHttp2Session> | undefined;
   open: number;
   /** The replica's last TLS session ticket, and the client context it was issued to. */
   ticket: { readonly session: Buffer; readonly context: SecureContext } | undefined;
+  /** No longer among the name's addresses: no new stream; dropped once its streams end. */
+  gone: boolean;
 }
+
+/** Every address a host name resolves to (A and AAAA). */
+export type ResolveAddresses = (host: string) => Promise<string[]>;
+
+const resolveWithDns: ResolveAddresses = async (host) =>
+  (await lookup(host, { all: true })).map((entry) => entry.address);
+
+/** How often a name is resolved again (pods come and go); and at once after a failure. */
+const RESOLVE_EVERY_MS = 10_000;
+const RETRY_RESOLVE_MS = 1000;
 
 export interface StreamUpstream {
   /** The tunnel: the websocket connection's bytes both ways, after the upgrade request. */
@@ -52,6 +82,12 @@ export interface StreamUpstream {
  * fewest open streams first (ties in turn), the next one if it cannot be reached. Each
  * replica's stream port is asked once over gRPC (GetStreamEndpoint) and asked again after a
  * failed connection (a restarted replica may listen elsewhere).
+ *
+ * A URL whose host is a name (not an IP address, not localhost) is resolved, every 10 s and after
+ * a failed connection, and each address it resolves to is a replica of its own: behind a
+ * Kubernetes headless Service the streams spread over every pod, as a ClusterIP's one shared
+ * connection would not (kube-proxy balances connections, not the streams inside one). The stream
+ * port is asked once per URL (every pod listens on the same).
  *
  * All streams to one replica share one HTTP/2 connection (services/shared/realtime/
  * stream-tunnel.ts), opened with the first stream and replaced when it closes, fails or is
@@ -85,37 +121,95 @@ export function createStreamReplicas(
   identity: InternalIdentity,
   onHandshake: (resumed: boolean) => void = () => undefined,
   keepalive: { readonly intervalMs: number; readonly timeoutMs: number } = KEEPALIVE_DEFAULTS,
+  resolve: ResolveAddresses = resolveWithDns,
+  now: () => number = () => performance.now(),
 ): StreamReplicas {
   const tls = identity.tls?.clientOptions("detection");
   const asserted: OutgoingHttpHeaders = tls
     ? {}
     : { [ASSERTED_WORKLOAD_HEADER]: identity.security.workload };
-  const replicas: Replica[] = clients.map((client, index) => ({
-    url: urls[index] ?? `replica-${index}`,
-    client,
-    endpoint: undefined,
-    connection: undefined,
-    open: 0,
-    ticket: undefined,
-  }));
+  const configured: ConfiguredUrl[] = clients.map((client, index) => {
+    const url = urls[index] ?? `replica-${index}`;
+    const host = hostOf(url);
+    const entry: ConfiguredUrl = {
+      url,
+      host,
+      client,
+      endpoint: undefined,
+      members: new Map(),
+      resolvedAt: Number.NEGATIVE_INFINITY,
+      resolving: undefined,
+    };
+    // An address (or localhost) is its one member for good; a name is resolved when needed.
+    if (!isName(host)) entry.members.set(host, member(entry, host));
+    return entry;
+  });
   let turn = 0;
   let closed = false;
 
-  const endpointOf = (replica: Replica): Promise<StreamEndpoint> => {
-    replica.endpoint ??= replica.client
-      .getStreamEndpoint({}, { timeoutMs: CONNECT_TIMEOUT_MS })
+  function member(entry: ConfiguredUrl, address: string): Replica {
+    return {
+      label: entry.url,
+      configured: entry,
+      address,
+      connection: undefined,
+      open: 0,
+      ticket: undefined,
+      gone: false,
+    };
+  }
+
+  /** Resolves a name again when due: new addresses join, vanished ones stop taking streams. */
+  const refresh = (entry: ConfiguredUrl): Promise<void> => {
+    if (!isName(entry.host) || now() - entry.resolvedAt < RESOLVE_EVERY_MS) {
+      return Promise.resolve();
+    }
+    entry.resolving ??= resolve(entry.host)
       .then(
-        (answer) => ({
-          host: new URL(replica.url).hostname,
-          port: answer.streamPort,
-          maxMessageBytes: answer.maxMessageBytes || DEFAULT_MAX_MESSAGE_BYTES,
-        }),
-        (error) => {
-          replica.endpoint = undefined;
-          throw error;
+        (addresses) => {
+          const current = new Set(addresses);
+          for (const address of current) {
+            if (!entry.members.has(address)) entry.members.set(address, member(entry, address));
+          }
+          for (const [address, replica] of entry.members) {
+            replica.gone = !current.has(address);
+            if (replica.gone && replica.open === 0) entry.members.delete(address);
+          }
+          const several = entry.members.size > 1;
+          for (const replica of entry.members.values()) {
+            replica.label = several ? `${entry.url} (${replica.address})` : entry.url;
+          }
+          entry.resolvedAt = now();
         },
-      );
-    return replica.endpoint;
+        (error) => {
+          // Keep the members it had: a DNS hiccup must not take every stream elsewhere.
+          logger.warn(
+            { url: entry.url, err: (error as Error).message },
+            "detection name not resolved",
+          );
+          // With no address at all, try again in a second rather than ten.
+          entry.resolvedAt =
+            entry.members.size > 0 ? now() : now() - RESOLVE_EVERY_MS + RETRY_RESOLVE_MS;
+        },
+      )
+      .finally(() => {
+        entry.resolving = undefined;
+      });
+    return entry.resolving;
+  };
+
+  const endpointOf = (entry: ConfiguredUrl): Promise<StreamEndpoint> => {
+    entry.endpoint ??= entry.client.getStreamEndpoint({}, { timeoutMs: CONNECT_TIMEOUT_MS }).then(
+      (answer) => ({
+        port: answer.streamPort,
+        maxMessageBytes: answer.maxMessageBytes || DEFAULT_MAX_MESSAGE_BYTES,
+      }),
+      (error) => {
+        entry.endpoint = undefined;
+        throw error;
+      },
+    );
+    return entry.endpoint;
   };
 
   /** The ticket to offer (if it was issued to the client context in use) and where to keep the next. */
@@ -136,7 +230,7 @@ export function createStreamReplicas(
   ): Promise<ClientHttp2Session> => {
     if (replica.connection) return replica.connection;
     const connection = openConnection(
-      endpoint.host,
+      replica.address,
       endpoint.port,
       tls && { ...tls, ...resumption(replica) },
       onHandshake,
@@ -149,13 +243,15 @@ export function createStreamReplicas(
         session.once("goaway", forget);
         keepAlive(session, keepalive.intervalMs, keepalive.timeoutMs);
         session.on("error", (error) =>
-          logger.debug({ replica: replica.url, err: error.message }, "stream connection failed"),
+          logger.debug({ replica: replica.label, err: error.message }, "stream connection failed"),
         );
         return session;
       },
       (error) => {
         if (replica.connection === connection) replica.connection = undefined;
-        replica.endpoint = undefined;
+        // Ask the port again, and the name's addresses (a pod may be gone).
+        replica.configured.endpoint = undefined;
+        replica.configured.resolvedAt = Number.NEGATIVE_INFINITY;
         replica.ticket = undefined;
         throw error;
       },
@@ -168,7 +264,7 @@ export function createStreamReplicas(
     replica: Replica,
     headers: OutgoingHttpHeaders,
   ): Promise<StreamUpstream> => {
-    const endpoint = await endpointOf(replica);
+    const endpoint = await endpointOf(replica.configured);
     const connection = connectionOf(replica, endpoint);
     const session = await connection;
     // Closed or told to go away since it was handed out: the next try opens a new one.
@@ -182,11 +278,18 @@ export function createStreamReplicas(
     let counted = true;
     return {
       stream,
-      replica: replica.url,
+      replica: replica.label,
       maxMessageBytes: endpoint.maxMessageBytes,
       done() {
         if (counted) replica.open -= 1;
         counted = false;
+        if (replica.gone && replica.open === 0) {
+          replica.configured.members.delete(replica.address);
+          void replica.connection?.then(
+            (session) => session.close(),
+            () => undefined,
+          );
+        }
       },
     };
   };
@@ -194,8 +297,12 @@ export function createStreamReplicas(
   return {
     async open(headers) {
       if (closed) throw new Error("the gateway is shutting down");
-      const start = turn;
-      turn = (turn + 1) % Math.max(replicas.length, 1);
+      await Promise.all(configured.map(refresh));
+      const replicas = configured.flatMap((entry) =>
+        [...entry.members.values()].filter((replica) => !replica.gone),
+      );
+      const start = turn % Math.max(replicas.length, 1);
+      turn = (start + 1) % Math.max(replicas.length, 1);
       const order = replicas
         .map((replica, index) => ({
           replica,
@@ -211,7 +318,7 @@ export function createStreamReplicas(
         } catch (error) {
           lastError = error;
           logger.debug(
-            { replica: replica.url, err: (error as Error).message },
+            { replica: replica.label, err: (error as Error).message },
             "stream replica unreachable",
           );
         }
@@ -220,7 +327,7 @@ export function createStreamReplicas(
     },
     close() {
       closed = true;
-      for (const replica of replicas) {
+      for (const replica of configured.flatMap((entry) => [...entry.members.values()])) {
         void replica.connection?.then(
           (session) => session.close(),
           () => undefined,
@@ -298,4 +405,18 @@ function openConnection(
       resolve(session);
     });
   });
+}
+
+/** The host of a URL, without the brackets of an IPv6 address. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname.replace(/^\[(.*)\]$/, "$1");
+  } catch {
+    return url;
+  }
+}
+
+/** A host to resolve: not an address, and not localhost (this machine's, one replica). */
+function isName(host: string): boolean {
+  return isIP(host) === 0 && host !== "localhost";
 }

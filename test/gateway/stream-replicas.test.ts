@@ -210,3 +210,91 @@ describe("gateway stream replicas (the shared HTTP/2 connection to a detection r
     });
   });
 });
+
+describe("gateway stream replicas behind one name (a Kubernetes headless Service)", () => {
+  /** An h2c echo replica on `host`:`port`, counting the streams it got. */
+  async function replicaOn(host: string, port: number) {
+    const server = createHttp2Server();
+    const sessions: ServerHttp2Session[] = [];
+    let streams = 0;
+    server.on("session", (session) => sessions.push(session));
+    server.on("stream", (stream) => {
+      streams += 1;
+      stream.respond({ ":status": 200 });
+      stream.pipe(stream);
+    });
+    await new Promise<void>((resolve) => server.listen(port, host, resolve));
+    return {
+      port: (server.address() as AddressInfo).port,
+      streams: () => streams,
+      close() {
+        for (const session of sessions) session.destroy();
+        server.close();
+      },
+    };
+  }
+
+  it("spreads streams over every address the name resolves to, and follows the addresses as they change", async () => {
+    // Three pods: three loopback addresses, one port (as pods share the container port).
+    const a = await replicaOn("127.0.0.2", 0);
+    const b = await replicaOn("127.0.0.3", a.port);
+    const c = await replicaOn("127.0.0.4", a.port);
+    let addresses = ["127.0.0.2", "127.0.0.3"];
+    let clock = 0;
+    const pool = createStreamReplicas(
+      [{ getStreamEndpoint: async () => ({ streamPort: a.port, maxMessageBytes: 1000 }) }] as never,
+      ["http://detection.test:50054"],
+      createLogger({ service: "test", level: "silent" }),
+      H2C,
+      undefined,
+      KEEPALIVE,
+      async (host) => {
+        expect(host).to.equal("detection.test");
+        return addresses;
+      },
+      () => clock,
+    );
+    const opened: Awaited<ReturnType<typeof pool.open>>[] = [];
+    /** A stream, once its replica has it (an echo came back). */
+    const openOne = async () => {
+      const upstream = await pool.open({ ":method": "POST", ":path": "/s" });
+      await new Promise<void>((resolve) => {
+        upstream.stream.once("data", () => resolve());
+        upstream.stream.write("x");
+      });
+      opened.push(upstream);
+    };
+    try {
+      for (let i = 0; i < 8; i += 1) await openOne();
+      expect([a.streams(), b.streams(), c.streams()]).to.deep.equal([4, 4, 0]);
+      expect(new Set(opened.map((upstream) => upstream.replica))).to.deep.equal(
+        new Set([
+          "http://detection.test:50054 (127.0.0.2)",
+          "http://detection.test:50054 (127.0.0.3)",
+        ]),
+      );
+      // A pod replaced: the name now gives .3 and .4. Within 10 s nothing changes ...
+      addresses = ["127.0.0.3", "127.0.0.4"];
+      clock += 5000;
+      await openOne();
+      expect(a.streams() + b.streams()).to.equal(9);
+      // ... after, new streams go to .3 and .4 only (.4 first: it has none).
+      clock += 6000;
+      for (let i = 0; i < 4; i += 1) await openOne();
+      expect(a.streams()).to.be.at.most(5);
+      expect(c.streams()).to.equal(4);
+      const echoed = await new Promise<string>((resolve) => {
+        const last = opened[opened.length - 1].stream;
+        last.once("data", (chunk: Buffer) => resolve(chunk.toString()));
+        last.write("still");
+      });
+      expect(echoed).to.equal("still");
+    } finally {
+      pool.close();
+      for (const upstream of opened) upstream.stream.close();
+      a.close();
+      b.close();
+      c.close();
+    }
+  });
+});
