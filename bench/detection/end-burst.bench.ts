@@ -22,18 +22,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startStack } from "../../deploy/local/stack.js";
-import {
-  exampleYaml,
-  publishMoveSpec,
-  type TestTenant,
-} from "../../test/detection/support/session-api.js";
 import { readFrames } from "../../test/movespec/support/recordings.js";
 import { api } from "../../test/movespecs/support/api.js";
-import { createProjectWithKey, mintAccessToken } from "../../test/support/auth.js";
 import { median } from "../../test/support/statistics.js";
 import { readCommandLine } from "../support/command-line.js";
 import { cpuSeconds } from "../support/process-stats.js";
 import { profilingEnv } from "../support/profiling.js";
+import { squatTenant } from "../support/squat-tenant.js";
 import {
   type BenchSocket,
   binaryBatchMessage,
@@ -111,17 +106,7 @@ async function main(): Promise<number> {
     sink: () => {},
   });
   try {
-    const system = { ...stack, logs: [], logsOf: () => [] };
-    const project = await createProjectWithKey(system);
-    const token = await mintAccessToken(system, { apiKey: project.apiKey });
-    const tenant: TestTenant = {
-      ...project,
-      token,
-      gatewayUrl: stack.gatewayUrl,
-      call: (method, path, body, headers) =>
-        api(stack.gatewayUrl, method, path, { token, body, headers }),
-    };
-    const { movespecId } = await publishMoveSpec(tenant, exampleYaml("squat"), { name: "squat" });
+    const { token, projectId, movespecId } = await squatTenant(stack);
     const prepared = prepareFrames(readFrames("m01_s01"), []);
     const detection = stack.processes.find((p) => p.name === "detection")?.child.pid as number;
     const cpuNow = () => new Map(stack.processes.map((p) => [p.name, cpuSeconds(p.child.pid)]));
@@ -155,7 +140,7 @@ async function main(): Promise<number> {
       const sockets = await inBatches(Array.from({ length: options.sessions }), 8, async () => {
         const created = await api(stack.gatewayUrl, "POST", "/api/detection/sessions", {
           token,
-          body: { project_id: project.projectId, movespec_id: movespecId, mode: "replay" },
+          body: { project_id: projectId, movespec_id: movespecId, mode: "replay" },
         });
         if (created.status !== 201) throw new Error(`create: ${created.status}`);
         const { stream_url, runtime_token } = created.body as Record<string, string>;

@@ -27,18 +27,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startStack } from "../../deploy/local/stack.js";
-import {
-  exampleYaml,
-  publishMoveSpec,
-  type TestTenant,
-} from "../../test/detection/support/session-api.js";
 import { readFrames } from "../../test/movespec/support/recordings.js";
 import { api } from "../../test/movespecs/support/api.js";
-import { createProjectWithKey, mintAccessToken } from "../../test/support/auth.js";
 import { median } from "../../test/support/statistics.js";
 import { readCommandLine } from "../support/command-line.js";
 import { cpuSeconds } from "../support/process-stats.js";
 import { profilingEnv } from "../support/profiling.js";
+import { squatTenant } from "../support/squat-tenant.js";
 import {
   type BenchSocket,
   batchMessage,
@@ -132,23 +127,13 @@ async function main(): Promise<number> {
     },
     sink: () => {},
   });
-  const system = { ...stack, logs: [], logsOf: () => [] };
   try {
-    const project = await createProjectWithKey(system);
-    const token = await mintAccessToken(system, { apiKey: project.apiKey });
-    const tenant: TestTenant = {
-      ...project,
-      token,
-      gatewayUrl: stack.gatewayUrl,
-      call: (method, path, body, headers) =>
-        api(stack.gatewayUrl, method, path, { token, body, headers }),
-    };
-    const { movespecId } = await publishMoveSpec(tenant, exampleYaml("squat"), { name: "squat" });
+    const { token, projectId, movespecId } = await squatTenant(stack);
 
     const create = async (): Promise<Created> => {
       const response = await api(stack.gatewayUrl, "POST", "/api/detection/sessions", {
         token,
-        body: { project_id: project.projectId, movespec_id: movespecId, mode: "live" },
+        body: { project_id: projectId, movespec_id: movespecId, mode: "live" },
       });
       if (response.status !== 201) {
         throw new Error(`create: ${response.status} ${JSON.stringify(response.body)}`);

@@ -213,8 +213,9 @@ describe("SDK against the real stack (sdk/)", function () {
     expect(JSON.parse(stored.terminal_outcome ?? "{}").count).to.equal(10);
   });
 
-  it("the example client (examples/stream-client, on the SDK) runs the README's command", async () => {
-    const { stdout } = await promisify(execFile)(
+  /** The example client on the squat recording in replay, `batch` frames a message. */
+  const runExample = (batch: number) =>
+    promisify(execFile)(
       process.execPath,
       [
         "--import",
@@ -227,7 +228,7 @@ describe("SDK against the real stack (sdk/)", function () {
         "--mode",
         "replay",
         "--batch",
-        "30",
+        String(batch),
       ],
       {
         cwd: ROOT,
@@ -238,6 +239,9 @@ describe("SDK against the real stack (sdk/)", function () {
         },
       },
     );
+
+  it("the example client (examples/stream-client, on the SDK) runs the README's command", async () => {
+    const { stdout } = await runExample(30);
     expect(stdout).to.contain("rep 10 at t=");
     expect(stdout).to.contain("completed: 690 frames, 10 repetitions");
     expect(stdout).to.match(/: completed, accepted_frames_total 690/);
@@ -245,30 +249,7 @@ describe("SDK against the real stack (sdk/)", function () {
 
   it("the example client reports a failed stream in one line, exit 1 (no unhandled rejection)", async () => {
     // 200 frames a message are above the 64 KiB limit: the gateway closes the stream with 1009.
-    const failed = await promisify(execFile)(
-      process.execPath,
-      [
-        "--import",
-        "tsx",
-        "examples/stream-client/main.ts",
-        "--spec",
-        "examples/movespecs/squat.yaml",
-        "--recording",
-        "test/fixtures/posedata/uiprmd/m01_s01.jsonl.gz",
-        "--mode",
-        "replay",
-        "--batch",
-        "200",
-      ],
-      {
-        cwd: ROOT,
-        env: {
-          PATH: process.env.PATH ?? "",
-          MDS_API_KEY: project.apiKey,
-          MDS_GATEWAY_URL: system.gatewayUrl,
-        },
-      },
-    ).then(
+    const failed = await runExample(200).then(
       () => undefined,
       (error: { code: number; stderr: string }) => error,
     );
