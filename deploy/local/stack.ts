@@ -40,7 +40,7 @@ export interface StackOptions {
   /**
    * The address the gateway's ports (public and admin) bind. Default 127.0.0.1: the development
    * key has every scope, so a local system answers this machine only; `0.0.0.0` opens it to the
-   * network (a phone on the same network, for Studio's camera).
+   * network (clients on other machines).
    */
   readonly gatewayHost?: string;
   /** Extra environment for every process (short timeouts in tests, LOG_LEVEL, ...). */
