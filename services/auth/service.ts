@@ -11,7 +11,7 @@ import { createRuntimeTokens } from "./operations/runtime-tokens.js";
 import { createSigningKeys } from "./operations/signing-keys.js";
 import { createTokenExchange } from "./operations/token-exchange.js";
 import { createDatabaseKeySource } from "./signing/database-key-source.js";
-import { createDirectoryKeySource } from "./signing/directory-key-source.js";
+import { createDirectoryKeySource, SIGNING_KID_FILE } from "./signing/directory-key-source.js";
 import type { KeyEncryptionKeys } from "./signing/key-encryption.js";
 import { createKeyRing } from "./signing/key-ring.js";
 import { createTokenSigner } from "./signing/token-signer.js";
@@ -40,7 +40,13 @@ export const authService: ServiceDefinition<AuthConfig> = {
     }
 
     const source = config.signingKeysDir
-      ? createDirectoryKeySource(config.signingKeysDir)
+      ? createDirectoryKeySource(config.signingKeysDir, {
+          onUnnamedChoice: (kid, count) =>
+            logger.warn(
+              { kid, keys: count, dir: config.signingKeysDir },
+              `${count} signing keys and no ${SIGNING_KID_FILE}: the greatest kid signs; name the signing key in ${SIGNING_KID_FILE} (docs/auth.md)`,
+            ),
+        })
       : createDatabaseKeySource({
           store: createSigningKeysStore(db),
           retentionSeconds: keyRetentionSeconds(config.tokens),

@@ -69,6 +69,29 @@ describe("services/auth/signing", () => {
       }
     });
 
+    it("says once when several keys and no signing-kid leave the choice to the greatest kid", async () => {
+      const first = await generateTestKey("2026-01-a");
+      const second = await generateTestKey("2026-02-b");
+      const dir = await writeKeyDirectory([first]);
+      const told: [string, number][] = [];
+      try {
+        const source = createDirectoryKeySource(dir.dir, {
+          onUnnamedChoice: (kid, count) => told.push([kid, count]),
+        });
+        await source.load(0);
+        expect(told, "one key: nothing to choose").to.deep.equal([]);
+        await writeFile(join(dir.dir, `${second.kid}.json`), JSON.stringify(second.jwk));
+        await source.load(0);
+        await source.load(0);
+        expect(told, "once, not at every reload").to.deep.equal([[second.kid, 2]]);
+        await writeFile(join(dir.dir, SIGNING_KID_FILE), first.kid);
+        await source.load(0);
+        expect(told, "named: nothing more to say").to.have.length(1);
+      } finally {
+        await dir.remove();
+      }
+    });
+
     it("refuses a public key, or a key without kid", async () => {
       const key = await generateTestKey();
       const dir = await writeKeyDirectory([]);

@@ -12,7 +12,18 @@ export const SIGNING_KID_FILE = "signing-kid";
  * add the new key (published), later point `signing-kid` at it, and remove the old file once its
  * tokens have expired. The directory is re-read periodically, so no restart is needed.
  */
-export function createDirectoryKeySource(directory: string): KeySource {
+export function createDirectoryKeySource(
+  directory: string,
+  options: {
+    /**
+     * Told once per key chosen when several keys and no `signing-kid` leave the choice to the
+     * greatest kid: a key just added for a rotation then signs at once, before every verifier
+     * has fetched it (docs/auth.md).
+     */
+    onUnnamedChoice?: (signingKid: string, keyCount: number) => void;
+  } = {},
+): KeySource {
+  let toldAbout: string | undefined;
   return {
     kind: "directory",
     async load() {
@@ -42,6 +53,10 @@ export function createDirectoryKeySource(directory: string): KeySource {
           .at(-1);
       if (!keys.some((key) => key.kid === signingKid)) {
         throw new Error(`${SIGNING_KID_FILE} names ${signingKid}, which has no key file`);
+      }
+      if (named === undefined && keys.length > 1 && signingKid !== toldAbout) {
+        toldAbout = signingKid;
+        options.onUnnamedChoice?.(signingKid as string, keys.length);
       }
       return {
         keys: keys.map((jwk) => ({
