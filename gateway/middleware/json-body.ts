@@ -7,6 +7,8 @@ import type { GatewayState } from "../state.js";
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 const UTF8_NAMES = new Set(["utf-8", "utf8"]);
+/** The longest field path an error names before it is cut (with "..."). */
+const MAX_PATH_LENGTH = 200;
 /** Strict: a byte sequence that is not UTF-8 throws (a TypeError) instead of becoming U+FFFD. */
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -102,9 +104,12 @@ export function jsonBody(limitBytes: number): Middleware<GatewayState> {
         "request body must be a JSON object",
       );
     }
-    const broken = illFormedField(parsed);
-    if (broken !== undefined) {
+    const found = illFormedField(parsed);
+    if (found !== undefined) {
       // "\ud800" parses to a string UTF-8 cannot carry: the services would store U+FFFD instead.
+      // A path deep in a nested body is cut: the answer must not echo hundreds of KB of it.
+      const broken =
+        found.length > MAX_PATH_LENGTH ? `${found.slice(0, MAX_PATH_LENGTH)}...` : found;
       throw new ApiError(
         "invalid_argument",
         Reason.fieldInvalid,
