@@ -1,33 +1,10 @@
-/**
- * What a burst of session ends costs every process, by the sessions' age (run on demand, never in
- * `npm test`):
- *
- *   node --import tsx bench/detection/end-burst.bench.ts [--sessions 30] [--minutes 0.2,20] [--rounds 3]
- *
- * The soak's rounds of churn end 30 sessions at once; in the one-hour soak the sessions ended are
- * about 20 minutes old, in the short runs a few. An old session's end reads its stored
- * repetitions back, writes a summary listing them all (`terminal_outcome`), sends it to the client
- * twice (the `session.summary` event and the `end` message) and removes the stored chunks.
- *
- * Against the whole system (embedded store, services, gateway; LOG_LEVEL=info): for each age in
- * `--minutes`, `--sessions` replay sessions stream that many minutes of the UI-PRMD squat
- * recording (30 frames a second, binary, looped) and wait until detection is idle; then all of
- * them are finalized at once (`finalize` on each stream) and every process's CPU is read from
- * /proc before and 2 s after the last `end` (the stored records are removed after it), minus
- * what the idle system burns in the same time. Ages alternate within a round; the figures are
- * medians over the rounds, per session ended, with the ratio to the first age (the baseline).
- */
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { startStack } from "../../deploy/local/stack.js";
 import { readFrames } from "../../test/movespec/support/recordings.js";
 import { api } from "../../test/movespecs/support/api.js";
 import { median } from "../../test/support/statistics.js";
+import { busyMsPerItem, idleCpuRates, startBenchStack, systemCpu } from "../support/bench-stack.js";
 import { readCommandLine } from "../support/command-line.js";
 import { cpuSeconds } from "../support/process-stats.js";
-import { profilingEnv } from "../support/profiling.js";
 import { squatTenant } from "../support/squat-tenant.js";
 import {
   type BenchSocket,
@@ -90,30 +67,15 @@ interface Burst {
 }
 
 async function main(): Promise<number> {
-  const root = await mkdtemp(join(tmpdir(), "mds-end-burst-"));
-  if (options.profileDir) await mkdir(options.profileDir, { recursive: true });
-  const profiled = options.profileDir ? profilingEnv(options.profileDir) : {};
-  const stack = await startStack({
-    dataDir: join(root, "mongo"),
-    stateDir: root,
-    startTimeoutMs: 120_000,
-    ports: "ephemeral",
-    env: { LOG_LEVEL: "info" },
-    serviceEnv: {
-      detection: { DETECTION_MAX_ACTIVE_SESSIONS_PER_PROJECT: "100000", ...profiled },
-      gateway: profiled,
-    },
-    sink: () => {},
+  const { stack, stop } = await startBenchStack({
+    name: "end-burst",
+    profileDir: options.profileDir,
+    profiled: ["detection", "gateway"],
   });
   try {
     const { token, projectId, movespecId } = await squatTenant(stack);
     const prepared = prepareFrames(readFrames("m01_s01"), []);
     const detection = stack.processes.find((p) => p.name === "detection")?.child.pid as number;
-    const cpuNow = () => new Map(stack.processes.map((p) => [p.name, cpuSeconds(p.child.pid)]));
-    const ownCpu = () => {
-      const used = process.cpuUsage();
-      return (used.user + used.system) / 1e6;
-    };
 
     /** Until detection used under 2 % of a core for a second: every frame is processed. */
     const untilDetectionIdle = async () => {
@@ -125,17 +87,7 @@ async function main(): Promise<number> {
       }
     };
 
-    const idleRate = async () => {
-      const before = cpuNow();
-      const ownBefore = ownCpu();
-      await sleep(3000);
-      const after = cpuNow();
-      const rates: Record<string, number> = { generator: (ownCpu() - ownBefore) / 3 };
-      for (const [name, used] of after) rates[name] = (used - (before.get(name) ?? 0)) / 3;
-      return rates;
-    };
-
-    const burst = async (minutes: number, idle: Record<string, number>): Promise<Burst> => {
+    const burst = async (minutes: number, idle: Map<string, number>): Promise<Burst> => {
       const frames = Math.round(minutes * 60 * FPS);
       const sockets = await inBatches(Array.from({ length: options.sessions }), 8, async () => {
         const created = await api(stack.gatewayUrl, "POST", "/api/detection/sessions", {
@@ -151,28 +103,20 @@ async function main(): Promise<number> {
         return socket;
       });
       await untilDetectionIdle();
-      const before = cpuNow();
-      const ownBefore = ownCpu();
+      const before = systemCpu(stack);
       const started = performance.now();
       const ends = await Promise.all(sockets.map((socket) => finalize(socket, frames)));
       const wallMs = performance.now() - started;
       await sleep(SETTLE_MS);
       const seconds = (performance.now() - started) / 1000;
-      const after = cpuNow();
-      const cpu: Record<string, number> = {};
-      for (const [name, used] of after) {
-        const busy = used - (before.get(name) ?? 0) - (idle[name] ?? 0) * seconds;
-        cpu[name] = (1000 * Math.max(0, busy)) / options.sessions;
-      }
-      const ownBusy = ownCpu() - ownBefore - (idle.generator ?? 0) * seconds;
-      cpu.generator = (1000 * Math.max(0, ownBusy)) / options.sessions;
+      const cpu = busyMsPerItem(before, systemCpu(stack), idle, seconds, options.sessions);
       return { wallMs, endBytes: median(ends), cpu };
     };
 
     process.stdout.write(
       `ending ${options.sessions} replay sessions at once, by age (minutes of squats at ${FPS} fps), ${options.rounds} rounds\n`,
     );
-    const idle = await idleRate();
+    const idle = await idleCpuRates(stack);
     const results = new Map<number, Burst[]>(options.minutes.map((m) => [m, []]));
     for (let r = 0; r < options.rounds; r += 1) {
       // Alternate the order too: a slower stretch of the machine then hits every age.
@@ -213,8 +157,7 @@ async function main(): Promise<number> {
     }
     return 0;
   } finally {
-    await stack.stop();
-    await rm(root, { recursive: true, force: true });
+    await stop();
   }
 }
 

@@ -1,38 +1,9 @@
-/**
- * What one session's lifecycle costs the whole system (run on demand, never in `npm test`):
- * CPU of every process per session created through the API, attached on the stream and finalized,
- * against the whole system (embedded store, services, gateway; LOG_LEVEL=info, as the soak).
- *
- *   node --import tsx bench/detection/lifecycle.bench.ts [--sessions 200] [--concurrency 8] [--frames 30] [--warm-up 200]
- *
- * A round of the soak's churn is this work for 30 sessions at once, on a machine that is already
- * streaming: its CPU is what delays every other session's frames (bench/detection/README.md,
- * "Where a round of churn's delay comes from"). The three steps run one after the other for all
- * sessions, so each gets its own CPU split:
- *
- * - create: `POST /api/detection/sessions` (gateway -> auth's token check, detection ->
- *   authoring's release lookup, the session document);
- * - attach: a websocket, `hello` with the runtime token -> `ready` (gateway -> detection: the
- *   lease, the owned session, the engine);
- * - finalize: `--frames` frames in one `frames` message, then `finalize` -> `end` (the summary,
- *   the session's last write).
- *
- * CPU is read from /proc before and after each step (10 ms ticks; over 200 sessions that is 0.05
- * ms a session); what the idle system burns in the same time (measured for 3 s first) is taken
- * off. --profile-dir writes CPU profiles of every service and the gateway (bench/support).
- * The figures are per session, in ms of CPU; `--json` prints them as JSON on stdout.
- */
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { startStack } from "../../deploy/local/stack.js";
 import { readFrames } from "../../test/movespec/support/recordings.js";
 import { api } from "../../test/movespecs/support/api.js";
 import { median } from "../../test/support/statistics.js";
+import { busyMsPerItem, idleCpuRates, startBenchStack, systemCpu } from "../support/bench-stack.js";
 import { readCommandLine } from "../support/command-line.js";
-import { cpuSeconds } from "../support/process-stats.js";
-import { profilingEnv } from "../support/profiling.js";
 import { squatTenant } from "../support/squat-tenant.js";
 import {
   type BenchSocket,
@@ -94,7 +65,6 @@ const options = parseOptions();
 const out = options.json ? process.stderr : process.stdout;
 const say = (line: string) => out.write(`${line}\n`);
 const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const STEPS = ["create", "attach", "finalize"] as const;
 type Step = (typeof STEPS)[number];
 
@@ -109,23 +79,10 @@ async function main(): Promise<number> {
     options.frames > 0
       ? batchMessage(prepareFrames(readFrames("m01_s01"), []), 0, options.frames)
       : "";
-  const root = await mkdtemp(join(tmpdir(), "mds-lifecycle-"));
-  if (options.profileDir) await mkdir(options.profileDir, { recursive: true });
-  const profiled = options.profileDir ? profilingEnv(options.profileDir) : {};
-  const stack = await startStack({
-    dataDir: join(root, "mongo"),
-    stateDir: root,
-    startTimeoutMs: 120_000,
-    ports: "ephemeral",
-    env: { LOG_LEVEL: "info" },
-    serviceEnv: {
-      detection: { DETECTION_MAX_ACTIVE_SESSIONS_PER_PROJECT: "1000000", ...profiled },
-      auth: profiled,
-      catalogue: profiled,
-      authoring: profiled,
-      gateway: profiled,
-    },
-    sink: () => {},
+  const { stack, stop } = await startBenchStack({
+    name: "lifecycle",
+    profileDir: options.profileDir,
+    profiled: ["auth", "catalogue", "authoring", "detection", "gateway"],
   });
   try {
     const { token, projectId, movespecId } = await squatTenant(stack);
@@ -159,24 +116,7 @@ async function main(): Promise<number> {
       finalize(await attach(await create())),
     );
 
-    const processes = stack.processes;
-    const cpuNow = () => new Map(processes.map((p) => [p.name, cpuSeconds(p.child.pid)]));
-    const generatorCpu = () => {
-      const used = process.cpuUsage();
-      return (used.user + used.system) / 1e6;
-    };
-    // What the system burns idle (sweepers, presence, metrics), per second.
-    const idleStart = cpuNow();
-    const idleGenerator = generatorCpu();
-    const idleAt = performance.now();
-    await sleep(3000);
-    const idleSeconds = (performance.now() - idleAt) / 1000;
-    const idleRate = new Map<string, number>();
-    const idleEnd = cpuNow();
-    for (const [name, used] of idleEnd) {
-      idleRate.set(name, (used - (idleStart.get(name) ?? 0)) / idleSeconds);
-    }
-    idleRate.set("generator", (generatorCpu() - idleGenerator) / idleSeconds);
+    const idleRate = await idleCpuRates(stack);
 
     const perSession: Record<Step, Record<string, number>> = {
       create: {},
@@ -193,8 +133,7 @@ async function main(): Promise<number> {
       inputs: readonly T[],
       task: (input: T) => Promise<R>,
     ) => {
-      const before = cpuNow();
-      const generatorBefore = generatorCpu();
+      const before = systemCpu(stack);
       const startedAt = performance.now();
       const times: number[] = [];
       const results = await inBatches(inputs, options.concurrency, async (input) => {
@@ -204,16 +143,10 @@ async function main(): Promise<number> {
         return result;
       });
       const seconds = (performance.now() - startedAt) / 1000;
-      const after = cpuNow();
-      const split: Record<string, number> = {};
-      for (const [name, used] of after) {
-        const busy = used - (before.get(name) ?? 0) - (idleRate.get(name) ?? 0) * seconds;
-        split[name] = round((1000 * Math.max(0, busy)) / inputs.length);
-      }
-      const generatorBusy =
-        generatorCpu() - generatorBefore - (idleRate.get("generator") ?? 0) * seconds;
-      split.generator = round((1000 * Math.max(0, generatorBusy)) / inputs.length);
-      perSession[step] = split;
+      const busy = busyMsPerItem(before, systemCpu(stack), idleRate, seconds, inputs.length);
+      perSession[step] = Object.fromEntries(
+        Object.entries(busy).map(([name, ms]) => [name, round(ms)]),
+      );
       times.sort((a, b) => a - b);
       wall[step] = {
         p50: round(median(times), 1),
@@ -230,7 +163,7 @@ async function main(): Promise<number> {
     const sockets = await measure("attach", created, attach);
     await measure("finalize", sockets, finalize);
 
-    const names = [...processes.map((p) => p.name), "generator"];
+    const names = [...stack.processes.map((p) => p.name), "generator"];
     const total = (step: Step) =>
       round(names.reduce((sum, name) => sum + (perSession[step][name] ?? 0), 0));
     const lines = [
@@ -261,8 +194,7 @@ async function main(): Promise<number> {
     }
     return 0;
   } finally {
-    await stack.stop();
-    await rm(root, { recursive: true, force: true });
+    await stop();
   }
 }
 
