@@ -11,7 +11,15 @@ export interface MongoConnection {
  * its database is reachable and simply stays NOT_SERVING meanwhile.
  */
 export async function connectMongo(
-  options: { uri: string; database: string; appName: string; timeoutMs: number; logger: Logger },
+  options: {
+    uri: string;
+    database: string;
+    appName: string;
+    timeoutMs: number;
+    logger: Logger;
+    /** Each failed attempt's reason (readiness reports the latest). */
+    onAttemptFailed?: (message: string) => void;
+  },
   signal: AbortSignal,
 ): Promise<MongoConnection | undefined> {
   let delayMs = 100;
@@ -36,10 +44,9 @@ export async function connectMongo(
       signal.removeEventListener("abort", abandon);
       if (signal.aborted) break;
       await client.close(true).catch(() => undefined);
-      options.logger.warn(
-        { err: error instanceof Error ? error.message : String(error), retryInMs: delayMs },
-        "MongoDB not answering yet",
-      );
+      const message = error instanceof Error ? error.message : String(error);
+      options.onAttemptFailed?.(message);
+      options.logger.warn({ err: message, retryInMs: delayMs }, "MongoDB not answering yet");
       await sleep(delayMs, signal);
       delayMs = Math.min(delayMs * 2, 2000);
     }

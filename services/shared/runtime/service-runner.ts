@@ -62,6 +62,15 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+/** The start-up work's last failure while it is retried, as /readyz?verbose reports it. */
+interface StartupFailure {
+  readonly error: string;
+  readonly attempts: number;
+  /** The first failure of this run of failures. */
+  readonly since: string;
+  readonly retry_in_ms: number;
+}
+
 /** How often a serving service pings its database (readiness follows it). */
 const READINESS_INTERVAL_MS = 1000;
 
@@ -107,16 +116,22 @@ export async function runService<C extends ServiceConfig>(
   });
   let database: DatabaseWatch | undefined;
   let phase: "starting" | "serving" | "shutting down" = "starting";
+  // Before the readiness watch runs: when the connection answered, or why it does not yet.
+  let connection:
+    | { readonly up: boolean; readonly since: string; readonly error?: string }
+    | undefined;
+  // Why the service is not serving yet, for an operator reading /readyz?verbose rather than logs.
+  let startupFailure: StartupFailure | undefined;
   const admin = createAdminServer(
     metrics.registry,
     () => health.current === ServingStatus.SERVING,
     () => ({
       phase,
+      ...(phase === "starting" && startupFailure ? { startup_failure: startupFailure } : {}),
       dependencies: [
         {
           name: "mongodb",
-          status: database ? (database.state.up ? "SERVING" : "UNREACHABLE") : "UNKNOWN",
-          since: database?.state.since,
+          ...databaseReport(database?.state ?? connection),
         },
       ],
     }),
@@ -136,26 +151,30 @@ export async function runService<C extends ServiceConfig>(
   let mongo: MongoClient | undefined;
 
   const serving = (async () => {
-    const connection = await connectMongo(
+    const connected = await connectMongo(
       {
         uri: config.mongodbUri,
         database: config.mongodbDatabase,
         appName: definition.name,
         timeoutMs: config.mongodbTimeoutMs,
         logger,
+        onAttemptFailed: (error) => {
+          connection = { up: false, since: connection?.since ?? new Date().toISOString(), error };
+        },
       },
       shutdown.signal,
     );
-    if (!connection) return;
-    mongo = connection.client;
+    if (!connected) return;
+    mongo = connected.client;
+    connection = { up: true, since: new Date().toISOString() };
     // Start-up work (indexes, mostly) can fail on a slow or briefly unreachable database: retry
     // it as Kubernetes would restart us, but without losing the listening port meanwhile.
     for (let delayMs = 250; !started; delayMs = Math.min(delayMs * 2, 5000)) {
       try {
         started = await definition.start({
           config,
-          db: connection.db,
-          mongo: connection.client,
+          db: connected.db,
+          mongo: connected.client,
           logger,
           metrics,
           shutdownSignal: shutdown.signal,
@@ -163,6 +182,12 @@ export async function runService<C extends ServiceConfig>(
         });
       } catch (error) {
         if (shutdown.signal.aborted) throw error;
+        startupFailure = {
+          error: error instanceof Error ? error.message : String(error),
+          attempts: (startupFailure?.attempts ?? 0) + 1,
+          since: startupFailure?.since ?? new Date().toISOString(),
+          retry_in_ms: delayMs,
+        };
         logger.error({ err: error, retryInMs: delayMs }, "start-up failed, retrying");
         await new Promise((resolve) => setTimeout(resolve, delayMs));
         if (shutdown.signal.aborted) return;
@@ -172,7 +197,7 @@ export async function runService<C extends ServiceConfig>(
     health.set(ServingStatus.SERVING);
     logger.info({ grpc_port: grpcPort, admin_port: adminPort }, "serving");
     phase = "serving";
-    database = watchDatabase(connection.db, {
+    database = watchDatabase(connected.db, {
       intervalMs: READINESS_INTERVAL_MS,
       timeoutMs: Math.min(config.mongodbTimeoutMs, 2000),
       logger,
@@ -209,6 +234,13 @@ export async function runService<C extends ServiceConfig>(
   };
 
   return { grpcPort, adminPort, logger, serving, stop };
+}
+
+function databaseReport(
+  state: { readonly up: boolean; readonly since: string; readonly error?: string } | undefined,
+): Record<string, unknown> {
+  if (!state) return { status: "UNKNOWN" };
+  return { status: state.up ? "SERVING" : "UNREACHABLE", since: state.since, error: state.error };
 }
 
 function waitIdle(inFlight: InFlight, deadlineMs: number): Promise<void> {
