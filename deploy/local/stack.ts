@@ -133,6 +133,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const pin = (child: ManagedProcess, spec: Spec) => {
     if ("restartWith" in child) (child as SupervisedProcess).restartWith(() => startProcess(spec));
   };
+  /** From now on a crash of `child` is restarted (before, it fails the start). */
+  const markReady = (child: ManagedProcess) => {
+    if ("markReady" in child) (child as SupervisedProcess).markReady();
+  };
   const stopAll = async () => {
     supervisor?.shutDown();
     const gateway = started.filter((p) => p.name === "gateway");
@@ -194,6 +198,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       const store = spawn(storeSpec(port));
       started.push(store);
       const ready = await store.waitFor(["ready"], timeout);
+      markReady(store);
       // The ready line's URI has no password; the store's credentials file (0600) has it. A
       // restarted store keeps its data directory, so its credentials and this URI stay valid.
       storeCredentialsFile = String(ready.credentialsFile);
@@ -242,6 +247,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       });
       started.push(child);
       const line = await child.waitFor(["serving"], timeout);
+      markReady(child);
       const grpcPort = Number(line.grpc_port);
       if (grpcPort !== ports[name][index].grpc) throw new Error(`${processName} bound ${grpcPort}`);
       return {
@@ -281,7 +287,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         : spawn(gatewaySpec(0, 0));
     started.push(gateway);
     const [line, [auth, catalogue, authoring, ...detection]] = await Promise.all([
-      gateway.waitFor(["serving"], timeout),
+      gateway.waitFor(["serving"], timeout).then((serving) => {
+        markReady(gateway);
+        return serving;
+      }),
       launched,
     ]);
     const services = { auth, catalogue, authoring, detection: detection[0] };

@@ -27,6 +27,11 @@ export interface SupervisedProcess extends ManagedProcess {
   restartWith(start: () => ManagedProcess): void;
   /** How many times it was restarted. */
   readonly restarts: number;
+  /**
+   * The first run is up. Until then an exit is not restarted: the start waiting for it fails and
+   * says why (a restart would only announce a recovery that is not coming).
+   */
+  markReady(): void;
 }
 
 export interface Supervisor {
@@ -58,12 +63,22 @@ export function createSupervisor(
       let start = initialStart;
       let stopping = false;
       let restarts = 0;
+      let ready = false;
       const crashes: number[] = [];
       let pendingRestart: NodeJS.Timeout | undefined;
 
       const watch = (incarnation: ManagedProcess) => {
         incarnation.exited.then((code) => {
           if (stopping || shuttingDown || incarnation !== current) return;
+          if (!ready) {
+            say("error", "process exited during start-up", {
+              process: incarnation.name,
+              child_pid: incarnation.child.pid,
+              exit: code,
+              last_lines: incarnation.recentLines(),
+            });
+            return;
+          }
           const at = now();
           crashes.push(at);
           while (crashes.length > 0 && crashes[0] <= at - policy.windowMs) crashes.shift();
@@ -133,6 +148,9 @@ export function createSupervisor(
         waitFor: (messages, timeoutMs) => current.waitFor(messages, timeoutMs),
         restartWith(next) {
           start = next;
+        },
+        markReady() {
+          ready = true;
         },
         stop(graceMs) {
           stopping = true;
