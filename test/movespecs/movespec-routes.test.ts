@@ -609,6 +609,21 @@ describe("MoveSpec routes (black box through the gateway)", function () {
         "permission_denied",
         "SCOPE_MISSING",
       );
+      // Nothing released yet: the token's own MoveSpec all the same, not a 404.
+      expectError(
+        await call("GET", `/api/movespecs/${id}/released-source`, { token: writeToken }),
+        403,
+        "permission_denied",
+        "SCOPE_MISSING",
+      );
+      // Another project's private MoveSpec, nothing released either: 404, as for anyone.
+      const { movespec_id: privateId } = await createMoveSpec();
+      expectError(
+        await call("GET", `/api/movespecs/${privateId}/released-source`, { token: writeToken }),
+        404,
+        "not_found",
+        "MOVESPEC_NOT_FOUND",
+      );
       const reader = await createProjectWithKey(system, { scopes: ["movespecs:read"] });
       const readToken = await mintAccessToken(system, { apiKey: reader.apiKey });
       expectError(
