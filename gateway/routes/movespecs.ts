@@ -1,3 +1,4 @@
+import type { CallOptions } from "@connectrpc/connect";
 import type Router from "@koa/router";
 import type { MoveSpec } from "../../proto/gen/authoring/v1/authoring_pb.js";
 import { Visibility } from "../../proto/gen/authoring/v1/authoring_pb.js";
@@ -16,7 +17,7 @@ import {
 import { asUser, requireScope } from "../auth/principal.js";
 import { ApiError } from "../errors/api-error.js";
 import type { GatewayContext, GatewayState } from "../state.js";
-import { contentETag, draftETag, parseIfMatch } from "./movespecs/etag.js";
+import { contentETag, draftETag, type IfMatch, parseIfMatch } from "./movespecs/etag.js";
 import {
   createListingMicroCache,
   DEFAULT_LISTING_TTL_MS,
@@ -52,6 +53,31 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
       return starCounts[movespecId] ?? 0;
     } catch {
       return undefined;
+    }
+  }
+
+  /**
+   * The revision a conditional draft replacement expects: undefined for none, 0 for one that never
+   * matches (revisions start at 1). With several of our ETags in If-Match, the one that is current
+   * if any: the replacement stays conditional on it, so a change in between still fails it (412).
+   */
+  async function expectedRevision(
+    movespecId: string,
+    ifMatch: IfMatch,
+    user: CallOptions,
+  ): Promise<number | undefined> {
+    switch (ifMatch.kind) {
+      case "absent":
+      case "any":
+        return undefined;
+      case "never":
+        return 0;
+      case "revisions": {
+        if (ifMatch.revisions.length === 1) return ifMatch.revisions[0];
+        const { draft } = await authoring.getDraft({ movespecId }, user);
+        const current = draft?.revision ?? 0;
+        return ifMatch.revisions.includes(current) ? current : 0;
+      }
     }
   }
 
@@ -134,14 +160,11 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
     const principal = requireScope(ctx, "movespecs:write");
     const yamlSource = checkBody(ctx, checkReplaceDraft).yaml_source;
     const ifMatch = parseIfMatch(ctx.get("if-match"));
-    // Revisions start at 1: 0 never matches (a weak or foreign ETag in If-Match).
-    const ifRevision =
-      ifMatch.kind === "revision" ? ifMatch.revision : ifMatch.kind === "never" ? 0 : undefined;
     const { draft } = await authoring.replaceDraft(
       {
         movespecId: ctx.params.movespecId,
         yamlSource,
-        ifRevision,
+        ifRevision: await expectedRevision(ctx.params.movespecId, ifMatch, asUser(principal)),
       },
       asUser(principal),
     );

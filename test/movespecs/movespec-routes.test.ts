@@ -273,6 +273,38 @@ describe("MoveSpec routes (black box through the gateway)", function () {
       });
       expectError(weak, 412, "precondition_failed", "ETAG_MISMATCH");
     });
+
+    it("matches If-Match as a list of strong ETags: any one current one, compared exactly", async () => {
+      const { movespec_id: id } = await createMoveSpec();
+      const put = (ifMatch: string, comment: string) =>
+        call("PUT", `/api/movespecs/${id}/draft`, {
+          token: owner.token,
+          headers: { "if-match": ifMatch },
+          body: { yaml_source: `${MOVESPEC_TEMPLATE}# ${comment}\n` },
+        });
+      const first = await put("*", "one");
+      const stale = first.headers.get("etag") as string;
+      const second = await put(stale, "two");
+      const current = second.headers.get("etag") as string;
+      const revision = Number(/^"r(\d+)"$/.exec(current)?.[1]);
+      expect(revision).to.be.greaterThan(1);
+      // The current ETag anywhere in the list (after a stale one, a weak one, a foreign one).
+      const listed = await put(`${stale}, W/${current}, "elsewhere", ${current}`, "three");
+      expect(listed.status).to.equal(200);
+      const now = listed.headers.get("etag") as string;
+      // Stale ones only, and a number that only equals the current one as a number.
+      expectError(
+        await put(`${stale}, ${current}`, "x"),
+        412,
+        "precondition_failed",
+        "ETAG_MISMATCH",
+      );
+      const padded = now.replace('"r', '"r0');
+      expectError(await put(padded, "x"), 412, "precondition_failed", "ETAG_MISMATCH");
+      const draft = await call("GET", `/api/movespecs/${id}/draft`, { token: owner.token });
+      expect(draft.body.yaml_source).to.equal(`${MOVESPEC_TEMPLATE}# three\n`);
+      expect(draft.headers.get("etag")).to.equal(now);
+    });
   });
 
   describe("Idempotency-Key", () => {

@@ -15,20 +15,26 @@ export function contentETag(body: unknown): string {
 export type IfMatch =
   | { kind: "absent" }
   | { kind: "any" }
-  | { kind: "revision"; revision: number }
+  /** One or more of our revision ETags, in the order sent. */
+  | { kind: "revisions"; revisions: readonly number[] }
   | { kind: "never" };
 
+/** Our ETag exactly, as strong comparison has it: `"r017"` is not `"r17"`. */
+const REVISION_ETAG = /^"r([1-9]\d{0,8})"$/;
+
 /**
- * `If-Match` for a draft: absent, `*`, one of our revision ETags, or something that can never
- * match (a weak or foreign ETag: RFC 9110 compares strongly).
+ * `If-Match` for a draft: absent, `*`, a list of entity tags of which those that are our revision
+ * ETags are kept, or something that can never match (only weak or foreign ETags: RFC 9110
+ * compares strongly).
  */
 export function parseIfMatch(header: string): IfMatch {
   const value = header.trim();
   if (value === "") return { kind: "absent" };
   if (value === "*") return { kind: "any" };
+  const revisions: number[] = [];
   for (const candidate of value.split(",")) {
-    const match = /^"r(\d{1,9})"$/.exec(candidate.trim());
-    if (match) return { kind: "revision", revision: Number(match[1]) };
+    const match = REVISION_ETAG.exec(candidate.trim());
+    if (match) revisions.push(Number(match[1]));
   }
-  return { kind: "never" };
+  return revisions.length > 0 ? { kind: "revisions", revisions } : { kind: "never" };
 }
