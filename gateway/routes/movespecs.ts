@@ -32,6 +32,9 @@ import { createRouter } from "./router.js";
 const VISIBILITY_FROM_JSON = { private: Visibility.PRIVATE, public: Visibility.PUBLIC } as const;
 const SORT_FROM_JSON = { recent: Sort.RECENT, stars: Sort.STARS, name: Sort.NAME } as const;
 
+/** How long a MoveSpec's answer waits for its star count (the catalogue answers in milliseconds). */
+export const STAR_COUNT_TIMEOUT_MS = 1000;
+
 const checkCreate = compileChecker(CreateMoveSpecRequest);
 const checkReplaceDraft = compileChecker(ReplaceDraftRequest);
 const listingQuery = queryChecker(ListMoveSpecsQuery);
@@ -46,10 +49,16 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
   const { authoring, catalogue } = deps.clients;
   const listings = createListingMicroCache({ ttlMs: DEFAULT_LISTING_TTL_MS, maxEntries: 2000 });
 
-  /** The star count shown with one MoveSpec; omitted if the catalogue cannot say right now. */
+  /**
+   * The star count shown with one MoveSpec; omitted if the catalogue cannot say right now, soon:
+   * a read the authoring service answered does not wait the whole call deadline for it.
+   */
   async function starCountOf(movespecId: string): Promise<number | undefined> {
     try {
-      const { starCounts } = await catalogue.getStarCounts({ movespecIds: [movespecId] });
+      const { starCounts } = await catalogue.getStarCounts(
+        { movespecIds: [movespecId] },
+        { timeoutMs: STAR_COUNT_TIMEOUT_MS },
+      );
       return starCounts[movespecId] ?? 0;
     } catch {
       return undefined;

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { STAR_COUNT_TIMEOUT_MS } from "../../gateway/routes/movespecs.js";
 import { MOVESPEC_TEMPLATE } from "../../movespec/index.js";
 import { Visibility } from "../../proto/gen/authoring/v1/authoring_pb.js";
 import {
@@ -304,6 +305,27 @@ describe("MoveSpec routes (black box through the gateway)", function () {
       const draft = await call("GET", `/api/movespecs/${id}/draft`, { token: owner.token });
       expect(draft.body.yaml_source).to.equal(`${MOVESPEC_TEMPLATE}# three\n`);
       expect(draft.headers.get("etag")).to.equal(now);
+    });
+  });
+
+  describe("the catalogue not answering", () => {
+    it("a MoveSpec is answered without its star count after a second, not the call deadline", async () => {
+      const { movespec_id: id } = await createMoveSpec();
+      const catalogue = system.services.catalogue.process.child.pid as number;
+      process.kill(catalogue, "SIGSTOP");
+      try {
+        const started = performance.now();
+        const read = await call("GET", `/api/movespecs/${id}`, { token: owner.token });
+        const elapsedMs = performance.now() - started;
+        expect(read.status).to.equal(200);
+        expect(read.body.movespec_id).to.equal(id);
+        expect(read.body).not.to.have.property("star_count");
+        expect(elapsedMs).to.be.within(STAR_COUNT_TIMEOUT_MS, STAR_COUNT_TIMEOUT_MS + 4000);
+      } finally {
+        process.kill(catalogue, "SIGCONT");
+      }
+      const again = await call("GET", `/api/movespecs/${id}`, { token: owner.token });
+      expect(again.body.star_count).to.equal(0);
     });
   });
 
