@@ -54,6 +54,17 @@ export function jsonBody(limitBytes: number): Middleware<GatewayState> {
         { received: `${mediaType.trim()}; charset=${charset}` },
       );
     }
+    const encoding = ctx.get("content-encoding").trim().toLowerCase();
+    if (encoding !== "" && encoding !== "identity") {
+      // Bodies are small and JSON: nothing here inflates them (nor risks a decompression bomb).
+      ctx.set("Accept-Encoding", "identity");
+      throw new ApiError(
+        "unsupported_media_type",
+        GatewayReason.contentTypeNotJson,
+        `request bodies must not be content-encoded (Content-Encoding: ${encoding})`,
+        { received_encoding: encoding },
+      );
+    }
     let bytes: Buffer;
     try {
       bytes = await getRawBody(ctx.req, {

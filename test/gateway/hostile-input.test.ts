@@ -4,6 +4,7 @@
  * oversized headers), never a 500 or a bare Node error page.
  */
 import { connect } from "node:net";
+import { gzipSync } from "node:zlib";
 import { expect } from "chai";
 import { createTenant, type TestTenant } from "../detection/support/session-api.js";
 import type { ApiResponse } from "../movespecs/support/api.js";
@@ -281,6 +282,26 @@ describe("hostile input at the gateway (whole system)", function () {
         });
         expect(response.status, charset).to.equal(201);
       }
+    });
+
+    it("a content-encoded body (gzip): 415 with Accept-Encoding: identity; identity: read", async () => {
+      const body = `{"name":"encoded","project_id":"${tenant.projectId}"}`;
+      for (const encoding of ["gzip", "br", "GZIP"]) {
+        const response = await postRaw("/api/movespecs", gzipSync(body), {
+          "content-type": "application/json",
+          "content-encoding": encoding,
+        });
+        expect(response.status, encoding).to.equal(415);
+        expect(response.headers.get("accept-encoding"), encoding).to.equal("identity");
+        const error = await envelopeOf(response);
+        expect(error.details.reason).to.equal("CONTENT_TYPE_NOT_JSON");
+        expect(error.details.received_encoding).to.equal(encoding.toLowerCase());
+      }
+      const plain = await postRaw("/api/movespecs", body, {
+        "content-type": "application/json",
+        "content-encoding": "identity",
+      });
+      expect(plain.status).to.equal(201);
     });
 
     it("an empty Idempotency-Key: 400 FIELD_INVALID, nothing created", async () => {
