@@ -364,6 +364,16 @@ describe("hostile input at the gateway (whole system)", function () {
       }
       expect((await fetch(`${system.gatewayUrl}/api/health`)).status).to.equal(200);
     });
+
+    it("a trailing slash is part of the path: /api/movespecs/ and /api/movespecs/{id}/ alike are 404", async () => {
+      const id = "01a20000-0000-7000-8000-000000000000";
+      for (const path of ["/api/health/", "/api/movespecs/", `/api/movespecs/${id}/`]) {
+        const response = await fetch(`${system.gatewayUrl}${path}`);
+        expect(response.status, path).to.equal(404);
+        expect((await envelopeOf(response)).details.reason, path).to.equal("ROUTE_NOT_FOUND");
+      }
+      expect((await fetch(`${system.gatewayUrl}/api/movespecs`)).status).to.equal(200);
+    });
   });
 
   describe("websocket handshakes the replica would refuse: the envelope, from the gateway", () => {

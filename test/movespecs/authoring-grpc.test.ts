@@ -177,6 +177,12 @@ describe("authoring.v1.AuthoringService over gRPC", function () {
       expect((await admin("update", id, "--name", "renamed by admin")).json.name).to.equal(
         "renamed by admin",
       );
+      // The service checks text itself: internal callers do not pass the gateway's schema.
+      const bell = await admin("update", id, "--description", "ring\u0007ring");
+      expect(bell.code).to.equal(1);
+      expect(bell.stderr).to.include("description holds a control character");
+      const layout = await admin("update", id, "--description", "line one\n\tline two");
+      expect(layout.json.description).to.equal("line one\n\tline two");
       // The catalogue learns about the MoveSpec from authoring's relay, a moment later.
       let starred = await admin("star", id, "--org", mine.organizationId);
       await eventually(async () => {

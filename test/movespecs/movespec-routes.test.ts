@@ -423,6 +423,57 @@ describe("MoveSpec routes (black box through the gateway)", function () {
       expectError(wrongType, 400, "invalid_argument", "FIELD_INVALID");
     });
 
+    it("name is counted once trimmed and in normal form C, at the edge and past it", async () => {
+      // 120 decomposed "é" (240 code points as sent) are 120 characters; 121 are one too many.
+      const decomposed = await createMoveSpec({ name: "e\u0301".repeat(120) });
+      expect(decomposed.name).to.equal("é".repeat(120));
+      const padded = await createMoveSpec({ name: ` ${"x".repeat(120)} ` });
+      expect(padded.name).to.equal("x".repeat(120));
+      for (const name of ["e\u0301".repeat(121), ` ${"x".repeat(121)} `]) {
+        const r = await call("POST", "/api/movespecs", {
+          token: owner.token,
+          body: { name, project_id: owner.projectId },
+        });
+        expectError(r, 400, "invalid_argument", "FIELD_INVALID");
+        expect(r.body.error.details.errors).to.deep.equal([
+          {
+            field: "name",
+            reason: "FIELD_INVALID",
+            message: "name must be 1 to 120 characters without control characters",
+          },
+        ]);
+      }
+    });
+
+    it("every invalid field is listed at once, name and description's characters included", async () => {
+      const r = await call("POST", "/api/movespecs", {
+        token: owner.token,
+        body: {
+          name: "a\u0007b",
+          project_id: owner.projectId,
+          description: `bad\u0000${"d".repeat(10)}`,
+          visibility: "x",
+        },
+      });
+      expectError(r, 400, "invalid_argument", "FIELD_INVALID");
+      const errors = r.body.error.details.errors as { field: string; message: string }[];
+      expect(errors.map((e) => e.field)).to.deep.equal(["name", "description", "visibility"]);
+      expect(errors[0].message).to.equal("name holds a control character");
+      expect(errors[1].message).to.equal(
+        "description holds a control character (only tab and line breaks are allowed)",
+      );
+      const blank = await call("POST", "/api/movespecs", {
+        token: owner.token,
+        body: { name: "   ", project_id: owner.projectId, description: "d".repeat(2001) },
+      });
+      expect(
+        (blank.body.error.details.errors as { field: string }[]).map((e) => e.field),
+      ).to.deep.equal(["name", "description"]);
+      // Tab and line breaks are text layout, not control.
+      const layout = "Squats.\r\n\tKnees over toes.\n";
+      expect((await createMoveSpec({ description: layout })).description).to.equal(layout);
+    });
+
     it("description is up to 2,000 characters", async () => {
       expect((await createMoveSpec({ description: "d".repeat(2000) })).description).to.have.length(
         2000,

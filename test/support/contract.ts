@@ -57,7 +57,7 @@ function contract() {
   ajv.addSchema(document, "openapi.json");
   const routes = Object.entries(document.paths as Json).map(([path, methods]) => ({
     path,
-    pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}/?$`),
+    pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}$`),
     methods,
   }));
   compiled = { document, routes, ajv, validators: new Map() };

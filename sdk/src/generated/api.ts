@@ -146,10 +146,11 @@ export interface MoveSpecPage {
 
 /** Creates a MoveSpec and its draft (a minimal valid MoveSpec template). */
 export interface CreateMoveSpecRequest {
-  /** display name */
+  /** display name: 1 to 120 characters once trimmed (Unicode normal form C), without control or bidirectional control characters */
   name: string;
   /** the access token's project */
   project_id: string;
+  /** no control characters but tab and line breaks */
   description?: string;
   /** `public` lists it in the catalogue Default: "private". */
   visibility?: "private" | "public";

@@ -1,6 +1,8 @@
 import { AuthoringReason, Reason } from "../../shared/errors/reasons.js";
 import { Code, serviceError } from "../../shared/errors/service-error.js";
 import {
+  displayNameError,
+  freeTextError,
   NAME_PROBLEM_MESSAGES,
   nameProblem,
   normalizeName,
@@ -17,9 +19,12 @@ export const MOVESPEC_LIMITS = {
   descriptionMax: 2000,
 } as const;
 
+const NAME_LENGTH = { minLength: MOVESPEC_LIMITS.nameMin, maxLength: MOVESPEC_LIMITS.nameMax };
+
 /**
  * The name trimmed and in normal form C, or INVALID_ARGUMENT FIELD_REQUIRED / FIELD_INVALID naming
  * `name` (too short or long, or a character that lets it pass for another name: display-name.ts).
+ * The gateway checks the same (the API's schema), so that a request lists every invalid field.
  */
 export function checkName(name: string | undefined): string {
   if (name === undefined) {
@@ -40,14 +45,13 @@ export function checkName(name: string | undefined): string {
       },
     );
   }
-  const length = [...trimmed].length;
-  if (length < MOVESPEC_LIMITS.nameMin || length > MOVESPEC_LIMITS.nameMax) {
-    throw serviceError(
-      Code.InvalidArgument,
-      Reason.fieldInvalid,
-      `name must be ${MOVESPEC_LIMITS.nameMin} to ${MOVESPEC_LIMITS.nameMax} characters without control characters`,
-      { field: "name", min_length: MOVESPEC_LIMITS.nameMin, max_length: MOVESPEC_LIMITS.nameMax },
-    );
+  const lengthError = displayNameError(trimmed, NAME_LENGTH);
+  if (lengthError) {
+    throw serviceError(Code.InvalidArgument, Reason.fieldInvalid, `name ${lengthError}`, {
+      field: "name",
+      min_length: MOVESPEC_LIMITS.nameMin,
+      max_length: MOVESPEC_LIMITS.nameMax,
+    });
   }
   return trimmed;
 }
@@ -62,6 +66,12 @@ export function checkDescription(description: string | undefined): string | unde
       `description must be at most ${MOVESPEC_LIMITS.descriptionMax} characters`,
       { field: "description", max_length: MOVESPEC_LIMITS.descriptionMax },
     );
+  }
+  const textError = freeTextError(description);
+  if (textError) {
+    throw serviceError(Code.InvalidArgument, Reason.fieldInvalid, `description ${textError}`, {
+      field: "description",
+    });
   }
   return description;
 }

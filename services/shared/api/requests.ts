@@ -7,7 +7,15 @@
  * Members the API does not know are ignored, and a member that is `null` counts as absent.
  */
 import { SESSION_MODES, VISIBILITIES } from "./resources.js";
-import { type Static, StringEnum, Type, UUID_PATTERN, Uuid } from "./schema-kit.js";
+import {
+  DisplayName,
+  FreeText,
+  type Static,
+  StringEnum,
+  Type,
+  UUID_PATTERN,
+  Uuid,
+} from "./schema-kit.js";
 
 const SECRET_MAX = 1024;
 const Secret = (description: string) =>
@@ -46,9 +54,9 @@ export const CREATABLE_VISIBILITIES = VISIBILITIES.filter((v) => v !== "delisted
 
 export const CreateMoveSpecRequest = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 120, description: "display name" }),
+    name: DisplayName("display name", 1, 120),
     project_id: Uuid("the access token's project"),
-    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    description: Type.Optional(FreeText(2000, "no control characters but tab and line breaks")),
     visibility: Type.Optional(
       StringEnum(CREATABLE_VISIBILITIES, {
         default: "private",

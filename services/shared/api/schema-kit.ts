@@ -13,6 +13,31 @@ export type Static<T extends TSchema> = Type.Static<T>;
 /** Lowercase UUID (the only id shape the API hands out or accepts; contract "Identifiers"). */
 export const UUID_PATTERN = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$";
 
+/** Schema keywords of ours, checked by validation.ts (OpenAPI allows `x-` extensions). */
+export const DISPLAY_NAME_KEYWORD = "x-display-name";
+export const FREE_TEXT_KEYWORD = "x-free-text";
+
+/**
+ * A name people read: `minLength` to `maxLength` characters once trimmed and in Unicode normal
+ * form C, without control, bidirectional control or lone surrogate characters, not only marks.
+ */
+export function DisplayName(description: string, minLength: number, maxLength: number) {
+  return Type.String({
+    minLength: 1,
+    [DISPLAY_NAME_KEYWORD]: { minLength, maxLength },
+    description: `${description}: ${minLength} to ${maxLength} characters once trimmed (Unicode normal form C), without control or bidirectional control characters`,
+  });
+}
+
+/** Free text up to `maxLength` characters: no control character but tab and line breaks. */
+export function FreeText(maxLength: number, description?: string) {
+  return Type.String({
+    maxLength,
+    [FREE_TEXT_KEYWORD]: true,
+    ...(description ? { description } : {}),
+  });
+}
+
 export function Uuid(description: string, example = "0192f0c4-3b7e-7a51-9d3c-6f1e2a4b5c6d") {
   return Type.String({ format: "uuid", pattern: UUID_PATTERN, description, examples: [example] });
 }

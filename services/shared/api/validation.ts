@@ -6,8 +6,15 @@
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
+import { displayNameError, freeTextError, type NameLength } from "../text/display-name.js";
 import type { FieldErrorJson } from "./error-envelope.js";
-import { type Static, type TSchema, UUID_PATTERN } from "./schema-kit.js";
+import {
+  DISPLAY_NAME_KEYWORD,
+  FREE_TEXT_KEYWORD,
+  type Static,
+  type TSchema,
+  UUID_PATTERN,
+} from "./schema-kit.js";
 
 /** A field error, with the structured extras the envelope has always carried for some of them. */
 export interface InvalidField extends FieldErrorJson {
@@ -32,6 +39,38 @@ export const ajv = new Ajv2020({
   verbose: true,
 });
 (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+
+/**
+ * Text the services check beyond JSON Schema, checked here as well so that a request lists
+ * every invalid field at once: `x-display-name` (trimmed, normal form C, between its bounds, no
+ * control or bidirectional control character) and `x-free-text` (no control character but tab and
+ * line breaks). The services keep their own checks (internal callers reach them directly).
+ */
+ajv.addKeyword({
+  keyword: DISPLAY_NAME_KEYWORD,
+  type: "string",
+  schemaType: "object",
+  errors: true,
+  validate: textKeyword((value, length: NameLength) => displayNameError(value, length)),
+});
+ajv.addKeyword({
+  keyword: FREE_TEXT_KEYWORD,
+  type: "string",
+  schemaType: "boolean",
+  errors: true,
+  validate: textKeyword((value, on: boolean) => (on ? freeTextError(value) : undefined)),
+});
+
+/** An Ajv validate function from a check that answers what is wrong (a message) or undefined. */
+function textKeyword<S>(check: (value: string, schema: S) => string | undefined) {
+  const validate = (schema: S, value: string): boolean => {
+    const message = check(value, schema);
+    validate.errors = message ? [{ keyword: "x-text", message, params: {} }] : undefined;
+    return message === undefined;
+  };
+  validate.errors = undefined as Partial<ErrorObject>[] | undefined;
+  return validate;
+}
 
 /** Compiles `schema` once; the checker answers the value typed, or every field error. */
 export function compileChecker<S extends TSchema>(schema: S): Checker<Static<S>> {

@@ -38,6 +38,42 @@ export function normalizeName(name: string): string {
   return hasLoneSurrogate(trimmed) ? trimmed : trimmed.normalize("NFC");
 }
 
+/** Bounds of a display name, in code points after trimming and normalization. */
+export interface NameLength {
+  readonly minLength: number;
+  readonly maxLength: number;
+}
+
+/**
+ * What is wrong with `name` as a display name (trimmed, in normal form C, between the bounds), as
+ * the end of a sentence starting with the field's name, or undefined when it is fine.
+ */
+export function displayNameError(name: string, length: NameLength): string | undefined {
+  const normalized = normalizeName(name);
+  const problem = nameProblem(normalized);
+  if (problem) return NAME_PROBLEM_MESSAGES[problem];
+  const characters = [...normalized].length;
+  if (characters < length.minLength || characters > length.maxLength) {
+    return `must be ${length.minLength} to ${length.maxLength} characters without control characters`;
+  }
+  return undefined;
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: that is the point
+const CONTROL_BUT_TEXT_LAYOUT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+
+/**
+ * What is wrong with free text (a description shown in the catalogue), or undefined: a lone
+ * surrogate, or a control character other than tab and line breaks (a NUL, an escape sequence).
+ */
+export function freeTextError(text: string): string | undefined {
+  if (hasLoneSurrogate(text)) return NAME_PROBLEM_MESSAGES.lone_surrogate;
+  if (CONTROL_BUT_TEXT_LAYOUT.test(text)) {
+    return "holds a control character (only tab and line breaks are allowed)";
+  }
+  return undefined;
+}
+
 export const NAME_PROBLEM_MESSAGES: Readonly<Record<NameProblem, string>> = {
   lone_surrogate: "holds a lone surrogate (not valid Unicode text)",
   bidi_control: "holds a bidirectional control character (U+200E, U+202A-U+202E, U+2066-U+2069...)",
