@@ -30,6 +30,8 @@ export interface Launcher {
   readonly lines: LauncherLine[];
   /** Resolves with the first line (from the start) that matches; rejects after `timeoutMs`. */
   waitForLine(match: (line: LauncherLine) => boolean, timeoutMs: number): Promise<LauncherLine>;
+  /** The launcher's own pid (npm's child when started `viaNpm`; -1 if it was not found). */
+  launcherPid(): number;
   /** The pid of the running child whose entry point is `entry` (e.g. `services/auth/main.ts`). */
   childPid(entry: string): number | undefined;
   readonly exited: Promise<number | null>;
@@ -46,14 +48,24 @@ export const ENTRY_POINTS = {
   gateway: "gateway/main.ts",
 } as const;
 
-export async function startLauncher(env: Record<string, string> = {}): Promise<Launcher> {
+/**
+ * `viaNpm`: run `npm start` itself (npm and the shell it runs the script in stand between the
+ * test and the launcher); by default the start script's node command, run directly.
+ */
+export async function startLauncher(
+  env: Record<string, string> = {},
+  options: { viaNpm?: boolean } = {},
+): Promise<Launcher> {
   // One temporary directory per run: the store's files in mongo/, the CA and the workload
   // certificates in pki/, the development secrets in secrets/ (npm start keeps them in .data).
   const root = await mkdtemp(join(tmpdir(), "mds-launcher-"));
   const scripts = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).scripts;
-  const [command, ...args] = String(scripts.start).split(" ");
+  const words = String(scripts.start).split(" ");
+  if (words[0] === "exec") words.shift();
+  const [command, ...args] = words;
   if (command !== "node") throw new Error(`unexpected start script: ${scripts.start}`);
-  const child = spawn(process.execPath, args, {
+  const [file, argv] = options.viaNpm ? ["npm", ["start"]] : [process.execPath, args];
+  const child = spawn(file, argv, {
     cwd: REPO_ROOT,
     env: {
       ...process.env,
@@ -107,12 +119,22 @@ export async function startLauncher(env: Record<string, string> = {}): Promise<L
       }),
     ]);
     const gatewayUrl = /Gateway ready:\s+(\S+)/.exec(ready.text)?.[1] as string;
+    // Under npm: its child, or its grandchild when a shell runs the script without exec.
+    const npmPid = child.pid as number;
+    const launcherPid = options.viaNpm
+      ? (childPidOf(npmPid, LAUNCHER_ENTRY) ??
+        childrenOf(npmPid)
+          .map((pid) => childPidOf(pid, LAUNCHER_ENTRY))
+          .find((pid) => pid !== undefined) ??
+        -1)
+      : npmPid;
     return {
       process: child,
       gatewayUrl,
       lines,
       waitForLine,
-      childPid: (entry) => childPidOf(child.pid as number, entry),
+      launcherPid: () => launcherPid,
+      childPid: (entry) => childPidOf(launcherPid, entry),
       exited,
       stop,
     };
@@ -139,19 +161,34 @@ function tail(lines: readonly LauncherLine[]): string {
     .join("\n");
 }
 
-/** A direct child of `parent` whose command line runs `entry`. */
+const LAUNCHER_ENTRY = "deploy/local/start.ts";
+
+/** A direct child of `parent` that is node running `entry` (not a shell whose script names it). */
 function childPidOf(parent: number, entry: string): number | undefined {
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
+  for (const pid of childrenOf(parent)) {
     try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid !== parent) continue;
-      const command = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0");
-      if (command.some((part) => part.endsWith(entry))) return Number(name);
+      const command = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      const isNode = /(^|\/)node$/.test(command[0]);
+      if (isNode && command.some((part) => part.endsWith(entry))) return pid;
     } catch {
       // The process ended while we looked.
     }
   }
   return undefined;
+}
+
+/** The pids whose parent is `parent` (Linux /proc). */
+function childrenOf(parent: number): number[] {
+  const children: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === parent) children.push(Number(name));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return children;
 }

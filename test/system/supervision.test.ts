@@ -74,6 +74,15 @@ function listeningAddresses(pid: number): string[] {
   return addresses;
 }
 
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The niceness of every thread of `pid` (Linux /proc: field 19 of each task's stat). */
 function threadNiceness(pid: number): number[] {
   return readdirSync(`/proc/${pid}/task`).map((tid) => {
@@ -311,6 +320,24 @@ describe("npm start: access log, supervision and readiness", function () {
 
 describe("npm start stopping: children that stop on their own meanwhile", function () {
   this.timeout(120_000);
+
+  it("SIGTERM to npm itself stops everything in order, as to the launcher", async () => {
+    const launcher = await startLauncher({}, { viaNpm: true });
+    const launcherPid = launcher.launcherPid();
+    try {
+      const pids = [launcherPid, ...Object.values(ENTRY_POINTS).map(launcher.childPid)];
+      for (const pid of pids) expect(pid, "every process found").to.be.a("number").above(0);
+      launcher.process.kill("SIGTERM");
+      await launcher.waitForLine((line) => line.text === "stopped.", 20_000);
+      await eventually(() => pids.every((pid) => !isAlive(pid as number)), 10_000);
+      const said = launcher.lines.filter((line) => line.name === "launcher").map((l) => l.msg);
+      expect(said).to.not.include("process exited unexpectedly");
+    } finally {
+      // Left running by a failure above: stop it here (it stops its children), not as an orphan.
+      if (launcherPid > 0 && isAlive(launcherPid)) process.kill(launcherPid, "SIGTERM");
+      await launcher.stop();
+    }
+  });
 
   it("a child that exits while the launcher stops (Ctrl-C signals them all) is no crash and is not restarted", async () => {
     const launcher = await startLauncher({ LAUNCHER_RESTART_BACKOFF_MS: "0" });
