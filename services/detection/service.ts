@@ -98,6 +98,7 @@ export const detectionService: ServiceDefinition<DetectionConfig> = {
         attachments,
         logger,
         metrics: createStreamMetrics(metrics.registry, attachments),
+        settle: (id) => settlement.settle(id),
         settleLater: (id) => settlement.settleLater(id),
       }),
       helloTimeoutMs: limits.helloTimeoutMs,

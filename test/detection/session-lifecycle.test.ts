@@ -471,3 +471,71 @@ describe("detection sessions: admission and lifecycle", function () {
     });
   });
 });
+
+describe("detection sessions: a deadline passed before the sweeper came round", function () {
+  this.timeout(30_000);
+  let system: TestSystem;
+  let tenant: TestTenant;
+  let squat: PublishedMoveSpec;
+
+  before(async function () {
+    this.timeout(90_000);
+    system = await startTestSystem({
+      serviceEnv: {
+        detection: {
+          DETECTION_ATTACH_TIMEOUT_MS: "1000",
+          DETECTION_IDLE_TIMEOUT_MS: "1000",
+          // The sweeper does not come round during these tests: the attach must see the deadline.
+          DETECTION_SWEEP_INTERVAL_MS: "600000",
+          DETECTION_CHECKPOINT_INTERVAL_MS: "200",
+        },
+      },
+    });
+    tenant = await createTenant(system);
+    squat = await publishMoveSpec(tenant, exampleYaml("squat"), { name: "squat" });
+  });
+
+  after(async () => {
+    await system?.stop();
+  });
+
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it("an attach after the attach timeout ends the session: cancelled, end, 4410", async () => {
+    const created = await createSession(tenant, { movespec_id: squat.movespecId });
+    await pause(1300);
+    const late = await openRaw(created.stream_url);
+    late.send({ type: "hello", runtime_token: created.runtime_token });
+    expect(await late.next("end")).to.include({
+      status: "cancelled",
+      error_code: "ATTACH_TIMEOUT",
+    });
+    expect((await late.closed()).code).to.equal(4410);
+    expect(late.ofType("ready")).to.deep.equal([]);
+    expect(await getSession(tenant, created.session_id)).to.include({
+      status: "cancelled",
+      error_code: "ATTACH_TIMEOUT",
+    });
+  });
+
+  it("an attach after the idle timeout ends the detached session with its summary", async () => {
+    const created = await createSession(tenant, { movespec_id: squat.movespecId, mode: "replay" });
+    const first = await attach(created.stream_url, created.runtime_token);
+    first.send({ type: "frames", frames: SQUAT_FRAMES.slice(0, 20) });
+    await first.next("ack", (ack) => ack.last_seq === 19);
+    first.close();
+    await first.closed();
+    await pause(1300);
+    const late = await openRaw(created.stream_url);
+    late.send({ type: "hello", runtime_token: created.runtime_token });
+    expect(await late.next("end")).to.include({
+      status: "cancelled",
+      error_code: "IDLE_TIMEOUT",
+      accepted_frames_total: 20,
+    });
+    expect((await late.closed()).code).to.equal(4410);
+    const cancelled = await getSession(tenant, created.session_id);
+    expect(cancelled).to.include({ status: "cancelled", error_code: "IDLE_TIMEOUT" });
+    expect(JSON.parse(cancelled.terminal_outcome)).to.include({ frames: 20 });
+  });
+});

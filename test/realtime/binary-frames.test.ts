@@ -180,6 +180,27 @@ describe("realtime stream: binary frames", function () {
     stream.close();
   });
 
+  it("resends of accepted frames do not count against the live rate: no 4429", async () => {
+    const session = await newSession("live");
+    const stream = await attach(session.stream_url, session.runtime_token, BINARY);
+    sendBytes(stream, encode(FRAMES.slice(0, 100)));
+    await stream.next("ack", (ack) => ack.last_seq === 99);
+    for (let round = 0; round < 4; round += 1) sendBytes(stream, encode(FRAMES.slice(0, 100)));
+    sendBytes(stream, encode(FRAMES.slice(50, 101)));
+    stream.send({ type: "finalize" });
+    expect(await stream.next("end")).to.include({
+      status: "completed",
+      accepted_frames_total: 101,
+    });
+    expect((await stream.closed()).code).to.equal(1000);
+    // New frames still count: 200 at once are past the burst allowance.
+    const flooded = await newSession("live");
+    const flood = await attach(flooded.stream_url, flooded.runtime_token, BINARY);
+    sendBytes(flood, encode(FRAMES.slice(0, 100)));
+    sendBytes(flood, encode(FRAMES.slice(100, 200)));
+    expect((await flood.closed()).code).to.equal(4429);
+  });
+
   it("a message above 64 KiB is closed 1009 at the gateway; a batch of 118 frames passes", async () => {
     const session = await newSession();
     const stream = await attach(session.stream_url, session.runtime_token, BINARY);

@@ -428,6 +428,48 @@ describe("realtime stream: contract 1 against hostile clients", function () {
       expect(last?.count).to.be.greaterThan(1);
     });
 
+    it("a last_event_seq beyond the session's events silences none of the events to come", async () => {
+      const session = await newSession();
+      const stream = await attach(session.stream_url, session.runtime_token, {
+        last_event_seq: 1000,
+      });
+      for (let at = 0; at < 300; at += 40) {
+        stream.send({ type: "frames", frames: FRAMES.slice(at, Math.min(at + 40, 300)) });
+      }
+      stream.send({ type: "finalize" });
+      await stream.next("end");
+      const events = stream.ofType("event").map((m) => m.event);
+      const last = events.at(-1);
+      expect(last?.type).to.equal("session.summary");
+      expect(last?.count).to.be.greaterThan(0);
+      expect(events.map((e) => e.event_seq)).to.deep.equal(
+        Array.from({ length: last?.event_seq ?? 0 }, (_, i) => i + 1),
+      );
+      expect(events.filter((e) => e.type === "rep.completed")).to.have.length(last?.count ?? -1);
+    });
+
+    it("resends of accepted frames do not count against the live rate: no 4429", async () => {
+      const session = await newSession("live");
+      const stream = await attach(session.stream_url, session.runtime_token);
+      const sendUpTo = (end: number) => {
+        for (let at = 0; at < end; at += 40) {
+          stream.send({ type: "frames", frames: FRAMES.slice(at, Math.min(at + 40, end)) });
+        }
+      };
+      // Within the burst allowance (about one second's worth), then acknowledged.
+      sendUpTo(100);
+      await stream.next("ack", (ack) => ack.last_seq === 99);
+      // A client resending everything unacknowledged at once, several times: 400 frames the
+      // engine already has, far above the rate, then one new frame.
+      for (let round = 0; round < 4; round += 1) sendUpTo(100);
+      sendUpTo(101);
+      stream.send({ type: "finalize" });
+      const end = await stream.next("end");
+      expect(end).to.include({ status: "completed", accepted_frames_total: 101 });
+      expect((await stream.closed()).code).to.equal(1000);
+      expect(stream.ofType("error")).to.deep.equal([]);
+    });
+
     it("a live flood is closed 4429; the session resumes at a sane rate", async () => {
       const session = await newSession("live");
       const stream = await attach(session.stream_url, session.runtime_token);

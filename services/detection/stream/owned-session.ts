@@ -118,8 +118,14 @@ export class OwnedSession {
     this.engine = init.engine;
     this.ledger = new RecordLedger(deps.records, init.sessionId, init.epoch, init.recordChunks);
     this.sink = init.sink;
-    this.suppressEventsUpTo = init.lastEventSeq ?? 0;
-    this.reportedLastEventSeq = init.lastEventSeq;
+    // A client cannot have seen events the session has not produced yet: a last_event_seq past
+    // the engine's last event (a stale or foreign value) must not silence the events to come.
+    const seen =
+      init.lastEventSeq === undefined
+        ? undefined
+        : Math.min(init.lastEventSeq, init.engine.lastEventSeq);
+    this.suppressEventsUpTo = seen ?? 0;
+    this.reportedLastEventSeq = seen;
     this.recentEvents = new RecentEvents(init.recentEvents);
     this.durableAccepted = init.engine.acceptedFrames;
     this.lastActivityAt = this.now();
@@ -191,7 +197,7 @@ export class OwnedSession {
     // When the frames reached the session: the frame-to-event latency metric starts here.
     const received = performance.now();
     const at = this.now();
-    const room = this.admit(frames.length, at);
+    const room = this.admit(frames.length, at, newJsonFrames(frames, this.engine.lastSeq));
     if (room < 0) return;
     const batch = frames.length > room ? frames.slice(0, room) : frames;
     const before = this.engine.acceptedFrames;
@@ -219,7 +225,7 @@ export class OwnedSession {
     if (this.state !== "open") return;
     const received = performance.now();
     const at = this.now();
-    const room = this.admit(frames.count, at);
+    const room = this.admit(frames.count, at, newPackedFrames(frames, this.engine.lastSeq));
     if (room < 0) return;
     const before = this.engine.acceptedFrames;
     const result = this.engine.pushPacked(
@@ -228,7 +234,7 @@ export class OwnedSession {
     this.sendEvents(result.events, received);
     this.sendRejections(result.rejected);
     let newBeyond = false;
-    const frameBytes = (frames.view.byteLength - frames.offset) / frames.count;
+    const frameBytes = packedFrameBytes(frames);
     for (let i = room; i < frames.count && !newBeyond; i++) {
       newBeyond =
         frames.view.getFloat64(frames.offset + i * frameBytes, true) > this.engine.lastSeq;
@@ -239,8 +245,10 @@ export class OwnedSession {
   /**
    * How many of a message's `count` frames the session takes (the rest would pass its frame
    * limit), or -1 when it takes none: finalizing (a warning), or a live client over its rate.
+   * Only the `fresh` frames (seq above the last accepted) count against the rate: resends after
+   * a reconnect are ignored, and the contract says resending is safe.
    */
-  private admit(count: number, at: number): number {
+  private admit(count: number, at: number, fresh: number): number {
     if (this.status === "finalizing") {
       this.sink.send(
         warningMessage(
@@ -250,7 +258,7 @@ export class OwnedSession {
       );
       return -1;
     }
-    if (this.limiter && !this.limiter.take(count, at)) {
+    if (this.limiter && fresh > 0 && !this.limiter.take(fresh, at)) {
       this.rateLimited();
       return -1;
     }
@@ -667,4 +675,25 @@ export class OwnedSession {
 function seqOf(frame: unknown): number | undefined {
   const seq = (frame as { seq?: unknown } | null)?.seq;
   return typeof seq === "number" && Number.isInteger(seq) ? seq : undefined;
+}
+
+/** How many JSON frames have a seq above `lastSeq` (one without a readable seq counts: new). */
+function newJsonFrames(frames: readonly unknown[], lastSeq: number): number {
+  let fresh = 0;
+  for (const frame of frames) if ((seqOf(frame) ?? Number.POSITIVE_INFINITY) > lastSeq) fresh++;
+  return fresh;
+}
+
+function packedFrameBytes(frames: PackedFrames): number {
+  return (frames.view.byteLength - frames.offset) / frames.count;
+}
+
+/** How many packed frames have a seq (the float64 that starts each frame) above `lastSeq`. */
+function newPackedFrames(frames: PackedFrames, lastSeq: number): number {
+  const frameBytes = packedFrameBytes(frames);
+  let fresh = 0;
+  for (let i = 0; i < frames.count; i++) {
+    if (!(frames.view.getFloat64(frames.offset + i * frameBytes, true) <= lastSeq)) fresh++;
+  }
+  return fresh;
 }

@@ -10,6 +10,7 @@ import type { Logger } from "../../shared/logging/logger.js";
 import type { RuntimeClaims } from "../../shared/tokens/index.js";
 import type { DetectionConfig } from "../config.js";
 import type { SessionDocument } from "../domain/session-document.js";
+import { dueOutcome } from "../domain/session-timeouts.js";
 import type { AttachmentLeases } from "../lease/attachment-lease.js";
 import type { SpecCache } from "../operations/spec-cache.js";
 import { CloseCode, EndReason, StreamError } from "../reasons.js";
@@ -42,6 +43,8 @@ export interface SessionAttacherDeps {
   readonly attachments: Attachments;
   readonly logger: Logger;
   readonly metrics: StreamMetrics;
+  /** Ends the session now if a deadline passed (the sweeper's work, done when it is needed). */
+  readonly settle: (sessionId: string) => Promise<void>;
   readonly settleLater: (sessionId: string) => void;
 }
 
@@ -117,12 +120,14 @@ export function createSessionAttacher(deps: SessionAttacherDeps) {
           CloseCode.unauthenticated,
         );
       }
-      if (
-        found.status === "completed" ||
-        found.status === "failed" ||
-        found.status === "cancelled"
-      ) {
-        return terminal(found);
+      if (isTerminal(found)) return terminal(found);
+      const due = dueOutcome(found, new Date(), config.limits);
+      if (due && due.status !== "completed") {
+        // Past its attach, idle or duration deadline, the sweeper just not there yet: the
+        // session is over, whatever the sweeper's interval (it must not come back to life).
+        await deps.settle(sessionId);
+        const settled = await store.find(sessionId);
+        if (settled && isTerminal(settled)) return terminal(settled);
       }
       const spec = await specs.get(found.movespec_version_id);
       if (!spec)
@@ -248,3 +253,9 @@ export function createSessionAttacher(deps: SessionAttacherDeps) {
 }
 
 export type SessionAttacher = ReturnType<typeof createSessionAttacher>;
+
+function isTerminal(session: SessionDocument): boolean {
+  return (
+    session.status === "completed" || session.status === "failed" || session.status === "cancelled"
+  );
+}
