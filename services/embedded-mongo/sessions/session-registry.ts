@@ -104,39 +104,41 @@ export class SessionRegistry {
     if (txn.state === "committed") return;
     if (txn.state === "aborted") throw noSuchTransaction(txn.txnNumber, "it has been aborted");
     const engine = this.engine;
-    // Check everything first so the commit applies fully or not at all.
+    // Check the whole write set first, as the state it leaves (not one document at a time), so
+    // that the commit applies fully or not at all.
     for (const [ns, writes] of txn.writes) {
       const [db, ...rest] = ns.split(".");
       const collection = engine.getCollection(db, rest.join("."));
       if (!collection) continue;
-      for (const [idKey, doc] of writes) {
-        if (!doc) continue;
-        try {
-          collection.checkUnique(doc, idKey, (other) => writes.has(other));
-        } catch (error) {
-          this.abort(txn, "unique index conflict at commit");
-          throw writeConflict(
-            `Transaction conflicts with a concurrent write: ${(error as Error).message}`,
-          );
-        }
+      try {
+        collection.checkUniqueTogether(writes);
+      } catch (error) {
+        this.abort(txn, "unique index conflict at commit");
+        throw writeConflict(
+          `Transaction conflicts with a concurrent write: ${(error as Error).message}`,
+        );
       }
     }
-    for (const [ns, writes] of txn.writes) {
-      const [db, ...rest] = ns.split(".");
-      const collection = engine.ensureCollection(db, rest.join("."));
-      for (const [idKey, doc] of writes) {
-        const exists = collection.docs.has(idKey);
-        if (doc === null) {
-          if (exists) engine.deleteDoc(collection, idKey);
-        } else if (exists) {
-          engine.replaceDoc(collection, idKey, doc);
-        } else {
-          engine.insertDoc(collection, doc);
+    try {
+      for (const [ns, writes] of txn.writes) {
+        const [db, ...rest] = ns.split(".");
+        const collection = engine.ensureCollection(db, rest.join("."));
+        for (const [idKey, doc] of writes) {
+          const exists = collection.docs.has(idKey);
+          if (doc === null) {
+            if (exists) engine.deleteDoc(collection, idKey);
+          } else if (exists) {
+            engine.replaceDoc(collection, idKey, doc, false);
+          } else {
+            engine.insertDoc(collection, doc, false);
+          }
         }
       }
+    } finally {
+      // Whatever happened, the transaction is over: its locks must not outlive it.
+      txn.state = "committed";
+      this.finish(txn);
     }
-    txn.state = "committed";
-    this.finish(txn);
   }
 
   private finish(txn: Transaction): void {

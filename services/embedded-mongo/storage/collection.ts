@@ -70,11 +70,40 @@ export class Collection {
     }
   }
 
-  insert(doc: Doc, version: number): void {
+  /**
+   * Throws DuplicateKey unless the collection stays unique once every document of `finals`
+   * (id key -> its new version, null: deleted) replaces its current version at once: against the
+   * documents `finals` leaves as they are, and among the new versions themselves. A transaction's
+   * commit checks its write set with this, then applies it without checking each document against
+   * a state half way through (swapping two unique keys collides with itself one at a time).
+   */
+  checkUniqueTogether(finals: ReadonlyMap<string, Doc | null>): void {
+    for (const [idKey, doc] of finals) {
+      if (doc) this.checkUnique(doc, idKey, (other) => finals.has(other));
+    }
+    for (const index of this.indexes.values()) {
+      if (!index.spec.unique || index.name === "_id_") continue;
+      // Sorted by key, equal keys are neighbours: n log n for a large write set.
+      const entries: Array<{ key: unknown[]; idKey: string }> = [];
+      for (const [idKey, doc] of finals) {
+        if (doc) for (const key of index.keysFor(doc)) entries.push({ key, idKey });
+      }
+      entries.sort((a, b) => compareKeys(a.key, b.key));
+      for (let i = 1; i < entries.length; i++) {
+        const [a, b] = [entries[i - 1], entries[i]];
+        if (a.idKey !== b.idKey && sameKey(a.key, b.key)) {
+          throw duplicateKeyError(this.ns, index, b.key);
+        }
+      }
+    }
+  }
+
+  /** `checked: false` only for a write set checkUniqueTogether passed (a commit's). */
+  insert(doc: Doc, version: number, checked = true): void {
     const idKey = idKeyOf(doc._id);
     if (this.docs.has(idKey)) throw duplicateKeyError(this.ns, this.idIndex, [doc._id]);
     const keys = this.keysByIndex(doc);
-    this.checkUnique(doc, idKey);
+    if (checked) this.checkUnique(doc, idKey);
     this.docs.set(idKey, { doc, version });
     for (const [index, k] of keys) {
       index.add(k, idKey);
@@ -82,11 +111,11 @@ export class Collection {
     }
   }
 
-  replace(idKey: string, doc: Doc, version: number): void {
+  replace(idKey: string, doc: Doc, version: number, checked = true): void {
     const record = this.docs.get(idKey);
     if (!record) throw new MongoCommandError("InternalError", `no document ${idKey} to replace`);
     const newKeys = this.keysByIndex(doc);
-    this.checkUnique(doc, idKey);
+    if (checked) this.checkUnique(doc, idKey);
     for (const [index, k] of newKeys) {
       const old = index.keysFor(record.doc);
       if (sameKeySets(old, k)) continue;
@@ -232,4 +261,12 @@ function sameKey(a: unknown[], b: unknown[]): boolean {
 
 function sameKeySets(a: unknown[][], b: unknown[][]): boolean {
   return a.length === b.length && a.every((k, i) => sameKey(k, b[i]));
+}
+
+function compareKeys(a: unknown[], b: unknown[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const c = compareValues(a[i], b[i]);
+    if (c !== 0) return c;
+  }
+  return a.length - b.length;
 }

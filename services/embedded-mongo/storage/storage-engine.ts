@@ -164,19 +164,20 @@ export class StorageEngine {
    */
   historyFloor: () => number | undefined = () => undefined;
 
-  insertDoc(collection: Collection, doc: Doc): void {
+  /** `checked: false`: a committing transaction's write set, checked as a whole beforehand. */
+  insertDoc(collection: Collection, doc: Doc, checked = true): void {
     const version = this.nextVersion();
-    collection.insert(doc, version);
+    collection.insert(doc, version, checked);
     if (this.historyFloor() !== undefined) collection.remember(idKeyOf(doc._id), null, 0, version);
     this.journal({ o: "i", ns: collection.ns, d: doc });
   }
 
-  replaceDoc(collection: Collection, idKey: string, doc: Doc): void {
+  replaceDoc(collection: Collection, idKey: string, doc: Doc, checked = true): void {
     const prior = collection.docs.get(idKey);
     const priorDoc = prior?.doc;
     const priorVersion = prior?.version ?? 0;
     const version = this.nextVersion();
-    collection.replace(idKey, doc, version);
+    collection.replace(idKey, doc, version, checked);
     if (this.historyFloor() !== undefined) {
       collection.remember(idKey, priorDoc ?? null, priorVersion, version);
     }

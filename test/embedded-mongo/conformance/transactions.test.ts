@@ -32,6 +32,37 @@ describe("embedded-mongo conformance: sessions and transactions", () => {
     ]);
   });
 
+  it("commits a write set whose unique keys swap: checked as the state it leaves, then released", async () => {
+    const c = coll("tx_unique_swap");
+    await c.createIndex({ k: 1 }, { unique: true });
+    await c.insertMany([
+      { _id: "a", k: 1 },
+      { _id: "b", k: 2 },
+      { _id: "c", n: 0 },
+    ] as never[]);
+    const session = state.client.startSession();
+    try {
+      await session.withTransaction(async () => {
+        await c.updateOne({ _id: "c" as never }, { $inc: { n: 1 } }, { session });
+        await c.updateOne({ _id: "b" as never }, { $set: { k: 3 } }, { session });
+        await c.updateOne({ _id: "a" as never }, { $set: { k: 2 } }, { session });
+        await c.updateOne({ _id: "b" as never }, { $set: { k: 1 } }, { session });
+      });
+    } finally {
+      await session.endSession();
+    }
+    expect(await c.find({}).sort({ _id: 1 }).toArray()).to.deep.equal([
+      { _id: "a", k: 2 },
+      { _id: "b", k: 1 },
+      { _id: "c", n: 1 },
+    ]);
+    // The unique index still holds afterwards, and nothing is left locked.
+    const duplicate = await errorOf(() => c.insertOne({ _id: "d", k: 1 } as never));
+    expect(duplicate.code).to.equal(11000);
+    await c.updateOne({ _id: "a" as never }, { $set: { k: 5 } }, { maxTimeMS: 1000 });
+    expect((await c.findOne({ _id: "a" as never }))?.k).to.equal(5);
+  });
+
   it("hides uncommitted writes from other readers and shows them inside", async () => {
     const c = coll("tx_isolation");
     await c.insertOne({ _id: 1 as never, v: "old" });
