@@ -15,6 +15,7 @@ import { secureDataDirectory } from "./security/data-directory.js";
 import { openUserRegistry } from "./security/user-registry.js";
 import { SessionRegistry } from "./sessions/session-registry.js";
 import { parseFailPoints } from "./storage/fail-points.js";
+import { type DirLock, holdDataDirectory } from "./storage/lock-file.js";
 import { StorageEngine } from "./storage/storage-engine.js";
 import { startTtlMonitor } from "./ttl-monitor.js";
 import { Connection } from "./wire/connection.js";
@@ -66,19 +67,31 @@ export function createEmbeddedMongoServer(
   const connections = new Set<Connection>();
   const idleWaiters = new Set<() => void>();
   let stopping: Promise<void> | undefined;
+  /** The kernel's hold on the data directory (storage/lock-file.ts), before the engine opens it. */
+  let directoryGuard: DirLock | undefined;
+  const releaseDirectory = () => {
+    directoryGuard?.release();
+    directoryGuard = undefined;
+  };
 
   async function start(): Promise<EmbeddedMongoAddress> {
     if (server) throw new Error("server already started");
     secureDataDirectory(config.dataDir, logger);
-    engine = StorageEngine.open({
-      dataDir: config.dataDir,
-      fsync: config.fsync,
-      fsyncIntervalMs: config.fsyncIntervalMs,
-      compactBytes: config.compactBytes,
-      compactRetryMs: config.compactRetryMs,
-      failPoints: parseFailPoints(config.testFailPoints),
-      logger,
-    });
+    directoryGuard = await holdDataDirectory(config.dataDir);
+    try {
+      engine = StorageEngine.open({
+        dataDir: config.dataDir,
+        fsync: config.fsync,
+        fsyncIntervalMs: config.fsyncIntervalMs,
+        compactBytes: config.compactBytes,
+        compactRetryMs: config.compactRetryMs,
+        failPoints: parseFailPoints(config.testFailPoints),
+        logger,
+      });
+    } catch (error) {
+      releaseDirectory();
+      throw error;
+    }
     sessions = new SessionRegistry(engine, logger, {
       transactionLifetimeMs: config.transactionLifetimeMs,
       sessionTimeoutMs: 30 * 60 * 1000,
@@ -154,6 +167,7 @@ export function createEmbeddedMongoServer(
     cursors?.close();
     await engine?.close();
     engine = undefined;
+    releaseDirectory();
   }
 
   async function waitForIdle(): Promise<void> {
