@@ -2,6 +2,13 @@
  * Open cursors: results are materialised when the cursor is created (references to
  * immutable stored documents, so later writes do not change them) and handed out in
  * batches by getMore. Idle cursors are closed after a timeout, as mongod does.
+ *
+ * Materialised results cost memory mongod's cursors do not: clients that open cursors and never
+ * finish them (batchSize 1 over a large collection, a thousand times) would hold every result
+ * set until the idle timeout and run the server out of memory. So the results all open cursors
+ * hold together are bounded (`maxBufferedResults`): past it, the least recently used cursors are
+ * closed (their next getMore is CursorNotFound, as after the idle timeout). A single cursor is
+ * never refused for its own size.
  */
 import { BSON, Long } from "bson";
 import type { Doc } from "./bson-values.js";
@@ -23,14 +30,28 @@ export type BatchTransform = (docs: Doc[]) => Doc[];
 const MAX_BATCH_BYTES = 16 * 1024 * 1024 - 16 * 1024;
 const DEFAULT_FIRST_BATCH = 101;
 
+/** About 16 MB of references (more for aggregation results, which are new documents). */
+export const MAX_BUFFERED_RESULTS = 2_000_000;
+
 export class CursorRegistry {
+  /** In order of last use, least recent first (a Map keeps insertion order; use re-inserts). */
   private readonly cursors = new Map<number, OpenCursor>();
   private nextId = Math.floor(Math.random() * 2 ** 40) + 1;
   private readonly timer: NodeJS.Timeout;
+  /** Results not handed out yet, over every open cursor. */
+  private buffered = 0;
 
-  constructor(private readonly idleTimeoutMs = 10 * 60 * 1000) {
+  constructor(
+    private readonly idleTimeoutMs = 10 * 60 * 1000,
+    private readonly maxBufferedResults = MAX_BUFFERED_RESULTS,
+  ) {
     this.timer = setInterval(() => this.reap(), 30_000);
     this.timer.unref();
+  }
+
+  /** Results the open cursors still hold, and how many cursors are open (for tests, stats). */
+  get usage(): { cursors: number; bufferedResults: number } {
+    return { cursors: this.cursors.size, bufferedResults: this.buffered };
   }
 
   /** Builds the `cursor` reply field for a result set, registering a cursor if docs remain. */
@@ -43,10 +64,12 @@ export class CursorRegistry {
     const size =
       batchSize === undefined || batchSize === null ? DEFAULT_FIRST_BATCH : Number(batchSize);
     const { transform } = options;
-    const batch = takeBatch(docs, 0, size === 0 ? DEFAULT_FIRST_BATCH : size, transform);
+    // batchSize 0: an open cursor and an empty first batch, as mongod answers.
+    const batch = size === 0 ? [] : takeBatch(docs, 0, size, transform);
     let id = 0;
     if (!options.single && batch.length < docs.length) {
       id = this.nextId++;
+      this.makeRoom(docs.length - batch.length);
       this.cursors.set(id, {
         id,
         ns,
@@ -56,6 +79,7 @@ export class CursorRegistry {
         sessionKey: options.sessionKey,
         transform,
       });
+      this.buffered += docs.length - batch.length;
     }
     return { firstBatch: batch, id: Long.fromNumber(id), ns };
   }
@@ -72,28 +96,50 @@ export class CursorRegistry {
     const size = batchSize === undefined || batchSize === null ? 0 : Number(batchSize);
     const batch = takeBatch(cursor.docs, cursor.position, size, cursor.transform);
     cursor.position += batch.length;
+    this.buffered -= batch.length;
     cursor.lastUsed = Date.now();
     let nextId = id;
     if (cursor.position >= cursor.docs.length) {
-      this.cursors.delete(id);
+      this.drop(id);
       nextId = 0;
+    } else {
+      // Most recently used: last in the map, the last one evicted.
+      this.cursors.delete(id);
+      this.cursors.set(id, cursor);
     }
     return { nextBatch: batch, id: Long.fromNumber(nextId), ns };
   }
 
   kill(id: number): boolean {
-    return this.cursors.delete(id);
+    return this.drop(id);
   }
 
   close(): void {
     clearInterval(this.timer);
     this.cursors.clear();
+    this.buffered = 0;
+  }
+
+  private drop(id: number): boolean {
+    const cursor = this.cursors.get(id);
+    if (!cursor) return false;
+    this.cursors.delete(id);
+    this.buffered -= cursor.docs.length - cursor.position;
+    return true;
+  }
+
+  /** Closes the least recently used cursors until `incoming` more results fit (or none is left). */
+  private makeRoom(incoming: number): void {
+    for (const id of this.cursors.keys()) {
+      if (this.buffered + incoming <= this.maxBufferedResults) return;
+      this.drop(id);
+    }
   }
 
   private reap(): void {
     const now = Date.now();
     for (const [id, cursor] of this.cursors) {
-      if (now - cursor.lastUsed > this.idleTimeoutMs) this.cursors.delete(id);
+      if (now - cursor.lastUsed > this.idleTimeoutMs) this.drop(id);
     }
   }
 }

@@ -156,6 +156,27 @@ describe("embedded-mongo conformance: CRUD", () => {
       expect(error.code).to.equal(43);
     });
 
+    it("batchSize 0 opens a cursor with an empty first batch (find and aggregate)", async () => {
+      const found = await state.db.command({ find: "find", filter: {}, batchSize: 0 });
+      expect(found.cursor.firstBatch).to.deep.equal([]);
+      expect(found.cursor.id.toString()).to.not.equal("0");
+      const next = await state.db.command({
+        getMore: found.cursor.id,
+        collection: "find",
+        batchSize: 5,
+      });
+      expect(next.cursor.nextBatch).to.have.length(5);
+      await state.db.command({ killCursors: "find", cursors: [found.cursor.id] });
+      const aggregated = await state.db.command({
+        aggregate: "find",
+        pipeline: [{ $match: {} }],
+        cursor: { batchSize: 0 },
+      });
+      expect(aggregated.cursor.firstBatch).to.deep.equal([]);
+      expect(aggregated.cursor.id.toString()).to.not.equal("0");
+      await state.db.command({ killCursors: "find", cursors: [aggregated.cursor.id] });
+    });
+
     it("compares int32, int64 and Decimal128 values numerically, and returns them unchanged", async () => {
       const c = coll("find_numeric");
       const big = Long.fromString("9223372036854775000");
