@@ -281,17 +281,21 @@ const findAndModify: CommandHandler = async (ctx) => {
     const outcome = findDocuments(source, { filter: query, sort, limit: 1, hint: ctx.body.hint });
     const found = outcome.docs[0];
     const id = outcome.ids[0];
+    // The answer is projected before anything is written: a projection that cannot be applied
+    // fails the command with nothing changed.
     if (found && source.collection) {
       ctx.access.checkWritable(source.collection, [id]);
+      const before = project(found);
       if (removing) {
         ctx.access.remove(source.collection, id);
-        return { lastErrorObject: { n: 1 }, value: project(found), ok: 1 };
+        return { lastErrorObject: { n: 1 }, value: before, ok: 1 };
       }
       const result = applyUpdate(found, updateSpec as UpdateSpec, { filter: query, arrayFilters });
+      const after = returnNew ? project(result.doc) : before;
       if (result.modified) ctx.access.replace(source.collection, id, result.doc);
       return {
         lastErrorObject: { n: 1, updatedExisting: true },
-        value: project(returnNew ? result.doc : found),
+        value: after,
         ok: 1,
       };
     }
@@ -300,10 +304,11 @@ const findAndModify: CommandHandler = async (ctx) => {
     const collection = writableCollection(ctx, name);
     const doc = buildUpsertDocument(query, updateSpec as UpdateSpec, arrayFilters);
     ctx.access.checkWritable(collection, [idKeyOf(doc._id)]);
+    const inserted = project(doc);
     ctx.access.insert(collection, doc);
     return {
       lastErrorObject: { n: 1, updatedExisting: false, upserted: doc._id },
-      value: returnNew ? project(doc) : null,
+      value: returnNew ? inserted : null,
       ok: 1,
     };
   });

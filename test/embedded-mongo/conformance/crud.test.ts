@@ -349,6 +349,26 @@ describe("embedded-mongo conformance: CRUD", () => {
   });
 
   describe("findAndModify", () => {
+    it("a projection that cannot be applied fails the command with nothing written", async () => {
+      const c = coll("fam_bad_projection");
+      await c.insertOne({ _id: "x" as never, a: 1, b: 2 });
+      const mixed = { a: 1, b: 0 };
+      for (const attempt of [
+        () => c.findOneAndDelete({ _id: "x" as never }, { projection: mixed }),
+        () => c.findOneAndUpdate({ _id: "x" as never }, { $inc: { a: 1 } }, { projection: mixed }),
+        () =>
+          c.findOneAndUpdate(
+            { _id: "y" as never },
+            { $set: { a: 1 } },
+            { upsert: true, projection: mixed },
+          ),
+      ]) {
+        const error = await errorOf(attempt);
+        expect(error.message).to.match(/exclusion/i);
+      }
+      expect(await c.find({}).toArray()).to.deep.equal([{ _id: "x", a: 1, b: 2 }]);
+    });
+
     it("returns the document before or after the update", async () => {
       const c = coll("fam");
       await c.insertOne({ _id: 1 as never, n: 1 });
