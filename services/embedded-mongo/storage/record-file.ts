@@ -1,8 +1,9 @@
 /**
  * Framing shared by the write-ahead log and snapshots: a file starts with an 8-byte magic
  * string, then records of [length u32 LE][crc32 u32 LE][payload]. A record whose bytes run
- * past the end of the file, or the very last record failing its checksum, is a torn write
- * (the process died mid-append) and is cut; a bad record followed by more data is corruption.
+ * past the end of the file (with no whole record after it), or the very last record failing its
+ * checksum, is a torn write (the process died mid-append) and is cut; a bad record followed by
+ * more data is corruption.
  *
  * Files are read one record at a time (`RecordReader`), never whole: memory is bounded by
  * the largest record, however large the file.
@@ -14,6 +15,8 @@ export const RECORD_HEADER_BYTES = 8;
 export const MAGIC_BYTES = 8;
 const MAX_RECORD_BYTES = 1024 * 1024 * 1024;
 const READ_AHEAD_BYTES = 1024 * 1024;
+/** More than any one append writes (a batch of records): a tail longer than this is not torn. */
+const MAX_TORN_TAIL_BYTES = 64 * 1024 * 1024;
 
 /** One record holding `payload`, ready to append. */
 export function encodeRecord(payload: Uint8Array): Buffer {
@@ -120,7 +123,16 @@ export class RecordReader {
       throw new CorruptFileError(this.file, start, `impossible record length ${length}`);
     }
     const end = start + RECORD_HEADER_BYTES + length;
-    if (end > this.size) return this.torn(start);
+    if (end > this.size) {
+      if (this.completeRecordAfter(start)) {
+        throw new CorruptFileError(
+          this.file,
+          start,
+          `record length ${length} runs past the end of the file, yet a complete record follows: the length is damaged`,
+        );
+      }
+      return this.torn(start);
+    }
     const payload = this.view(start + RECORD_HEADER_BYTES, length);
     if (crc32(payload) !== expected) {
       if (end === this.size) return this.torn(start);
@@ -145,6 +157,28 @@ export class RecordReader {
   private finish(): undefined {
     this.close();
     return undefined;
+  }
+
+  /**
+   * Whether a complete record (a payload of at least one byte whose checksum matches) starts
+   * anywhere after the header at `start`. A torn append ends the file: nothing whole comes after
+   * it. A record whose length runs past the end with whole records after it had its length
+   * damaged, and cutting the file there would silently drop every acknowledged write after it.
+   * Past MAX_TORN_TAIL_BYTES of remaining file it is damage without looking: no append is that
+   * large.
+   */
+  private completeRecordAfter(start: number): boolean {
+    const remaining = this.size - start;
+    if (remaining > MAX_TORN_TAIL_BYTES) return true;
+    const tail = Buffer.from(this.view(start, remaining));
+    for (let at = RECORD_HEADER_BYTES; at + RECORD_HEADER_BYTES < tail.length; at++) {
+      const length = tail.readUInt32LE(at);
+      const end = at + RECORD_HEADER_BYTES + length;
+      if (length === 0 || end > tail.length) continue;
+      const payload = tail.subarray(at + RECORD_HEADER_BYTES, end);
+      if (crc32(payload) === tail.readUInt32LE(at + 4)) return true;
+    }
+    return false;
   }
 
   private torn(at: number): undefined {

@@ -85,6 +85,26 @@ describe("embedded-mongo record files", () => {
     expect(scan.tornTailAt).to.equal(MAGIC.length + a.length);
   });
 
+  it("treats a length damaged to run past the end, with whole records after it, as corruption", () => {
+    const c = encodeRecord(Buffer.from("third record"));
+    for (const bit of [24, 20, 8]) {
+      const damaged = Buffer.from(b);
+      damaged.writeUInt32LE(damaged.readUInt32LE(0) ^ (1 << bit), 0);
+      expect(() => readAll(file(a, damaged, c)), `bit ${bit}`).to.throw(
+        CorruptFileError,
+        /runs past the end of the file, yet a complete record follows/,
+      );
+    }
+  });
+
+  it("still cuts a torn tail: the last record cut short, its length running past the end", () => {
+    // The length says more than the file holds, and what follows is part of the same record.
+    const big = encodeRecord(Buffer.from("x".repeat(500)));
+    const scan = readAll(file(a, big.subarray(0, 300)));
+    expect(scan.records.map(String)).to.deep.equal(["first record"]);
+    expect(scan.tornTailAt).to.equal(MAGIC.length + a.length);
+  });
+
   it("treats a bad record followed by more data as corruption", () => {
     const damaged = Buffer.from(a);
     damaged[damaged.length - 1] ^= 1;
