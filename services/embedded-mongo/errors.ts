@@ -13,6 +13,7 @@ export const ErrorCode = {
   IllegalOperation: 20,
   NamespaceNotFound: 26,
   IndexNotFound: 27,
+  PathNotViable: 28,
   CursorNotFound: 43,
   NamespaceExists: 48,
   MaxTimeMSExpired: 50,

@@ -122,6 +122,7 @@ export function applyUpdate(
     delete modifier.$setOnInsert;
     if (options.inserting && onInsert) modifier.$set = { ...(modifier.$set as Doc), ...onInsert };
     rejectWideNumberArithmetic(next, modifier);
+    rejectTypeMismatches(next, modifier);
     if (Object.keys(modifier).length > 0 && !applyPlainFieldUpdate(next, modifier)) {
       try {
         mingoUpdate(next, modifier as never, options.arrayFilters, options.filter ?? {}, {
@@ -231,6 +232,81 @@ function rejectWideNumberArithmetic(doc: Doc, modifier: Doc): void {
       }
     }
   }
+}
+
+/** Operators on numbers, and on arrays: what mongod refuses to apply to a value of another type. */
+const NUMERIC_OPERATORS = new Set(["$inc", "$mul"]);
+const ARRAY_OPERATORS = new Set(["$push", "$addToSet", "$pop", "$pull", "$pullAll"]);
+
+/**
+ * mongod refuses an update it cannot apply as written, where mingo skips it silently (the client
+ * is told the document matched and was not modified): arithmetic on a value that is not a number
+ * (TypeMismatch, 14), an array operator on a value that is not an array (BadValue, 2), a path
+ * through a value that is neither a document nor an array (PathNotViable, 28). Paths through
+ * arrays are left to mingo (their semantics depend on indexes and positional operators).
+ */
+function rejectTypeMismatches(doc: Doc, modifier: Doc): void {
+  for (const [op, args] of Object.entries(modifier)) {
+    if (!isPlainObject(args) || op === "$unset" || op === "$rename") continue;
+    for (const [path, operand] of Object.entries(args)) {
+      const segments = path.split(".");
+      let current: unknown = doc;
+      let at = 0;
+      for (; at < segments.length - 1; at++) {
+        const next = (current as Doc)[segments[at]];
+        if (next === undefined || Array.isArray(next)) break;
+        if (!isPlainObject(next)) {
+          throw new MongoCommandError(
+            "PathNotViable",
+            `Cannot create field '${segments[at + 1]}' in element {${segments[at]}: ${describeValue(next)}}`,
+          );
+        }
+        current = next;
+      }
+      if (at < segments.length - 1) continue; // missing on the way (created) or an array
+      const value = (current as Doc)[segments[at]];
+      if (NUMERIC_OPERATORS.has(op)) {
+        if (!isNumber(operand)) {
+          throw new MongoCommandError(
+            "TypeMismatch",
+            `Cannot ${op === "$inc" ? "increment" : "multiply"} with non-numeric argument: {${path}: ${describeValue(operand)}}`,
+          );
+        }
+        if (value !== undefined && !isNumber(value)) {
+          throw new MongoCommandError(
+            "TypeMismatch",
+            `Cannot apply ${op} to a value of non-numeric type. {_id: ${describeValue(doc._id)}} has the field '${segments[at]}' of non-numeric type ${typeName(value)}`,
+          );
+        }
+      } else if (ARRAY_OPERATORS.has(op) && value !== undefined && !Array.isArray(value)) {
+        throw new MongoCommandError(
+          op === "$pop" ? "TypeMismatch" : "BadValue",
+          `The field '${path}' must be an array but is of type ${typeName(value)} in document {_id: ${describeValue(doc._id)}}`,
+        );
+      }
+    }
+  }
+}
+
+function isNumber(value: unknown): boolean {
+  return (
+    typeof value === "number" ||
+    (typeof value === "object" && value !== null && typeOrder(value) === 3)
+  );
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return "null";
+  if (typeof value === "string") return "string";
+  if (typeof value === "boolean") return "bool";
+  if (Array.isArray(value)) return "array";
+  if (isPlainObject(value)) return "object";
+  return typeof value;
+}
+
+function describeValue(value: unknown): string {
+  const text = typeof value === "string" ? JSON.stringify(value) : String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
 function sameKeyOrder(a: Doc, b: Doc): boolean {

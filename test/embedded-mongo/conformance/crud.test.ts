@@ -208,6 +208,44 @@ describe("embedded-mongo conformance: CRUD", () => {
   });
 
   describe("update", () => {
+    it("refuses an operator on a value of the wrong type, as mongod: an error, nothing changed", async () => {
+      const c = coll("update_types");
+      const original = { _id: 1, s: "x", o: { p: "q" }, arr: [1], n: 1, z: null };
+      await c.insertOne(original as never);
+      for (const [update, code] of [
+        [{ $inc: { s: 1 } }, 14],
+        [{ $inc: { "o.p": 1 } }, 14],
+        [{ $inc: { arr: 1 } }, 14],
+        [{ $mul: { s: 2 } }, 14],
+        [{ $inc: { n: "a" } }, 14],
+        [{ $push: { s: 1 } }, 2],
+        [{ $set: { "s.t": 1 } }, 28],
+        [{ $inc: { "s.t": 1 } }, 28],
+        [{ $set: { "z.a": 1 } }, 28],
+      ] as const) {
+        const error = await errorOf(() => c.updateOne({ _id: 1 as never }, update as never));
+        expect(error.code, JSON.stringify(update)).to.equal(code);
+        const viaFind = await errorOf(() =>
+          c.findOneAndUpdate({ _id: 1 as never }, update as never),
+        );
+        expect(viaFind.code, JSON.stringify(update)).to.equal(code);
+      }
+      expect(await c.findOne({ _id: 1 as never })).to.deep.equal(original);
+      // The right types still apply, paths created where they are missing.
+      await c.updateOne({ _id: 1 as never }, {
+        $inc: { n: 2 },
+        $push: { arr: 2 },
+        $set: { "o.r": 1, "new.deep": 1 },
+      } as never);
+      expect(await c.findOne({ _id: 1 as never })).to.deep.equal({
+        ...original,
+        o: { p: "q", r: 1 },
+        arr: [1, 2],
+        n: 3,
+        new: { deep: 1 },
+      });
+    });
+
     it("applies the field and array update operators", async () => {
       const c = coll("update_ops");
       await c.insertOne({

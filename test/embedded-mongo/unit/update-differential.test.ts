@@ -65,10 +65,20 @@ function throughMingo(doc: Doc, modifier: Doc): { doc?: Doc; error?: boolean } {
   }
 }
 
+function isTypeRefusal(error: unknown): boolean {
+  const { codeName, message } = error as { codeName?: string; message?: string };
+  return (
+    codeName === "TypeMismatch" ||
+    codeName === "PathNotViable" ||
+    (codeName === "BadValue" && /must be an array/.test(message ?? ""))
+  );
+}
+
 describe("embedded-mongo updates: $set, $unset and $inc without mingo match mingo", () => {
   it("gives the same document as mingo for 3,000 random documents and updates", () => {
     const rand = prng(18);
     let compared = 0;
+    let refusals = 0;
     for (let i = 0; i < 3000; i++) {
       const doc = randomDoc(rand, i);
       const modifier = randomModifier(rand);
@@ -76,7 +86,13 @@ describe("embedded-mongo updates: $set, $unset and $inc without mingo match ming
       let actual: Doc | undefined;
       try {
         actual = applyUpdate(doc, modifier).doc;
-      } catch {
+      } catch (error) {
+        // What mongod refuses and mingo skips silently (a value of the wrong type on the way or
+        // at the end): the conformance suite checks those against mongod's codes.
+        if (isTypeRefusal(error)) {
+          refusals += 1;
+          continue;
+        }
         actual = undefined;
       }
       const context = JSON.stringify({ doc, modifier });
@@ -88,7 +104,8 @@ describe("embedded-mongo updates: $set, $unset and $inc without mingo match ming
       expect(Object.keys(actual as Doc), context).to.deep.equal(Object.keys(expected.doc as Doc));
       compared += 1;
     }
-    expect(compared).to.be.greaterThan(2000);
+    expect(compared).to.be.greaterThan(1200);
+    expect(refusals).to.be.greaterThan(100);
   });
 
   it("never changes the stored document, nor shares a value with the update", () => {
