@@ -23,6 +23,11 @@ export interface ServiceClients {
   readonly authoring: Client<typeof AuthoringService>;
   /** One client per detection replica, in configuration order. */
   readonly detection: readonly Client<typeof DetectionService>[];
+  /**
+   * A detection client for another URL (an address a configured name resolved to), with the same
+   * transport settings; one per URL, reused.
+   */
+  detectionAt(url: string): Client<typeof DetectionService>;
   /** grpc.health.v1 of every service the gateway needs, over the same connections. */
   readonly health: readonly DependencyClient[];
 }
@@ -87,6 +92,7 @@ export function createServiceClients(
     catalogue: client(CatalogueService, config.catalogueServiceUrl, "catalogue"),
     authoring: client(AuthoringService, config.authoringServiceUrl, "authoring"),
     detection: config.detectionServiceUrls.map((url) => client(DetectionService, url, "detection")),
+    detectionAt: (url) => client(DetectionService, url, "detection"),
     health: [
       dependency("auth", config.authServiceUrl),
       dependency("catalogue", config.catalogueServiceUrl),

@@ -2,6 +2,16 @@ import type { Client } from "@connectrpc/connect";
 import { Code } from "@connectrpc/connect";
 import type { DetectionService } from "../../proto/gen/detection/v1/detection_pb.js";
 import { errorInfo } from "../../services/shared/errors/service-error.js";
+import type { Logger } from "../../services/shared/logging/logger.js";
+import {
+  hostOf,
+  isName,
+  RESOLVE_EVERY_MS,
+  RETRY_RESOLVE_MS,
+  type ResolveAddresses,
+  resolveWithDns,
+  urlAt,
+} from "./name-resolution.js";
 
 type DetectionClient = Client<typeof DetectionService>;
 
@@ -9,26 +19,112 @@ type DetectionClient = Client<typeof DetectionService>;
  * Any detection replica answers the session RPCs (their state is in MongoDB): calls go round
  * robin, and move on to the next replica when one cannot be reached at all (connection refused:
  * nothing was done there). Errors a replica returned are the caller's.
+ *
+ * A configured URL whose host is a name (a Kubernetes headless Service) is resolved, every 10 s
+ * and after an unreachable replica, and each address is a replica of its own, with its own
+ * client and connection: one connection to the name would carry every call to the one pod it
+ * reached (HTTP/2 multiplexes calls over it; kube-proxy balances connections, not calls).
  */
 export interface DetectionReplicas {
   call<T>(rpc: (client: DetectionClient) => Promise<T>): Promise<T>;
 }
 
-export function createDetectionReplicas(clients: readonly DetectionClient[]): DetectionReplicas {
+export interface DetectionReplicasOptions {
+  /** A client for a URL the configuration does not name (an address of a resolved name). */
+  readonly clientAt?: (url: string) => DetectionClient;
+  readonly resolve?: ResolveAddresses;
+  readonly now?: () => number;
+  readonly logger?: Logger;
+}
+
+interface Configured {
+  readonly url: string;
+  readonly client: DetectionClient;
+  readonly name: boolean;
+  /** The name's addresses' clients, as resolved last (empty: use `client`, the name itself). */
+  members: DetectionClient[];
+  resolvedAt: number;
+  resolving: Promise<void> | undefined;
+}
+
+export function createDetectionReplicas(
+  clients: readonly DetectionClient[],
+  urls: readonly string[] = [],
+  options: DetectionReplicasOptions = {},
+): DetectionReplicas {
+  const resolve = options.resolve ?? resolveWithDns;
+  const now = options.now ?? (() => performance.now());
+  const byAddress = new Map<string, DetectionClient>();
+  const configured: Configured[] = clients.map((client, index) => ({
+    url: urls[index] ?? "",
+    client,
+    name: options.clientAt !== undefined && isName(hostOf(urls[index] ?? "")),
+    members: [],
+    resolvedAt: Number.NEGATIVE_INFINITY,
+    resolving: undefined,
+  }));
   let next = 0;
+
+  const refresh = (entry: Configured): Promise<void> | undefined => {
+    if (!entry.name || now() - entry.resolvedAt < RESOLVE_EVERY_MS) return undefined;
+    entry.resolving ??= resolve(hostOf(entry.url))
+      .then(
+        (addresses) => {
+          entry.members = addresses.map((address) => {
+            const url = urlAt(entry.url, address);
+            let client = byAddress.get(url);
+            if (!client) {
+              client = (options.clientAt as (url: string) => DetectionClient)(url);
+              byAddress.set(url, client);
+            }
+            return client;
+          });
+          entry.resolvedAt = now();
+        },
+        (error) => {
+          // Keep the addresses it had: a DNS hiccup must not move every call.
+          options.logger?.warn(
+            { url: entry.url, err: (error as Error).message },
+            "detection name not resolved",
+          );
+          entry.resolvedAt =
+            entry.members.length > 0 ? now() : now() - RESOLVE_EVERY_MS + RETRY_RESOLVE_MS;
+        },
+      )
+      .finally(() => {
+        entry.resolving = undefined;
+      });
+    return entry.resolving;
+  };
+
+  /** Every replica to call, each configured URL's addresses (or the URL itself) in turn. */
+  const replicas = async (): Promise<{ client: DetectionClient; from: Configured }[]> => {
+    const due = configured.map(refresh).filter((pending) => pending !== undefined);
+    if (due.length > 0) await Promise.all(due);
+    return configured.flatMap((entry) =>
+      (entry.members.length > 0 ? entry.members : [entry.client]).map((client) => ({
+        client,
+        from: entry,
+      })),
+    );
+  };
+
   return {
     async call(rpc) {
-      if (clients.length === 0) throw new Error("no detection replica configured");
-      const first = next;
-      next = (next + 1) % clients.length;
+      if (configured.length === 0) throw new Error("no detection replica configured");
+      const all = await replicas();
+      const first = next % all.length;
+      next = (first + 1) % all.length;
       let lastError: unknown;
-      for (let offset = 0; offset < clients.length; offset += 1) {
-        const client = clients[(first + offset) % clients.length];
+      for (let offset = 0; offset < all.length; offset += 1) {
+        const { client, from } = all[(first + offset) % all.length];
         try {
           return await rpc(client);
         } catch (error) {
           if (!unreachable(error)) throw error;
           lastError = error;
+          // A pod may be gone: resolve the name again before the next call.
+          from.resolvedAt = Number.NEGATIVE_INFINITY;
         }
       }
       throw lastError;

@@ -1,11 +1,10 @@
-import { lookup } from "node:dns/promises";
 import {
   type ClientHttp2Session,
   type ClientHttp2Stream,
   connect as connectHttp2,
   type OutgoingHttpHeaders,
 } from "node:http2";
-import { connect, isIP, type Socket } from "node:net";
+import { connect, type Socket } from "node:net";
 import { connect as connectTls, type SecureContext, type TLSSocket } from "node:tls";
 import type { Client } from "@connectrpc/connect";
 import type { DetectionService } from "../../proto/gen/detection/v1/detection_pb.js";
@@ -18,6 +17,14 @@ import {
   ASSERTED_WORKLOAD_HEADER,
   type InternalIdentity,
 } from "../../services/shared/security/internal-transport.js";
+import {
+  hostOf,
+  isName,
+  RESOLVE_EVERY_MS,
+  RETRY_RESOLVE_MS,
+  type ResolveAddresses,
+  resolveWithDns,
+} from "./name-resolution.js";
 
 type DetectionClient = Client<typeof DetectionService>;
 
@@ -57,16 +64,6 @@ interface Replica {
   /** No longer among the name's addresses: no new stream; dropped once its streams end. */
   gone: boolean;
 }
-
-/** Every address a host name resolves to (A and AAAA). */
-export type ResolveAddresses = (host: string) => Promise<string[]>;
-
-const resolveWithDns: ResolveAddresses = async (host) =>
-  (await lookup(host, { all: true })).map((entry) => entry.address);
-
-/** How often a name is resolved again (pods come and go); and at once after a failure. */
-const RESOLVE_EVERY_MS = 10_000;
-const RETRY_RESOLVE_MS = 1000;
 
 export interface StreamUpstream {
   /** The tunnel: the websocket connection's bytes both ways, after the upgrade request. */
@@ -405,18 +402,4 @@ function openConnection(
       resolve(session);
     });
   });
-}
-
-/** The host of a URL, without the brackets of an IPv6 address. */
-function hostOf(url: string): string {
-  try {
-    return new URL(url).hostname.replace(/^\[(.*)\]$/, "$1");
-  } catch {
-    return url;
-  }
-}
-
-/** A host to resolve: not an address, and not localhost (this machine's, one replica). */
-function isName(host: string): boolean {
-  return isIP(host) === 0 && host !== "localhost";
 }

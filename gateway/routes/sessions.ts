@@ -42,7 +42,11 @@ const STATUS_JSON: Readonly<Record<SessionStatus, SessionJson["status"]>> = {
  */
 export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
   const router = createRouter();
-  const replicas = createDetectionReplicas(deps.clients.detection);
+  const replicas = createDetectionReplicas(
+    deps.clients.detection,
+    deps.config.detectionServiceUrls,
+    { clientAt: deps.clients.detectionAt, logger: deps.logger },
+  );
 
   const call = replicas.call;
 

@@ -1,0 +1,39 @@
+import { lookup } from "node:dns/promises";
+import { isIP } from "node:net";
+
+/**
+ * Detection replicas behind one name (a Kubernetes headless Service: one address per pod) are
+ * reached address by address, for streams (stream-replicas.ts) and for calls
+ * (detection-replicas.ts) alike: what a name is, how it is resolved and how often.
+ */
+
+/** Every address a host name resolves to (A and AAAA). */
+export type ResolveAddresses = (host: string) => Promise<string[]>;
+
+export const resolveWithDns: ResolveAddresses = async (host) =>
+  (await lookup(host, { all: true })).map((entry) => entry.address);
+
+/** How often a name is resolved again (pods come and go); and at once after a failure. */
+export const RESOLVE_EVERY_MS = 10_000;
+export const RETRY_RESOLVE_MS = 1000;
+
+/** The host of a URL, without the brackets of an IPv6 address. */
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname.replace(/^\[(.*)\]$/, "$1");
+  } catch {
+    return url;
+  }
+}
+
+/** A host to resolve: not an address, and not localhost (this machine's, one replica). */
+export function isName(host: string): boolean {
+  return isIP(host) === 0 && host !== "localhost";
+}
+
+/** `url` with its host replaced by `address` (bracketed when IPv6). */
+export function urlAt(url: string, address: string): string {
+  const parsed = new URL(url);
+  parsed.hostname = isIP(address) === 6 ? `[${address}]` : address;
+  return parsed.toString().replace(/\/$/, "");
+}
