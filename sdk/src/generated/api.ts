@@ -26,7 +26,7 @@ export interface AccessToken {
   project_id: string;
 }
 
-/** One invalid field (plus `allowed`, `min`, `max` where they help). */
+/** One invalid field (plus `allowed`, `min`, `max`, `problem` where they help). */
 export interface FieldError {
   /** the member, query parameter or header, e.g. `name`, `scopes[2]`, `limit` */
   field: string;

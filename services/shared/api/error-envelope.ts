@@ -33,7 +33,7 @@ export const FieldError = Type.Object(
   },
   {
     title: "FieldError",
-    description: "One invalid field (plus `allowed`, `min`, `max` where they help).",
+    description: "One invalid field (plus `allowed`, `min`, `max`, `problem` where they help).",
     additionalProperties: true,
   },
 );

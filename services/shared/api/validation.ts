@@ -6,7 +6,7 @@
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { displayNameError, freeTextError, type NameLength } from "../text/display-name.js";
+import { displayNameIssue, freeTextError, type NameLength } from "../text/display-name.js";
 import type { FieldErrorJson } from "./error-envelope.js";
 import {
   DISPLAY_NAME_KEYWORD,
@@ -22,6 +22,8 @@ export interface InvalidField extends FieldErrorJson {
   readonly allowed?: readonly unknown[];
   readonly min?: number;
   readonly max?: number;
+  /** What is wrong with a display name's characters (bidi_control, no_base_character...). */
+  readonly problem?: string;
 }
 
 export type CheckResult<T> = { ok: true; value: T } | { ok: false; errors: InvalidField[] };
@@ -51,22 +53,32 @@ ajv.addKeyword({
   type: "string",
   schemaType: "object",
   errors: true,
-  validate: textKeyword((value, length: NameLength) => displayNameError(value, length)),
+  validate: textKeyword((value, length: NameLength) => displayNameIssue(value, length)),
 });
 ajv.addKeyword({
   keyword: FREE_TEXT_KEYWORD,
   type: "string",
   schemaType: "boolean",
   errors: true,
-  validate: textKeyword((value, on: boolean) => (on ? freeTextError(value) : undefined)),
+  validate: textKeyword((value, on: boolean) => {
+    const message = on ? freeTextError(value) : undefined;
+    return message === undefined ? undefined : { message };
+  }),
 });
 
-/** An Ajv validate function from a check that answers what is wrong (a message) or undefined. */
-function textKeyword<S>(check: (value: string, schema: S) => string | undefined) {
+/**
+ * An Ajv validate function from a check that answers what is wrong (a message, and the name of
+ * the problem for `details.problem`) or undefined.
+ */
+function textKeyword<S>(
+  check: (value: string, schema: S) => { message: string; problem?: string } | undefined,
+) {
   const validate = (schema: S, value: string): boolean => {
-    const message = check(value, schema);
-    validate.errors = message ? [{ keyword: "x-text", message, params: {} }] : undefined;
-    return message === undefined;
+    const issue = check(value, schema);
+    validate.errors = issue
+      ? [{ keyword: "x-text", message: issue.message, params: { problem: issue.problem } }]
+      : undefined;
+    return issue === undefined;
   };
   validate.errors = undefined as Partial<ErrorObject>[] | undefined;
   return validate;
@@ -162,8 +174,13 @@ function describe(field: string, error: ErrorObject): InvalidField {
     case "exclusiveMinimum":
     case "exclusiveMaximum":
       return rangeError(field, error);
-    default:
-      return invalid(error.message ?? "is not valid");
+    default: {
+      const problem = p.problem;
+      return invalid(
+        error.message ?? "is not valid",
+        typeof problem === "string" ? { problem } : {},
+      );
+    }
   }
 }
 

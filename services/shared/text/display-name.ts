@@ -49,12 +49,22 @@ export interface NameLength {
  * the end of a sentence starting with the field's name, or undefined when it is fine.
  */
 export function displayNameError(name: string, length: NameLength): string | undefined {
+  return displayNameIssue(name, length)?.message;
+}
+
+/** displayNameError with the problem's name (`details.problem`) when it is a character's. */
+export function displayNameIssue(
+  name: string,
+  length: NameLength,
+): { readonly message: string; readonly problem?: NameProblem } | undefined {
   const normalized = normalizeName(name);
   const problem = nameProblem(normalized);
-  if (problem) return NAME_PROBLEM_MESSAGES[problem];
+  if (problem) return { message: NAME_PROBLEM_MESSAGES[problem], problem };
   const characters = [...normalized].length;
   if (characters < length.minLength || characters > length.maxLength) {
-    return `must be ${length.minLength} to ${length.maxLength} characters without control characters`;
+    return {
+      message: `must be ${length.minLength} to ${length.maxLength} characters without control characters`,
+    };
   }
   return undefined;
 }
