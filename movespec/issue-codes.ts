@@ -18,6 +18,7 @@ export const ISSUE_CODES = {
   YAML_TOO_MANY_ALIASES: "error",
   YAML_SCALAR_TOO_LONG: "error",
   YAML_TAG_NOT_ALLOWED: "error",
+  TOO_MANY_DEFINITIONS: "error",
   // The document's shape.
   VERSION_MISSING: "error",
   VERSION_UNSUPPORTED: "error",

@@ -20,4 +20,13 @@ export const LOAD_LIMITS = {
   maxSeparators: 40_000,
   /** Largest number of entries of any one collection. */
   maxCollectionSize: 2_000,
+  /**
+   * Most phases, signals and adaptive signals (a real MoveSpec has 2 to 6 phases, under 20
+   * signals, one or two adaptive). Phases are checked against each other pairwise, and each
+   * adaptive signal keeps a window of samples per side in every session's engine: without these,
+   * a 100 KB MoveSpec took seconds and gigabytes to load, or hundreds of MB per session to run.
+   */
+  maxPhases: 64,
+  maxSignals: 128,
+  maxAdaptiveSignals: 16,
 } as const;

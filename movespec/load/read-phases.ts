@@ -13,6 +13,7 @@ import {
   isEmpty,
   relax,
 } from "./intervals.js";
+import { LOAD_LIMITS } from "./limits.js";
 import { at, IDENTIFIER, type Reader } from "./reader.js";
 import type { YEntry, YNode } from "./yaml-tree.js";
 
@@ -80,6 +81,14 @@ export function readPhases(
   if (!map) return [];
   if (map.entries.length === 0) {
     r.issues.error("FIELD_REQUIRED", "phases needs at least one phase", at(map));
+    return [];
+  }
+  if (map.entries.length > LOAD_LIMITS.maxPhases) {
+    r.issues.error(
+      "TOO_MANY_DEFINITIONS",
+      `more than ${LOAD_LIMITS.maxPhases} phases (${map.entries.length})`,
+      at(map),
+    );
     return [];
   }
   const ranges: Ranges = new Map(signals.map((s) => [s.name, s.range]));

@@ -14,6 +14,7 @@ import {
   rangeOf,
   unitOf,
 } from "./check-expression.js";
+import { LOAD_LIMITS } from "./limits.js";
 import {
   type AdaptiveRead,
   checkAdaptiveSource,
@@ -160,10 +161,27 @@ export function readSignals(
   }
   const names = new Set(map.entries.map((e) => e.key));
   result.declared = names;
+  if (map.entries.length > LOAD_LIMITS.maxSignals) {
+    r.issues.error(
+      "TOO_MANY_DEFINITIONS",
+      `more than ${LOAD_LIMITS.maxSignals} signals (${map.entries.length})`,
+      at(map),
+    );
+    return result;
+  }
   const pending = new Map<string, PendingSignal>();
   for (const entry of map.entries) {
     const p = readSignal(r, entry, names, position);
     if (p) pending.set(entry.key, p);
+  }
+  const adaptiveCount = [...pending.values()].filter((p) => p.adaptive).length;
+  if (adaptiveCount > LOAD_LIMITS.maxAdaptiveSignals) {
+    r.issues.error(
+      "TOO_MANY_DEFINITIONS",
+      `more than ${LOAD_LIMITS.maxAdaptiveSignals} adaptive signals (${adaptiveCount}): each keeps a window of samples in every session`,
+      at(map),
+    );
+    return result;
   }
   const defs = new Map<string, SignalDef>();
   for (const p of dependencyOrder(pending, r.issues)) {

@@ -485,6 +485,53 @@ describe("movespec load", () => {
       });
     }
 
+    /** `count` phases that all overlap each other (the worst case for the pairwise check). */
+    const overlappingPhases = (count: number) =>
+      `movespec: 1\nname: many\nsignals:\n  knee: angle(hip, knee, ankle)\nphases:\n${Array.from(
+        { length: count },
+        (_, i) => `  p${i}: { enter: knee > ${i}, exit: knee < ${i - 0.5} }`,
+      ).join("\n")}\nrepetition:\n  cycle: [p0, p1, p0]\n`;
+
+    it(`refuses more than ${LOAD_LIMITS.maxPhases} phases at once, whatever they hold`, () => {
+      const past = timed(overlappingPhases(LOAD_LIMITS.maxPhases + 1));
+      expect(past.codes).to.deep.equal(["TOO_MANY_DEFINITIONS"]);
+      expect(past.ms).to.be.lessThan(1500);
+      // 2,000 phases (the largest mapping the YAML limits let through): as fast, one error.
+      const most = timed(overlappingPhases(1999));
+      expect(most.codes).to.deep.equal(["TOO_MANY_DEFINITIONS"]);
+      expect(most.ms).to.be.lessThan(1500);
+      // At the limit: read and checked pairwise (these all overlap: errors, but loaded quickly).
+      const at = timed(overlappingPhases(LOAD_LIMITS.maxPhases));
+      expect(at.codes).to.not.include("TOO_MANY_DEFINITIONS");
+      expect(at.codes).to.include("PHASES_OVERLAP");
+      expect(at.ms).to.be.lessThan(1500);
+    });
+
+    it(`refuses more than ${LOAD_LIMITS.maxSignals} signals and ${LOAD_LIMITS.maxAdaptiveSignals} adaptive ones`, () => {
+      const withSignals = (plain: number, adaptive: number) =>
+        BASE.replace(
+          "  knee: angle(hip, knee, ankle)\n",
+          `  knee: angle(hip, knee, ankle)\n${Array.from(
+            { length: plain },
+            (_, i) => `  s${i}: knee + ${i}\n`,
+          ).join("")}${Array.from(
+            { length: adaptive },
+            (_, i) => `  a${i}: { adaptive: knee, rest: high, window: 10s, min_range: 20 }\n`,
+          ).join("")}`,
+        );
+      const codesOf = (yaml: string) => timed(yaml).codes;
+      expect(codesOf(withSignals(LOAD_LIMITS.maxSignals - 1, 0))).to.not.include(
+        "TOO_MANY_DEFINITIONS",
+      );
+      expect(codesOf(withSignals(LOAD_LIMITS.maxSignals, 0))).to.include("TOO_MANY_DEFINITIONS");
+      expect(codesOf(withSignals(0, LOAD_LIMITS.maxAdaptiveSignals))).to.not.include(
+        "TOO_MANY_DEFINITIONS",
+      );
+      expect(codesOf(withSignals(0, LOAD_LIMITS.maxAdaptiveSignals + 1))).to.include(
+        "TOO_MANY_DEFINITIONS",
+      );
+    });
+
     it("handles 256 KiB of ordinary YAML quickly", () => {
       const filler = Array.from(
         { length: 1500 },
