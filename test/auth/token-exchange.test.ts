@@ -378,6 +378,21 @@ describe("POST /api/auth/access-tokens (black box)", function () {
 
   // Last: it blocks this client address.
   describe("failure rate limiting", () => {
+    it("a burst of concurrent guesses gets no more checks than the limit: the rest are 429", async () => {
+      const statuses = await Promise.all(
+        Array.from({ length: 200 }, async (_, i) => {
+          const response = await mintTokenResponse(system, { api_key: `msk_burst${i}` });
+          await response.body?.cancel();
+          return response.status;
+        }),
+      );
+      const checked = statuses.filter((status) => status === 401).length;
+      const refused = statuses.filter((status) => status === 429).length;
+      // AUTH_FAILURE_LIMIT is 25 here; earlier failures of this address count too.
+      expect(checked, statuses.join(",")).to.be.within(1, 25);
+      expect(checked + refused).to.equal(200);
+    });
+
     it("repeated failures are 429 RATE_LIMITED with Retry-After, valid credentials included", async () => {
       let blocked: Response | undefined;
       for (let attempt = 0; attempt < 40 && !blocked; attempt += 1) {

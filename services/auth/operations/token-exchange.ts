@@ -85,19 +85,24 @@ export function createTokenExchange(deps: {
         throw fieldInvalid("scopes", "scopes must name at least one scope (omit it for all)");
       }
 
-      const blockedFor = await deps.limiter.blockedFor(request.clientAddress);
-      if (blockedFor > 0) {
+      const admission = await deps.limiter.admit(request.clientAddress);
+      if (admission.blockedFor > 0) {
         throw serviceError(
           Code.ResourceExhausted,
           AuthReason.rateLimited,
           "too many failed credential checks; retry later",
-          { retry_after_seconds: blockedFor },
+          { retry_after_seconds: admission.blockedFor },
         );
       }
-      const credential = await findCredential(presented);
-      if (!credential || credential.revoked_at) {
-        await deps.limiter.recordFailure(request.clientAddress);
-        throw invalidCredential();
+      let credential: CredentialRecord | undefined;
+      try {
+        credential = await findCredential(presented);
+        if (!credential || credential.revoked_at) {
+          await deps.limiter.recordFailure(request.clientAddress);
+          throw invalidCredential();
+        }
+      } finally {
+        admission.release();
       }
       if (request.project_id !== undefined && request.project_id !== credential.project_id) {
         throw serviceError(
