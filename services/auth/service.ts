@@ -89,6 +89,7 @@ export const authService: ServiceDefinition<AuthConfig> = {
         signer,
         settings: config.tokens,
         project: accounts.project,
+        credential: (id) => credentials.find(id),
       }),
       signingKeys: createSigningKeys({
         ring,

@@ -12,6 +12,7 @@ import { createOrganizationsStore } from "../../services/auth/store/organization
 import { createProjectsStore } from "../../services/auth/store/projects-store.js";
 import { newId } from "../../services/shared/ids/uuid-v7.js";
 import { createLogger } from "../../services/shared/logging/logger.js";
+import { createTenant, exampleYaml, publishMoveSpec } from "../detection/support/session-api.js";
 import {
   authAdminClient,
   authHeader,
@@ -285,6 +286,23 @@ describe("POST /api/auth/access-tokens (black box)", function () {
       );
       const { apiKeys } = await client.listApiKeys({ projectId: victim.projectId });
       expect(apiKeys[0].revokedAt).to.be.a("string");
+    });
+
+    it("a revoked key's access token opens no session (401 TOKEN_INVALID), though it verifies until it expires", async () => {
+      const tenant = await createTenant(system);
+      const spec = await publishMoveSpec(tenant, exampleYaml("squat"));
+      const open = () =>
+        tenant.call("POST", "/api/detection/sessions", {
+          project_id: tenant.projectId,
+          movespec_id: spec.movespecId,
+        });
+      expect((await open()).status).to.equal(201);
+      await authAdminClient(system).revokeCredential({ credentialId: tenant.apiKeyId });
+      const refused = await open();
+      expect(refused.status, JSON.stringify(refused.body)).to.equal(401);
+      expect(refused.body.error.details.reason).to.equal("TOKEN_INVALID");
+      // Within the access token's lifetime, what needs no new runtime token still answers.
+      expect((await tenant.call("GET", `/api/projects/${tenant.projectId}`)).status).to.equal(200);
     });
 
     it("an archived project cannot mint (409 PROJECT_ARCHIVED) nor get new keys", async () => {

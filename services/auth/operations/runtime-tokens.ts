@@ -3,6 +3,7 @@ import { isUuid } from "../../shared/ids/uuid-v7.js";
 import type { TokenSettings } from "../../shared/tokens/token-config.js";
 import { AuthReason, Reason } from "../reasons.js";
 import type { TokenSigner } from "../signing/token-signer.js";
+import type { CredentialRecord } from "../store/credentials-store.js";
 import type { ProjectRecord } from "../store/projects-store.js";
 
 export interface RuntimeTokenRequest {
@@ -11,6 +12,8 @@ export interface RuntimeTokenRequest {
   readonly projectId: string;
   /** 0: the configured default lifetime. */
   readonly ttlSeconds: number;
+  /** The credential behind the caller's access token ("": none to check). */
+  readonly credentialId?: string;
 }
 
 /**
@@ -18,13 +21,16 @@ export interface RuntimeTokenRequest {
  * session. Ids must be UUIDs and the lifetime at most the configured maximum. The project must
  * exist in that organization and be open: an archived project opens no session, and detection
  * asks before it admits one, so this answer is its archive check (one internal call per session
- * creation instead of a separate GetProject).
+ * creation instead of a separate GetProject). With the caller's credential, a revoked one is
+ * refused (UNAUTHENTICATED TOKEN_INVALID).
  */
 export function createRuntimeTokens(deps: {
   signer: TokenSigner;
   settings: TokenSettings;
   /** The project by id; throws NOT_FOUND `PROJECT_NOT_FOUND` when there is none. */
   project: (id: string) => Promise<ProjectRecord>;
+  /** The credential by id, or null. */
+  credential: (id: string) => Promise<CredentialRecord | null>;
 }) {
   return {
     async mint(request: RuntimeTokenRequest): Promise<{ token: string; expiresAt: Date }> {
@@ -48,7 +54,34 @@ export function createRuntimeTokens(deps: {
           { field: "ttl_seconds", max },
         );
       }
-      const project = await deps.project(request.projectId);
+      const credentialId = request.credentialId ?? "";
+      if (credentialId !== "" && !isUuid(credentialId)) {
+        throw serviceError(
+          Code.InvalidArgument,
+          Reason.fieldInvalid,
+          "credential_id must be a UUID",
+          {
+            field: "credential_id",
+          },
+        );
+      }
+      // Both at once: one store round trip's time, not two.
+      const [project, credential] = await Promise.all([
+        deps.project(request.projectId),
+        credentialId === "" ? undefined : deps.credential(credentialId),
+      ]);
+      // An access token verifies until it expires (no lookup per request), but a revoked
+      // credential must not open sessions whose runtime tokens would outlive it by hours.
+      if (
+        credential !== undefined &&
+        (!credential || credential.revoked_at || credential.project_id !== request.projectId)
+      ) {
+        throw serviceError(
+          Code.Unauthenticated,
+          Reason.tokenInvalid,
+          "the access token's credential is revoked",
+        );
+      }
       if (project.organization_id !== request.organizationId) {
         throw serviceError(Code.NotFound, AuthReason.projectNotFound, "project not found", {
           project_id: request.projectId,

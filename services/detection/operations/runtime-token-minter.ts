@@ -68,13 +68,14 @@ export function createRuntimeTokenMinter(deps: {
             organizationId: caller.organizationId,
             projectId: caller.projectId,
             ttlSeconds,
+            credentialId: caller.credentialId,
           },
           { timeoutMs: config.rpcTimeoutMs },
         );
       } catch (error) {
         const info = errorInfo(error);
         if (info.reason === Reason.projectArchived) throw projectArchived(caller.projectId);
-        if (info.code === Code.NotFound) throw error;
+        if (info.code === Code.NotFound || info.code === Code.Unauthenticated) throw error;
         logger[levelFor(info.code)](
           { err: error, session_id: sessionId },
           "runtime token not minted",
