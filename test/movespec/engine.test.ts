@@ -362,6 +362,71 @@ describe("movespec engine", () => {
       expect(reps.map((r) => r.side)).to.deep.equal(["right", "left"]);
     });
 
+    it("auto: a one-frame dip of the side it reads moves nothing; a loss (lost_after) switches", () => {
+      // Four repetitions on the left arm; the right arm rests, a little less visible.
+      const rest = { left: 1, right: 0.95 };
+      const angles = Array.from({ length: 4 }, () => oneRep()).flat();
+      const framesWith = (dip: (i: number) => boolean) =>
+        sequence(
+          angles.map((v, i) => [v, 170, dip(i) ? { left: 0.4, right: 0.95 } : rest] as const) as [
+            number,
+            number,
+            { left: number; right: number },
+          ][],
+        );
+      const spec = ELBOW_SPEC({ sides: "auto" });
+      const steady = ofType(
+        run(
+          spec,
+          framesWith(() => false),
+        ).events,
+        "rep.completed",
+      );
+      expect(steady.map((r) => r.side)).to.deep.equal(["left", "left", "left", "left"]);
+      // One frame (0.1 s) of the left arm hidden, mid second repetition: still four, on the left.
+      const blink = ofType(
+        run(
+          spec,
+          framesWith((i) => i === 36),
+        ).events,
+        "rep.completed",
+      );
+      expect(blink.map((r) => r.side)).to.deep.equal(["left", "left", "left", "left"]);
+      // Hidden from the second repetition on, longer than lost_after (0.3 s): the engine moves to
+      // the right arm, which rests: the left arm's later repetitions are not its to count.
+      const lost = ofType(
+        run(
+          spec,
+          framesWith((i) => i >= 36),
+        ).events,
+        "rep.completed",
+      );
+      expect(lost.map((r) => r.side)).to.deep.equal(["left"]);
+    });
+
+    it("either: start.when holds on every side the camera sees, one side hidden or not", () => {
+      const spec = ELBOW_SPEC({
+        sides: "either",
+        repetition:
+          "repetition:\n  cycle: [open, closed, open]\n  within: [0.2s, 5s]\n  start: { phase: open, for: 0.2s, when: 'elbow > 0' }",
+      });
+      const hidden = { left: 1, right: 0 };
+      const reps = (visibility?: { left: number; right: number }) =>
+        ofType(
+          run(
+            spec,
+            sequence(
+              Array.from({ length: 3 }, () => oneRep())
+                .flat()
+                .map((v) => (visibility ? [v, 170, visibility] : [v, 170]) as [number, number]),
+            ),
+          ).events,
+          "rep.completed",
+        ).length;
+      expect(reps()).to.equal(3);
+      expect(reps(hidden)).to.equal(3);
+    });
+
     it("auto: follows the better-visible side", () => {
       const dim = { left: 0.6, right: 1 };
       const frames = sequence(oneRep().map((v) => [170, v, dim] as [number, number, typeof dim]));

@@ -1,7 +1,7 @@
 /**
  * `sides: auto`: read the better-visible side. Start on it, switch when the other side is
  * clearly more visible for a while (never mid-repetition), and at once when the current side is
- * lost while the other is tracked.
+ * lost (its gate failing for `tracking.lost_after`) while the other is tracked.
  */
 import type { FrameFacts } from "./frame-facts.js";
 import { EPS, type Machine } from "./machine.js";
@@ -24,9 +24,13 @@ export function chooseAutoSide(m: Machine, f: FrameFacts): void {
     return;
   }
   if (!f.gate[curKey] && f.gate[otherKey]) {
-    switchSide(m, other);
+    // Lost, not blinking: a frame or two of low visibility (a hand passing, motion blur) must
+    // not move a repetition to the other side. Lost is what tracking calls lost: `lost_after`.
+    s.autoLostSince ??= f.t;
+    if (f.t - s.autoLostSince >= m.spec.tracking.lostAfter - EPS) switchSide(m, other);
     return;
   }
+  s.autoLostSince = null;
   if (f.visibility[otherKey] > f.visibility[curKey] + AUTO_MARGIN) {
     if (s.autoSince === null) s.autoSince = f.t;
     if (f.t - s.autoSince >= AUTO_AFTER - EPS && !s.inRep) switchSide(m, other);
@@ -36,6 +40,7 @@ export function chooseAutoSide(m: Machine, f: FrameFacts): void {
 function switchSide(m: Machine, to: 0 | 1): void {
   m.state.autoSide = to;
   m.state.autoSince = null;
+  m.state.autoLostSince = null;
   m.state.candidate = -1;
   m.state.candidateSince = null;
 }

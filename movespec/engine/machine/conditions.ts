@@ -41,7 +41,10 @@ export function staying(m: Machine, i: number, side: number, f: FrameFacts): boo
   }
 }
 
-/** A condition on the sides read: on every tracked side (`all`) or on any tracked side. */
+/**
+ * A condition on the sides read: on every tracked side (`all`; in `either`, every side the camera
+ * sees, at least one seen, as the first phase's rest) or on any tracked side.
+ */
 export function anySide(
   m: Machine,
   fns: readonly (() => boolean)[],
@@ -53,6 +56,12 @@ export function anySide(
       return fns[0]();
     case "auto":
       return fns[m.state.autoSide]();
+    case "either":
+      if (all) {
+        const seen = f.gate.left || f.gate.right;
+        return seen && (!f.gate.left || fns[0]()) && (!f.gate.right || fns[1]());
+      }
+      return (f.gate.left && fns[0]()) || (f.gate.right && fns[1]());
     default: {
       const a = f.gate.left && fns[0]();
       const b = f.gate.right && fns[1]();

@@ -10,6 +10,11 @@ export interface MachineState {
   /** The auto side has been chosen on a first tracked frame. */
   autoChosen: boolean;
   autoSince: number | null;
+  /**
+   * Since when the auto side's gate has failed while the other side's held (null: it has not).
+   * Absent from snapshots taken before it existed: read as null.
+   */
+  autoLostSince?: number | null;
   tracked: boolean;
   gateFailSince: number | null;
   resetDone: boolean;
