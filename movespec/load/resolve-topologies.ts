@@ -70,7 +70,16 @@ function concreteLandmarks(use: LandmarkUse): Set<string> {
 
 function readDeclared(r: Reader, node: YNode, concrete: ReadonlySet<string>): TopologyName[] {
   const declared: TopologyName[] = [];
-  for (const t of r.names(node, "topologies") ?? []) {
+  const names = r.names(node, "topologies");
+  if (names?.length === 0) {
+    // Declared, but none: the MoveSpec would load and then run on nothing.
+    r.issues.error(
+      "VALUE_INVALID",
+      `topologies must name at least one (known: ${TOPOLOGY_NAMES.join(", ")}), or be left out`,
+      at(node),
+    );
+  }
+  for (const t of names ?? []) {
     if (!isTopologyName(t.name)) {
       r.issues.error(
         "VALUE_INVALID",

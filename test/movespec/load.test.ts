@@ -215,6 +215,12 @@ describe("movespec load", () => {
         { line: 13, path: "topologies[0]" },
       ],
       [
+        "an empty list of topologies (it would run on nothing)",
+        BASE.replace("sides: left", "sides: left\ntopologies: []"),
+        "VALUE_INVALID",
+        { path: "topologies" },
+      ],
+      [
         "cycle with an undefined phase",
         BASE.replace("cycle: [up, down, up]", "cycle: [up, bottom, up]"),
         "UNKNOWN_PHASE",
