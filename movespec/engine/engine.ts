@@ -51,6 +51,41 @@ export interface EngineSnapshot {
   fresh: number[];
   state: EncodedNumbers;
   machines: MachineState[];
+  /**
+   * The MoveSpec's shape (shapeOf): restore refuses a snapshot of another shape. Absent from
+   * snapshots taken before it was added, which restore as before (checked by their sizes only).
+   */
+  shape?: string;
+}
+
+/**
+ * What a snapshot's state is laid out by and means: the sides mode, the signals and phases by
+ * name, and what is detected. A snapshot restored into a MoveSpec of another shape (a plank's
+ * into a lunge's, whose arrays happen to have the same sizes) would run on nonsense; thresholds
+ * and other values may differ (a draft edited between two sessions reads the same state).
+ */
+export function shapeOf(spec: CompiledSpec): string {
+  const names = (items: readonly { name: string }[]) => items.map((item) => item.name).join(",");
+  return [
+    `sides=${JSON.stringify(spec.sides)}`,
+    `signals=${names(spec.signals)}`,
+    `phases=${names(spec.phases)}`,
+    spec.repetition ? `cycle=${spec.repetition.cycle.join(",")}` : "",
+    spec.hold ? `hold=${spec.hold.phase}` : "",
+    `form=${spec.form.length}`,
+  ].join(";");
+}
+
+const shapes = new WeakMap<CompiledSpec, string>();
+
+/** shapeOf, once per compiled spec (engines of one spec share it; checkpoints are frequent). */
+function cachedShape(spec: CompiledSpec): string {
+  let shape = shapes.get(spec);
+  if (shape === undefined) {
+    shape = shapeOf(spec);
+    shapes.set(spec, shape);
+  }
+  return shape;
 }
 
 export interface Engine {
@@ -119,6 +154,7 @@ class EngineImpl implements Engine {
   private readonly memory: MemoryUnderConstruction;
   private readonly machines: Machine[];
   private readonly aspect: number;
+  private readonly shape: string;
   private eventSeq = 0;
   private _lastSeq = -1;
   private lastT = Number.NEGATIVE_INFINITY;
@@ -147,6 +183,7 @@ class EngineImpl implements Engine {
     if (!(this.aspect > 0 && this.aspect < 100))
       throw new Error("aspectRatio must be a positive number");
     this.shared = SharedProgram.of(spec, topology);
+    this.shape = cachedShape(spec);
     this.memory = this.shared.newMemory();
     this.machines = this.shared.newMachines((e) => this.emit(e));
   }
@@ -317,6 +354,7 @@ class EngineImpl implements Engine {
       fresh: Array.from(mem.fresh),
       state: encodeNumbers(state),
       machines: this.machines.map((m) => structuredClone(m.state)),
+      shape: this.shape,
     };
   }
 
@@ -324,6 +362,7 @@ class EngineImpl implements Engine {
     const mem = this.program.memory;
     if (!READABLE_FORMATS.includes(snap?.format)) throw new Error("not a MoveSpec engine snapshot");
     if (
+      (snap.shape !== undefined && snap.shape !== this.shape) ||
       snap.machines.length !== this.machines.length ||
       snap.values.length !== mem.values.length ||
       snap.state.length !== mem.state.length

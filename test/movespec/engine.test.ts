@@ -17,6 +17,7 @@ import {
   ramp,
   sequence,
 } from "./support/frames.js";
+import { loadExample } from "./support/recordings.js";
 import { render } from "./support/synthetic.js";
 
 function run(
@@ -706,6 +707,29 @@ describe("movespec engine", () => {
       expect(() => restoreEngine(compile(ELBOW_SPEC({ sides: "both" })), a.snapshot())).to.throw(
         /different MoveSpec/,
       );
+    });
+
+    it("refuses another MoveSpec's snapshot even when its arrays have the same sizes", () => {
+      // Pairs whose engines happen to be laid out alike (the review's finds).
+      for (const [from, into] of [
+        ["plank", "lunge"],
+        ["sit-up", "pull-up"],
+        ["arm-raise", "shoulder-abduction"],
+      ]) {
+        const a = createEngine(loadExample(from));
+        a.push({ seq: 0, t: 0, keypoints: arms(170, 170) });
+        const snapshot = JSON.parse(JSON.stringify(a.snapshot()));
+        expect(() => restoreEngine(loadExample(into), snapshot), `${from} -> ${into}`).to.throw(
+          /different MoveSpec/,
+        );
+        // Its own MoveSpec, compiled again (another process), takes it.
+        expect(() => restoreEngine(loadExample(from), snapshot)).to.not.throw();
+      }
+      // Thresholds edited, the same shape: the state still means the same.
+      const elbow = createEngine(compile(ELBOW_SPEC()));
+      elbow.push({ seq: 0, t: 0, keypoints: arms(170, 170) });
+      const edited = ELBOW_SPEC().replace("enter: elbow > 150", "enter: elbow > 155");
+      expect(() => restoreEngine(compile(edited), elbow.snapshot())).to.not.throw();
     });
   });
 
