@@ -283,6 +283,28 @@ describe("movespec engine", () => {
       expect(ofType(run(yaml, outside).events, "form.violation")).to.have.length(0);
     });
 
+    it("`for` counts the time the fault was seen: not a tracking loss, though a blink counts", () => {
+      const yaml = FORM(
+        "  - id: r\n    when: other < 120\n    during: always\n    message: m\n    for: 2s",
+      );
+      const seen = { left: 1, right: 1 };
+      const hidden = { left: 0.1, right: 1 };
+      type Angles = [number, number, { left: number; right: number }];
+      const fault = (n: number, visibility = seen) =>
+        Array.from({ length: n }, () => [170, 90, visibility] as Angles);
+      // 0.5 s of the fault, lost for 5 s, seen again for 1.5 s: 2 s in all, but not in a row.
+      const lost = sequence([...fault(5), ...fault(50, hidden), ...fault(15)]);
+      const lostEvents = run(yaml, lost).events;
+      expect(ofType(lostEvents, "tracking.lost")).to.have.length(1);
+      expect(ofType(lostEvents, "form.violation")).to.have.length(0);
+      // Seen for 2 s after the loss: reported.
+      const after = sequence([...fault(5), ...fault(50, hidden), ...fault(21)]);
+      expect(ofType(run(yaml, after).events, "form.violation")).to.have.length(1);
+      // One hidden frame (0.1 s, no loss) in 2.1 s of the fault does not restart the clock.
+      const blink = sequence([...fault(10), ...fault(1, hidden), ...fault(11)]);
+      expect(ofType(run(yaml, blink).events, "form.violation")).to.have.length(1);
+    });
+
     it("voids the repetition when the rule says so", () => {
       const yaml = FORM("  - id: r\n    when: other < 120\n    message: m\n    voids_rep: true");
       const frames = sequence(oneRep().map((v, i) => [v, i === 10 ? 90 : 175] as [number, number]));

@@ -31,6 +31,8 @@ export function updateTracking(m: Machine, f: FrameFacts): boolean {
     s.tracked = false;
     s.candidate = -1;
     s.candidateSince = null;
+    // A form rule's `for` counts time the fault was seen: not a loss (a blink still counts).
+    s.formSince.fill(null);
     m.emit({
       type: "tracking.lost",
       ...envelope(m, f),
