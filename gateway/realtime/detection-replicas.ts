@@ -55,14 +55,19 @@ export function createDetectionReplicas(
   const resolve = options.resolve ?? resolveWithDns;
   const now = options.now ?? (() => performance.now());
   const byAddress = new Map<string, DetectionClient>();
-  const configured: Configured[] = clients.map((client, index) => ({
-    url: urls[index] ?? "",
-    client,
-    name: options.clientAt !== undefined && isName(hostOf(urls[index] ?? "")),
-    members: [],
-    resolvedAt: Number.NEGATIVE_INFINITY,
-    resolving: undefined,
-  }));
+  // Built at the first call: building the routes touches no client.
+  let built: Configured[] | undefined;
+  const entries = (): Configured[] => {
+    built ??= clients.map((client, index) => ({
+      url: urls[index] ?? "",
+      client,
+      name: options.clientAt !== undefined && isName(hostOf(urls[index] ?? "")),
+      members: [],
+      resolvedAt: Number.NEGATIVE_INFINITY,
+      resolving: undefined,
+    }));
+    return built;
+  };
   let next = 0;
 
   const refresh = (entry: Configured): Promise<void> | undefined => {
@@ -99,6 +104,7 @@ export function createDetectionReplicas(
 
   /** Every replica to call, each configured URL's addresses (or the URL itself) in turn. */
   const replicas = async (): Promise<{ client: DetectionClient; from: Configured }[]> => {
+    const configured = entries();
     const due = configured.map(refresh).filter((pending) => pending !== undefined);
     if (due.length > 0) await Promise.all(due);
     return configured.flatMap((entry) =>
@@ -111,8 +117,8 @@ export function createDetectionReplicas(
 
   return {
     async call(rpc) {
-      if (configured.length === 0) throw new Error("no detection replica configured");
       const all = await replicas();
+      if (all.length === 0) throw new Error("no detection replica configured");
       const first = next % all.length;
       next = (first + 1) % all.length;
       let lastError: unknown;
