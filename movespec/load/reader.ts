@@ -281,10 +281,18 @@ export class Reader {
   names(node: YNode | undefined, what: string): { name: string; node: YNode }[] | undefined {
     if (!node) return undefined;
     if (node.kind === "scalar" && typeof node.value === "string") {
-      return node.value
-        .split(/\s*(?:->|→|,)\s*/)
-        .filter((s) => s.trim() !== "")
-        .map((name) => ({ name: name.trim(), node }));
+      const parts = node.value.split(/\s*(?:->|→|,)\s*/).map((part) => part.trim());
+      // Every separator between two names: `a -> -> b` or a dangling `a -> b ->` (an intended
+      // closed cycle read as an open one) is a mistake, not a shorter list.
+      if (parts.length > 1 && parts.some((part) => part === "")) {
+        this.issues.error(
+          "VALUE_INVALID",
+          `${what} has a separator (->, comma) with no name on one side: '${node.value.trim()}'`,
+          at(node),
+        );
+        return undefined;
+      }
+      return parts.filter((part) => part !== "").map((name) => ({ name, node }));
     }
     const items = this.list(node, what);
     if (!items) return undefined;

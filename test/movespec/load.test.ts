@@ -215,6 +215,18 @@ describe("movespec load", () => {
         { line: 13, path: "topologies[0]" },
       ],
       [
+        "a dangling arrow in a cycle (a closed cycle read as an open one)",
+        BASE.replace("cycle: [up, down, up]", "cycle: up -> down ->"),
+        "VALUE_INVALID",
+        { line: 14, path: "repetition.cycle" },
+      ],
+      [
+        "two arrows in a row in a cycle",
+        BASE.replace("cycle: [up, down, up]", "cycle: up -> -> down -> up"),
+        "VALUE_INVALID",
+        { line: 14, path: "repetition.cycle" },
+      ],
+      [
         "an empty list of topologies (it would run on nothing)",
         BASE.replace("sides: left", "sides: left\ntopologies: []"),
         "VALUE_INVALID",
