@@ -135,6 +135,8 @@ function prescan(source: string, issues: IssueList): boolean {
           return false;
         }
         if (text.startsWith("---")) markers++;
+      } else if (markers === 0 && !contentSeen && text.startsWith("%")) {
+        // A directive (%YAML 1.2, %TAG) before the document's `---`: not content.
       } else if (!/^\s*(#.*)?$/.test(source.slice(lineStart, Math.min(i, lineStart + 200)))) {
         contentSeen = true;
         if (++contentLines > LOAD_LIMITS.maxContentLines) {
@@ -156,7 +158,9 @@ function prescan(source: string, issues: IssueList): boolean {
       if (ch === quote) quote = "";
       continue;
     }
-    if (ch === '"') quote = '"';
+    // Brackets inside quotes are text (an apostrophe in plain text only hides the rest of its
+    // line from the count, which the parser then reads as text as well).
+    if (ch === '"' || ch === "'") quote = ch;
     else if (ch === "#") {
       const nl = source.indexOf("\n", i);
       i = (nl < 0 ? source.length : nl) - 1;

@@ -550,6 +550,22 @@ describe("movespec load", () => {
       );
     });
 
+    it("reads valid YAML the pre-scan could misjudge: a directive, brackets in single quotes", () => {
+      const directive = load(`%YAML 1.2\n---\n${BASE}`);
+      expect(directive.errors).to.deep.equal([]);
+      expect(directive.spec?.name).to.equal("Test squat");
+      const quoted = load(BASE.replace("name: Test squat", `name: '${"[".repeat(30)} squat'`));
+      expect(quoted.errors).to.deep.equal([]);
+      expect(quoted.spec?.name).to.equal(`${"[".repeat(30)} squat`);
+      // Still refused: two documents, and real nesting.
+      expect(load(`%YAML 1.2\n---\n${BASE}---\n${BASE}`).errors.map((e) => e.code)).to.include(
+        "YAML_MULTIPLE_DOCUMENTS",
+      );
+      expect(load(`a: ${"[".repeat(30)}${"]".repeat(30)}`).errors.map((e) => e.code)).to.include(
+        "YAML_TOO_DEEP",
+      );
+    });
+
     it("handles 256 KiB of ordinary YAML quickly", () => {
       const filler = Array.from(
         { length: 1500 },
