@@ -69,7 +69,9 @@ function tokenize(src: string): Token[] {
     if (src.startsWith("&&", i) || src.startsWith("||", i) || c === "!") {
       throw new ExpressionSyntaxError("use the words 'and', 'or' and 'not'", i);
     }
-    throw new ExpressionSyntaxError(`unexpected character '${c}'`, i);
+    // The whole character, not half of a surrogate pair (an emoji would print as U+FFFD).
+    const character = String.fromCodePoint(src.codePointAt(i) ?? 0xfffd);
+    throw new ExpressionSyntaxError(`unexpected character '${character}'`, i);
   }
   tokens.push({ kind: "end", text: "", start: src.length, end: src.length });
   return tokens;

@@ -550,6 +550,13 @@ describe("movespec load", () => {
       );
     });
 
+    it("names a character outside the BMP whole in an expression error", () => {
+      const r = load(BASE.replace("enter: knee > 160", "enter: knee > 160 🏋️"));
+      const syntax = r.errors.find((e) => e.code === "EXPRESSION_SYNTAX");
+      expect(syntax?.message).to.include("unexpected character '🏋'");
+      expect(syntax?.message).to.not.include("\ufffd");
+    });
+
     it("reads valid YAML the pre-scan could misjudge: a directive, brackets in single quotes", () => {
       const directive = load(`%YAML 1.2\n---\n${BASE}`);
       expect(directive.errors).to.deep.equal([]);
