@@ -305,6 +305,32 @@ describe("movespec engine", () => {
       expect(ofType(run(yaml, blink).events, "form.violation")).to.have.length(1);
     });
 
+    it("visibility() is read below the visibility threshold: a rule on a landmark going out of sight", () => {
+      const yaml = ELBOW_SPEC({
+        extra:
+          "tracking:\n  landmarks: [shoulder, elbow]\nform:\n  - id: wrist_hidden\n    when: wv < 0.3\n    during: always\n    message: Keep your wrist in view.\n    for: 1s\n",
+      }).replace(
+        "  elbow: angle2d(shoulder, elbow, wrist)",
+        "  elbow: angle2d(shoulder, elbow, wrist)\n  wv: visibility(wrist)",
+      );
+      const engine = createEngine(compile(yaml));
+      const frames = sequence(Array.from({ length: 30 }, () => [170, 170] as [number, number])).map(
+        (frame) => ({
+          ...frame,
+          // The left wrist barely visible; shoulder and elbow (the tracking gate) fully.
+          keypoints: frame.keypoints.map((point, i) =>
+            i === 15 ? [...point.slice(0, 3), 0.1] : point,
+          ),
+        }),
+      );
+      const events = frames.flatMap((frame) => {
+        const result = engine.push(frame);
+        return result.ok ? result.events : [];
+      });
+      expect(engine.signalValues()["left.wv"]).to.be.closeTo(0.1, 1e-9);
+      expect(ofType(events, "form.violation").map((v) => v.rule)).to.deep.equal(["wrist_hidden"]);
+    });
+
     it("voids the repetition when the rule says so", () => {
       const yaml = FORM("  - id: r\n    when: other < 120\n    message: m\n    voids_rep: true");
       const frames = sequence(oneRep().map((v, i) => [v, i === 10 ? 90 : 175] as [number, number]));

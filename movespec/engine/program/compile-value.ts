@@ -60,7 +60,9 @@ function compileCall(
     // Landmark arguments: point slots, as offsets into the points array.
     const offsets = e.args.map((a) => {
       const p = ctx.points.landmark((a as Expr & { kind: "ref" }).name, side);
-      reads.points.add(p);
+      // A position read needs the landmark visible; visibility() reads how visible it is, which
+      // is most useful exactly when it is not (a rule on a landmark going out of sight).
+      if (e.fn !== "visibility") reads.points.add(p);
       return p * 4;
     });
     return compileGeometry(e.fn, offsets, ctx.memory);
