@@ -297,11 +297,15 @@ export class Reader {
     const items = this.list(node, what);
     if (!items) return undefined;
     const out: { name: string; node: YNode }[] = [];
+    let failed = false;
     for (const item of items) {
       const s = this.string(item, `each entry of ${what}`);
       if (s !== undefined) out.push({ name: s, node: item });
+      else failed = true;
     }
-    return out;
+    // One root error: a list with an entry that is not a name is not read as the rest of it
+    // (`[up, [down], up]` is not `[up, up]`, a phase repeated).
+    return failed ? undefined : out;
   }
 }
 

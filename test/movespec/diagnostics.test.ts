@@ -225,6 +225,13 @@ describe("MoveSpec diagnostics for authors", () => {
         /did you mean 'angle'/,
       ],
       [
+        "an entry of the cycle that is not a name (no 'phase twice in a row' after it)",
+        "cycle: [lowered, raised, lowered]",
+        "cycle: [lowered, [raised], lowered]",
+        "TYPE_MISMATCH",
+        /each entry of/,
+      ],
+      [
         "a phase missing from the cycle's list",
         "cycle: [lowered, raised, lowered]",
         "cycle: [lowered, rasied, lowered]",
