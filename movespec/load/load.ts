@@ -111,7 +111,9 @@ function loadInto(source: string, issues: IssueList): CompiledSpec | undefined {
 
   checkThresholdRanges(r, r.conditions, sig.signals);
   const used = usedSignals(sig.signals, behaviour);
-  checkSides(r, header.sides, sig.signals, behaviour, signalsNode);
+  // A `sides` that could not be read has its own error: not also "set sides" for its signals.
+  if (!k.has("sides") || header.sidesRead)
+    checkSides(r, header.sides, sig.signals, behaviour, signalsNode);
 
   // The gate defaults to the landmarks the used signals read.
   const landmarks = new Set<string>();

@@ -17,6 +17,8 @@ export interface Header {
   readonly tags: string[];
   readonly camera: CompiledSpec["camera"];
   readonly sides: SidesMode;
+  /** False when `sides` is there but not a mode (its error is reported). */
+  readonly sidesRead: boolean;
   readonly scale: CompiledSpec["scale"];
 }
 
@@ -37,13 +39,22 @@ export function readHeader(r: Reader, k: Map<string, YEntry>, root: YMap): Heade
     }
   }
   const camera = readCamera(r, k);
-  const sides: SidesMode = k.has("sides")
-    ? (r.oneOf(k.get("sides")!.value, "sides", SIDES_MODES) ?? "none")
-    : "none";
+  const sidesValue = k.has("sides")
+    ? r.oneOf(k.get("sides")!.value, "sides", SIDES_MODES)
+    : undefined;
+  const sides: SidesMode = k.has("sides") ? (sidesValue ?? "none") : "none";
   const scale = k.has("scale")
     ? (r.oneOf(k.get("scale")!.value, "scale", BODY_SCALES) ?? "torso")
     : "torso";
-  return { name, description: description ?? "", tags, camera, sides, scale };
+  return {
+    name,
+    description: description ?? "",
+    tags,
+    camera,
+    sides,
+    sidesRead: sidesValue !== undefined,
+    scale,
+  };
 }
 
 function checkVersion(r: Reader, k: Map<string, YEntry>, root: YMap): void {

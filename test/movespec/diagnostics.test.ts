@@ -225,6 +225,13 @@ describe("MoveSpec diagnostics for authors", () => {
         /did you mean 'angle'/,
       ],
       [
+        "a sides value that is not a mode (no 'set sides' for every signal after it)",
+        "sides: right",
+        "sides: RIGHT",
+        "VALUE_INVALID",
+        /sides/,
+      ],
+      [
         "an entry of the cycle that is not a name (no 'phase twice in a row' after it)",
         "cycle: [lowered, raised, lowered]",
         "cycle: [lowered, [raised], lowered]",
