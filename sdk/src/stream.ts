@@ -261,22 +261,33 @@ export class StreamClient {
     }
   }
 
+  /**
+   * Sends frames as one message, or as several when one would pass the server's message limit
+   * (`ready.limits.max_message_bytes`): a batch is a number of frames, but frames written with
+   * many digits, or many keypoints, make some batches too large for it (closed 1009).
+   */
   private transmit(frames: readonly PoseFrame[]): void {
+    const message = this.encode(frames);
+    const limit = this.ready?.limits?.max_message_bytes || DEFAULT_MAX_MESSAGE_BYTES;
+    if (frames.length > 1 && byteLength(message, limit) > limit) {
+      const half = Math.ceil(frames.length / 2);
+      this.transmit(frames.slice(0, half));
+      this.transmit(frames.slice(half));
+      return;
+    }
+    this.rawSend(message);
+  }
+
+  private encode(frames: readonly PoseFrame[]): string | Uint8Array {
     if (this.ready?.frame_encoding === "binary") {
       const bytes = encodeBinaryFrames(frames, KEYPOINTS_PER_FRAME[this.ready.topology]);
-      if (bytes) {
-        this.rawSend(bytes);
-        return;
-      }
+      if (bytes) return bytes;
     }
     if (frames.length === 1) {
       const [frame] = frames;
-      this.rawSend(
-        `{"type":"frame","seq":${frame.seq},"t":${frame.t},"keypoints":${JSON.stringify(frame.keypoints)}}`,
-      );
-    } else {
-      this.rawSend(JSON.stringify({ type: "frames", frames }));
+      return `{"type":"frame","seq":${frame.seq},"t":${frame.t},"keypoints":${JSON.stringify(frame.keypoints)}}`;
     }
+    return JSON.stringify({ type: "frames", frames });
   }
 
   private rawSend(text: string | Uint8Array): void {
@@ -533,4 +544,19 @@ export class StreamClient {
       default:
     }
   }
+}
+
+/** The contract's message limit, for a server whose `ready` does not say. */
+const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024;
+
+/** UTF-8 bytes of a message, counted only when they could pass `limit` (3 bytes a character). */
+function byteLength(message: string | Uint8Array, limit: number): number {
+  if (typeof message !== "string") return message.byteLength;
+  let bytes = message.length;
+  if (bytes * 3 <= limit) return bytes;
+  for (let i = 0; i < message.length; i++) {
+    const code = message.charCodeAt(i);
+    if (code >= 0x80) bytes += code >= 0x800 && (code < 0xd800 || code > 0xdfff) ? 2 : 1;
+  }
+  return bytes;
 }

@@ -6,6 +6,8 @@
  */
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { expect } from "chai";
@@ -213,8 +215,11 @@ describe("SDK against the real stack (sdk/)", function () {
     expect(JSON.parse(stored.terminal_outcome ?? "{}").count).to.equal(10);
   });
 
-  /** The example client on the squat recording in replay, `batch` frames a message. */
-  const runExample = (batch: number) =>
+  /** The example client on a recording (the squat) in replay, `batch` frames a message. */
+  const runExample = (
+    batch: number,
+    recording = "test/fixtures/posedata/uiprmd/m01_s01.jsonl.gz",
+  ) =>
     promisify(execFile)(
       process.execPath,
       [
@@ -224,7 +229,7 @@ describe("SDK against the real stack (sdk/)", function () {
         "--spec",
         "examples/movespecs/squat.yaml",
         "--recording",
-        "test/fixtures/posedata/uiprmd/m01_s01.jsonl.gz",
+        recording,
         "--mode",
         "replay",
         "--batch",
@@ -247,13 +252,29 @@ describe("SDK against the real stack (sdk/)", function () {
     expect(stdout).to.match(/: completed, accepted_frames_total 690/);
   });
 
+  it("the example client sends a batch too large for one message in several: 200 frames a batch", async () => {
+    const { stdout } = await runExample(200);
+    expect(stdout).to.contain("completed: 690 frames, 10 repetitions");
+  });
+
   it("the example client reports a failed stream in one line, exit 1 (no unhandled rejection)", async () => {
-    // 200 frames a message are above the 64 KiB limit: the gateway closes the stream with 1009.
-    const failed = await runExample(200).then(
-      () => undefined,
-      (error: { code: number; stderr: string }) => error,
+    // One frame above the 64 KiB limit (no batch splits a frame): the gateway closes with 1009.
+    const dir = await mkdtemp(join(tmpdir(), "mds-huge-frame-"));
+    const recording = join(dir, "huge.jsonl");
+    const point = Array.from({ length: 600 }, () => 0.123456789);
+    await writeFile(
+      recording,
+      `${JSON.stringify({ seq: 0, t: 0, keypoints: Array.from({ length: 33 }, () => point) })}\n`,
     );
-    expect(failed?.code).to.equal(1);
-    expect(failed?.stderr.trim()).to.equal("error: stream closed with 1009");
+    try {
+      const failed = await runExample(30, recording).then(
+        () => undefined,
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(failed?.code).to.equal(1);
+      expect(failed?.stderr.trim()).to.equal("error: stream closed with 1009");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

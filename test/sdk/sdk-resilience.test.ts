@@ -284,6 +284,43 @@ describe("SDK retries and stream resume (scripted servers)", function () {
       });
     }
 
+    it("a batch of frames too large for one message (limits.max_message_bytes) leaves in several, in order", async () => {
+      const sizes: number[] = [];
+      scripts.push((socket, received) => {
+        const last = received.at(-1) as { type: string };
+        if (last.type === "hello") socket.send(ready());
+        if (last.type === "finalize") {
+          socket.send(
+            JSON.stringify({ type: "end", status: "completed", accepted_frames_total: 40 }),
+          );
+          socket.close(1000);
+        }
+      });
+      wss.on("connection", (socket) =>
+        socket.on("message", (data: Buffer) => sizes.push(data.byteLength)),
+      );
+      // 33 keypoints written with every digit: about 2.3 KB a frame, 90 KB for 40.
+      const heavy = (seq: number) => ({
+        seq,
+        t: seq / 30,
+        keypoints: Array.from({ length: 33 }, (_, i) => [
+          0.1234567890123456 + i / 1000,
+          0.6543210987654321,
+          -0.0123456789012345,
+          0.9876543210987654,
+        ]),
+      });
+      const client = new StreamClient({ streamUrl: url, runtimeToken: "rt", batchSize: 40 });
+      await client.connect();
+      for (let seq = 0; seq < 40; seq += 1) await client.send(heavy(seq));
+      expect((await client.finalize()).status).to.equal("completed");
+      const framesMessages = connections[0].filter((m) => m.type === "frames");
+      expect(framesMessages.length).to.be.greaterThan(1);
+      expect(Math.max(...sizes)).to.be.at.most(65536);
+      const sent = framesMessages.flatMap((m) => (m.frames as { seq: number }[]).map((f) => f.seq));
+      expect(sent).to.deep.equal(Array.from({ length: 40 }, (_, i) => i));
+    });
+
     it("frames sent without awaiting leave in call order, across a reconnect too", async () => {
       scripts.push((socket, received) => {
         const last = received.at(-1) as { type: string; seq?: number };
