@@ -301,6 +301,15 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       .locator("#editor-status")
       .filter({ hasText: /^Draft loaded\.$/ })
       .waitFor();
+    // Opening starts the undo history afresh: undo brings back nothing of the text before it
+    // (which Save would then write to this draft).
+    const editorText = () => page.locator(".cm-content").innerText();
+    const loaded = await editorText();
+    await page.locator(".cm-line").first().click();
+    await page.keyboard.press("Control+z");
+    await page.keyboard.press("Control+z");
+    expect(await editorText()).to.equal(loaded);
+    expect(await page.getByRole("button", { name: /Save draft/ }).isDisabled()).to.equal(true);
   });
 
   it("runs the bundled UI-PRMD squat recording with one key: 10 repetitions, 10 marks", async () => {

@@ -13,7 +13,7 @@ import {
   lintGutter,
   setDiagnostics,
 } from "@codemirror/lint";
-import { Compartment, EditorState, type Text } from "@codemirror/state";
+import { Compartment, EditorState, type Text, Transaction } from "@codemirror/state";
 import {
   drawSelection,
   EditorView,
@@ -65,6 +65,7 @@ export function createYamlEditor(options: {
     { delay: 350 },
   );
   const readOnly = new Compartment();
+  const undoHistory = new Compartment();
   const view = new EditorView({
     parent: options.parent,
     state: EditorState.create({
@@ -72,7 +73,7 @@ export function createYamlEditor(options: {
       extensions: [
         lineNumbers(),
         highlightActiveLineGutter(),
-        history(),
+        undoHistory.of(history()),
         drawSelection(),
         indentOnInput(),
         bracketMatching(),
@@ -119,7 +120,15 @@ export function createYamlEditor(options: {
     view,
     text: () => view.state.doc.toString(),
     setText(text) {
-      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+      // Not an edit to undo: undo must never bring back the previous MoveSpec's text into this
+      // one (and Save write it to this draft). The history is emptied by taking it out and
+      // putting it back.
+      view.dispatch({
+        changes: { from: 0, to: view.state.doc.length, insert: text },
+        annotations: Transaction.addToHistory.of(false),
+      });
+      view.dispatch({ effects: undoHistory.reconfigure([]) });
+      view.dispatch({ effects: undoHistory.reconfigure(history()) });
       forceLinting(view);
     },
     setReadOnly(value) {
