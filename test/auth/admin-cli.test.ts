@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -52,6 +53,20 @@ describe("admin tool (services/admin)", function () {
             INTERNAL_TLS_DIR: system.pki?.tlsDirOf("operator"),
           },
         },
+      );
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const failed = error as { code: number; stdout: string; stderr: string };
+      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+    }
+  };
+  /** The tool as a process with only `env` (and PATH): its exit code and output, in 30 s at most. */
+  const runTool = async (env: Record<string, string>, ...args: string[]) => {
+    try {
+      const { stdout, stderr } = await run(
+        process.execPath,
+        ["--import", "tsx", join(ROOT, "services/admin/main.ts"), ...args],
+        { cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...env }, timeout: 30_000 },
       );
       return { code: 0, stdout, stderr };
     } catch (error) {
@@ -160,6 +175,84 @@ describe("admin tool (services/admin)", function () {
     const usage = await admin("auth", "create-project", "--name", "x");
     expect(usage.code).to.equal(2);
     expect(usage.stderr).to.include("--org is required");
+  });
+
+  it("refuses what an operator's script could get wrong: an empty --scope, a huge delay, with --json too", async () => {
+    const project = "01a20000-0000-7000-8000-000000000000";
+    // An empty shell variable: not "every scope".
+    const empty = await admin(
+      "auth",
+      "create-key",
+      "--project",
+      project,
+      "--name",
+      "k",
+      "--scope",
+      "",
+    );
+    expect(empty.code).to.equal(2);
+    expect(empty.stderr).to.include("--scope needs a value");
+    const emptyAccount = await admin(
+      "auth",
+      "create-service-account",
+      "--project",
+      project,
+      "--name",
+      "a",
+      "--scope",
+      "movespecs:read,",
+    );
+    expect(emptyAccount.code).to.equal(2);
+    const delay = await admin(
+      "auth",
+      "rotate-signing-key",
+      "--activate-after",
+      "99999999999",
+      "--json",
+    );
+    expect(delay.code).to.equal(2);
+    expect(JSON.parse(delay.stderr)).to.deep.equal({
+      error: "--activate-after must be a whole number of seconds, 0 to 604800",
+      code: "usage",
+    });
+    // Service errors carry their code: whether trying again may help.
+    const refused = await admin("auth", "revoke", "--id", project, "--json");
+    expect(refused.code).to.equal(1);
+    expect(JSON.parse(refused.stderr)).to.include({ code: "not_found" });
+  });
+
+  it("as a process: a bad environment variable is one line; --help works regardless; a silent service ends in an exit", async () => {
+    const badUrl = await runTool({ AUTH_SERVICE_URL: "notaurl" }, "auth", "list-orgs");
+    expect(badUrl.code).to.equal(2);
+    expect(badUrl.stderr.trim().split("\n")[0]).to.match(
+      /^error: .*AUTH_SERVICE_URL must be a URL/,
+    );
+    expect(badUrl.stderr).to.not.include("    at ");
+    const help = await runTool({ ADMIN_TIMEOUT_MS: "abc" }, "auth", "--help");
+    expect(help.code).to.equal(0);
+    expect(help.stdout).to.include("create-key");
+    // A service that accepts the connection and never answers: the deadline, then exit 1.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((done) => silent.listen(0, "127.0.0.1", done));
+    try {
+      const started = performance.now();
+      const hung = await runTool(
+        {
+          INTERNAL_TRANSPORT: "h2c",
+          AUTH_SERVICE_URL: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+          AUTHORING_SERVICE_URL: "http://127.0.0.1:1",
+          CATALOGUE_SERVICE_URL: "http://127.0.0.1:1",
+          ADMIN_TIMEOUT_MS: "500",
+        },
+        "auth",
+        "list-orgs",
+      );
+      expect(hung.code).to.equal(1);
+      expect(hung.stderr).to.match(/timed out|deadline/);
+      expect(performance.now() - started).to.be.below(20_000);
+    } finally {
+      silent.close();
+    }
   });
 
   it("a new area is one module in the registry", async () => {

@@ -22,11 +22,22 @@ export function argReader(args: ParsedArgs, skip: number) {
       if (value === undefined || value === "") throw new UsageError(`--${name} is required`);
       return value;
     },
-    list: (name: string): string[] =>
-      (args.options.get(name) ?? []).flatMap((value) => value.split(",")).filter((v) => v !== ""),
-    /** The n-th positional word after the command's name, or a --name option. */
+    /**
+     * Every value of a repeatable option (comma-separated ones too). Given but empty (`--scope ""`,
+     * an unset shell variable) is a usage error: read as absent, it would mean "all".
+     */
+    list(name: string): string[] {
+      const values = (args.options.get(name) ?? [])
+        .flatMap((value) => value.split(","))
+        .map((value) => value.trim());
+      if (values.some((value) => value === "")) {
+        throw new UsageError(`--${name} needs a value (leave the option out instead)`);
+      }
+      return values;
+    },
+    /** The n-th positional word after the command's name, or a --name option (or --id). */
     positionalOr(index: number, name: string): string {
-      const value = rest[index] ?? args.options.get(name)?.at(-1);
+      const value = rest[index] ?? args.options.get(name)?.at(-1) ?? args.options.get("id")?.at(-1);
       if (value === undefined || value === "") throw new UsageError(`<${name}> is required`);
       return value;
     },

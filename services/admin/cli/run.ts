@@ -1,4 +1,6 @@
+import { Code } from "@connectrpc/connect";
 import { CommanderError } from "commander";
+import { ConfigError } from "../../shared/config/env.js";
 import { errorInfo } from "../../shared/errors/service-error.js";
 import { COMMAND_MODULES } from "../commands/index.js";
 import type { AdminConfig } from "../config.js";
@@ -21,7 +23,8 @@ export async function runAdmin(
   argv: readonly string[],
   io: AdminIo,
   clients: (config: AdminConfig) => AdminClients,
-  config: AdminConfig,
+  /** The configuration, or how to read it (when a command first needs a service). */
+  config: AdminConfig | (() => AdminConfig),
   modules: readonly CommandModule[] = COMMAND_MODULES,
 ): Promise<number> {
   let selection: Selection | undefined;
@@ -44,10 +47,7 @@ export async function runAdmin(
   try {
     await program.parseAsync([...argv], { from: "user" });
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.stderr(`error: ${error.message}\n(run with --help for usage)\n`);
-      return 2;
-    }
+    if (error instanceof UsageError) return usageError(io, error.message, argv.includes("--json"));
     if (error instanceof CommanderError) {
       return error.code === "commander.helpDisplayed" || error.exitCode === 0 ? 0 : 2;
     }
@@ -64,19 +64,24 @@ export async function runAdmin(
       args: argReader(args, 2),
       // Made on first use: a command refused on its arguments needs no certificate.
       get clients() {
-        made ??= clients(config);
+        made ??= clients(typeof config === "function" ? config() : config);
         return made;
       },
       out: createOutput(json, io.stdout),
     });
     return 0;
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.stderr(`error: ${error.message}\n(run with --help for usage)\n`);
-      return 2;
-    }
+    if (error instanceof UsageError) return usageError(io, error.message, json);
+    // A bad environment variable: one line naming it, like a bad argument.
+    if (error instanceof ConfigError) return usageError(io, error.message, json);
     const info = errorInfo(error);
-    const report = { error: info.message, reason: info.reason, details: info.metadata };
+    // The code says whether trying again may help (unavailable, deadline_exceeded).
+    const report = {
+      error: info.message,
+      code: codeName(info.code),
+      reason: info.reason,
+      details: info.metadata,
+    };
     io.stderr(
       json
         ? `${JSON.stringify(report)}\n`
@@ -84,4 +89,19 @@ export async function runAdmin(
     );
     return 1;
   }
+}
+
+/** Exit 2 with the message: JSON on stderr with --json, as every error. */
+function usageError(io: AdminIo, message: string, json: boolean): number {
+  io.stderr(
+    json
+      ? `${JSON.stringify({ error: message, code: "usage" })}\n`
+      : `error: ${message}\n(run with --help for usage)\n`,
+  );
+  return 2;
+}
+
+/** `Code.DeadlineExceeded` -> `deadline_exceeded`. */
+function codeName(code: Code): string {
+  return Code[code].replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase();
 }

@@ -8,6 +8,7 @@ import {
   SigningKeySchema,
 } from "../../../proto/gen/auth/v1/auth_pb.js";
 import { newId } from "../../shared/ids/uuid-v7.js";
+import { UsageError } from "../cli/args.js";
 import type { Command, CommandModule } from "../cli/command.js";
 
 /** Proto messages as the JSON scripts get: snake_case field names, absent fields omitted. */
@@ -170,8 +171,11 @@ const commands: Command[] = [
       "Publish a new signing key that signs after the delay; the old one verifies until its tokens expired.",
     async run({ args, clients, out }) {
       const after = args.optional("activate-after");
-      if (after !== undefined && !/^\d+$/.test(after)) {
-        throw new Error("--activate-after must be a number of seconds");
+      // A week is far longer than any rotation waits for caches (the default is a minute).
+      if (after !== undefined && !(/^\d+$/.test(after) && Number(after) <= MAX_ACTIVATE_AFTER)) {
+        throw new UsageError(
+          `--activate-after must be a whole number of seconds, 0 to ${MAX_ACTIVATE_AFTER}`,
+        );
       }
       const { signingKey } = await clients.auth.rotateSigningKey({
         activateAfterSeconds: after === undefined ? undefined : Number(after),
@@ -208,3 +212,6 @@ export const authCommands: CommandModule = {
   summary: "organizations, projects, API keys, service accounts and signing keys",
   commands,
 };
+
+/** The longest --activate-after: a week. */
+const MAX_ACTIVATE_AFTER = 7 * 24 * 3600;
