@@ -349,12 +349,43 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     await page.getByRole("button", { name: /^Run/ }).click();
     await page
       .locator("#bench-status")
-      .filter({ hasText: /^completed: \d+ frames of my-squats/ })
+      .filter({ hasText: /^completed: \d+ of \d+ frames of my-squats/ })
       .waitFor({ timeout: 60_000 });
-    expect(await page.textContent("#bench-status")).to.contain(`completed: ${lines.length} frames`);
+    expect(await page.textContent("#bench-status")).to.contain(
+      `completed: ${lines.length} of ${lines.length} frames`,
+    );
     expect(await page.textContent("#count")).to.equal("10");
     expect(await page.textContent("#warnings")).to.contain(`line ${lines.length + 1}: not JSON`);
     await shot("3-upload-run");
+  });
+
+  it("a run whose frames are all refused is no success; a failed run takes the last result off the screen", async () => {
+    const dir = join(tmpdir(), `studio-${process.pid}`);
+    mkdirSync(dir, { recursive: true });
+    const point = [0.5, 0.5, 0, 1];
+    const refused = join(dir, "five-points.jsonl");
+    writeFileSync(
+      refused,
+      [0, 1, 2]
+        .map((seq) => JSON.stringify({ seq, t: seq / 30, keypoints: Array(5).fill(point) }))
+        .join("\n"),
+    );
+    await page.setInputFiles("#upload", refused);
+    await page.getByRole("button", { name: /^Run/ }).click();
+    const status = page.locator("#bench-status");
+    await status.filter({ hasText: /^completed: 0 of 3 frames/ }).waitFor({ timeout: 60_000 });
+    expect(await status.getAttribute("data-tone")).to.equal("error");
+    expect(await page.textContent("#warnings")).to.contain("KEYPOINT_COUNT_MISMATCH");
+    // One frame above the 64 KiB message limit: the stream is closed, the run fails.
+    const huge = join(dir, "huge.jsonl");
+    writeFileSync(
+      huge,
+      JSON.stringify({ seq: 0, t: 0, keypoints: Array(33).fill(Array(600).fill(0.123456789)) }),
+    );
+    await page.setInputFiles("#upload", huge);
+    await page.getByRole("button", { name: /^Run/ }).click();
+    await status.filter({ hasText: /^Run failed/ }).waitFor({ timeout: 60_000 });
+    expect(await page.locator("#result").isHidden()).to.equal(true);
   });
 
   it("streams the camera through the pose model to a live session, and shows the events", async () => {

@@ -80,11 +80,27 @@ byId<HTMLFormElement>("sign-in-form").addEventListener("submit", async (event) =
   byId("who").textContent = `Project ${connection.project.name} (${connection.project.project_id})`;
   showRecent(recentMoveSpecs(connection.project.project_id));
   void search();
-  byId("new-name").focus();
+  // The first thing to do: open or create a MoveSpec ("New MoveSpec" is a closed <details>:
+  // its field cannot take the focus, its summary can).
+  (document.querySelector<HTMLElement>("#new-movespec > summary") ?? byId("workspace")).focus();
+});
+
+/** True when the open draft has changes not saved yet. */
+function unsaved(): boolean {
+  return !!current?.own && editor.text() !== current.saved;
+}
+
+// Reload, close or navigate away with unsaved changes: the browser asks first.
+window.addEventListener("beforeunload", (event) => {
+  if (!unsaved()) return;
+  event.preventDefault();
+  event.returnValue = "";
 });
 
 byId("sign-out").addEventListener("click", () => {
+  if (unsaved() && !window.confirm("The open draft has unsaved changes. Sign out anyway?")) return;
   // Dropping the client drops the key and the token: nothing else holds them.
+  current = undefined; // asked already: the reload below must not ask again
   connection = undefined;
   current = undefined;
   window.location.reload();
@@ -121,6 +137,10 @@ byId<HTMLFormElement>("create-form").addEventListener("submit", async (event) =>
   );
   const visibility = byId<HTMLSelectElement>("new-visibility").value as "private" | "public";
   const status = byId("editor-status");
+  // Asked before anything is created: declining must leave nothing behind (a private MoveSpec
+  // nobody opened cannot be found again).
+  if (unsaved() && !window.confirm("The open draft has unsaved changes. Create another anyway?"))
+    return;
   try {
     const movespec = await connection.client.createMoveSpec({
       body: { name, project_id: connection.project.project_id, visibility },
@@ -131,7 +151,7 @@ byId<HTMLFormElement>("create-form").addEventListener("submit", async (event) =>
         body: { yaml_source: example.yaml_source },
       });
     }
-    await openMoveSpec(movespec.movespec_id);
+    await openMoveSpec(movespec.movespec_id, { confirmed: true });
     say(status, `Created ${name}${example ? ` from the ${example.name} example` : ""}.`, "ok");
   } catch (e) {
     say(status, `Could not create it: ${errorText(e)}`, "error");
@@ -183,11 +203,11 @@ async function search() {
 
 // ---- the editor: open, save, version, release ----------------------------------------------
 
-async function openMoveSpec(id: string) {
+async function openMoveSpec(id: string, options: { confirmed?: boolean } = {}) {
   if (!connection) return;
   const status = byId("editor-status");
   const { client, project } = connection;
-  if (current?.own && editor.text() !== current.saved) {
+  if (!options.confirmed && unsaved()) {
     if (!window.confirm("The open draft has unsaved changes. Open another MoveSpec anyway?"))
       return;
   }
@@ -441,11 +461,16 @@ async function run() {
       say(status, "Fix the MoveSpec's errors first (listed under Problems).", "error");
       return;
     }
+    // The last run's result stays on screen only while it is the last run's: a new run (failed
+    // or not) replaces it.
+    byId("result").hidden = true;
     try {
       say(status, "Reading the recording…");
       const recording = await chosenRecording();
       if (recording.frames.length === 0) {
-        say(status, `No frames in ${recording.name}: ${recording.problems.join("; ")}`, "error");
+        const why =
+          recording.problems.length > 0 ? recording.problems.join("; ") : "the file is empty";
+        say(status, `No frames in ${recording.name}: ${why}`, "error");
         return;
       }
       const versionId = await versionForRun(text, status);
@@ -463,10 +488,12 @@ async function run() {
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
       const { samples: signalRows } = signalSamples(loaded.spec, recording.frames, topology);
       showResult(loaded.spec, recording, outcome, signalRows);
+      // Completed with no frame accepted (all refused: see the warnings) is no success.
+      const fine = outcome.status === "completed" && outcome.acceptedFrames > 0;
       say(
         status,
-        `${outcome.status}: ${outcome.acceptedFrames} frames of ${recording.name} in ${seconds} s (session ${outcome.sessionId}).`,
-        outcome.status === "completed" ? "ok" : "error",
+        `${outcome.status}: ${outcome.acceptedFrames} of ${recording.frames.length} frames of ${recording.name} accepted in ${seconds} s (session ${outcome.sessionId})${fine ? "." : ": see the warnings."}`,
+        fine ? "ok" : "error",
       );
     } catch (e) {
       const message =

@@ -43,6 +43,10 @@ export async function readRecording(
       if (problems.length < 5) problems.push(`line ${index + 1}: ${problem}`);
     } else frames.push({ ...problem, seq: frames.length });
   });
+  // Only the first lines are named: say how many more there were.
+  if (rejected > problems.length) {
+    problems.push(`and ${rejected - problems.length} more line(s) that are not frames`);
+  }
   return { name, frames, problems, rejected };
 }
 
