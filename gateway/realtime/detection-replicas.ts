@@ -4,10 +4,10 @@ import type { DetectionService } from "../../proto/gen/detection/v1/detection_pb
 import { errorInfo } from "../../services/shared/errors/service-error.js";
 import type { Logger } from "../../services/shared/logging/logger.js";
 import {
+  afterFailedResolution,
   hostOf,
   isName,
   RESOLVE_EVERY_MS,
-  RETRY_RESOLVE_MS,
   type ResolveAddresses,
   resolveWithDns,
   urlAt,
@@ -87,13 +87,13 @@ export function createDetectionReplicas(
           entry.resolvedAt = now();
         },
         (error) => {
-          // Keep the addresses it had: a DNS hiccup must not move every call.
-          options.logger?.warn(
-            { url: entry.url, err: (error as Error).message },
-            "detection name not resolved",
+          entry.resolvedAt = afterFailedResolution(
+            options.logger,
+            entry.url,
+            error,
+            entry.members.length > 0,
+            now(),
           );
-          entry.resolvedAt =
-            entry.members.length > 0 ? now() : now() - RESOLVE_EVERY_MS + RETRY_RESOLVE_MS;
         },
       )
       .finally(() => {

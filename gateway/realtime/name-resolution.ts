@@ -1,5 +1,6 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import type { Logger } from "../../services/shared/logging/logger.js";
 
 /**
  * Detection replicas behind one name (a Kubernetes headless Service: one address per pod) are
@@ -36,4 +37,20 @@ export function urlAt(url: string, address: string): string {
   const parsed = new URL(url);
   parsed.hostname = isIP(address) === 6 ? `[${address}]` : address;
   return parsed.toString().replace(/\/$/, "");
+}
+
+/**
+ * After a failed resolution of `url`'s name: logged, and when to resolve it again (as a
+ * `resolvedAt` time). The caller keeps the addresses it had: a DNS hiccup must not move every
+ * stream or call elsewhere. With no address at all, it tries again in a second rather than ten.
+ */
+export function afterFailedResolution(
+  logger: Logger | undefined,
+  url: string,
+  error: unknown,
+  hasAddresses: boolean,
+  now: number,
+): number {
+  logger?.warn({ url, err: (error as Error).message }, "detection name not resolved");
+  return hasAddresses ? now : now - RESOLVE_EVERY_MS + RETRY_RESOLVE_MS;
 }

@@ -18,10 +18,10 @@ import {
   type InternalIdentity,
 } from "../../services/shared/security/internal-transport.js";
 import {
+  afterFailedResolution,
   hostOf,
   isName,
   RESOLVE_EVERY_MS,
-  RETRY_RESOLVE_MS,
   type ResolveAddresses,
   resolveWithDns,
 } from "./name-resolution.js";
@@ -179,14 +179,13 @@ export function createStreamReplicas(
           entry.resolvedAt = now();
         },
         (error) => {
-          // Keep the members it had: a DNS hiccup must not take every stream elsewhere.
-          logger.warn(
-            { url: entry.url, err: (error as Error).message },
-            "detection name not resolved",
+          entry.resolvedAt = afterFailedResolution(
+            logger,
+            entry.url,
+            error,
+            entry.members.size > 0,
+            now(),
           );
-          // With no address at all, try again in a second rather than ten.
-          entry.resolvedAt =
-            entry.members.size > 0 ? now() : now() - RESOLVE_EVERY_MS + RETRY_RESOLVE_MS;
         },
       )
       .finally(() => {
