@@ -4,11 +4,10 @@ import type { DetectionService } from "../../proto/gen/detection/v1/detection_pb
 import { errorInfo } from "../../services/shared/errors/service-error.js";
 import type { Logger } from "../../services/shared/logging/logger.js";
 import {
-  afterFailedResolution,
   hostOf,
   isName,
-  RESOLVE_EVERY_MS,
   type ResolveAddresses,
+  refreshName,
   resolveWithDns,
   urlAt,
 } from "./name-resolution.js";
@@ -70,37 +69,27 @@ export function createDetectionReplicas(
   };
   let next = 0;
 
-  const refresh = (entry: Configured): Promise<void> | undefined => {
-    if (!entry.name || now() - entry.resolvedAt < RESOLVE_EVERY_MS) return undefined;
-    entry.resolving ??= resolve(hostOf(entry.url))
-      .then(
-        (addresses) => {
-          entry.members = addresses.map((address) => {
-            const url = urlAt(entry.url, address);
-            let client = byAddress.get(url);
-            if (!client) {
-              client = (options.clientAt as (url: string) => DetectionClient)(url);
-              byAddress.set(url, client);
-            }
-            return client;
-          });
-          entry.resolvedAt = now();
-        },
-        (error) => {
-          entry.resolvedAt = afterFailedResolution(
-            options.logger,
-            entry.url,
-            error,
-            entry.members.length > 0,
-            now(),
-          );
-        },
-      )
-      .finally(() => {
-        entry.resolving = undefined;
-      });
-    return entry.resolving;
-  };
+  const refresh = (entry: Configured): Promise<void> | undefined =>
+    entry.name
+      ? refreshName(entry, {
+          host: hostOf(entry.url),
+          resolve,
+          now,
+          logger: options.logger,
+          hasAddresses: () => entry.members.length > 0,
+          apply: (addresses) => {
+            entry.members = addresses.map((address) => {
+              const url = urlAt(entry.url, address);
+              let client = byAddress.get(url);
+              if (!client) {
+                client = (options.clientAt as (url: string) => DetectionClient)(url);
+                byAddress.set(url, client);
+              }
+              return client;
+            });
+          },
+        })
+      : undefined;
 
   /** Every replica to call, each configured URL's addresses (or the URL itself) in turn. */
   const replicas = async (): Promise<{ client: DetectionClient; from: Configured }[]> => {

@@ -39,18 +39,52 @@ export function urlAt(url: string, address: string): string {
   return parsed.toString().replace(/\/$/, "");
 }
 
+/** What a configured URL keeps of its name's resolution. */
+export interface ResolvedName {
+  readonly url: string;
+  /** When the name was last resolved (-Infinity: resolve before the next use). */
+  resolvedAt: number;
+  resolving: Promise<void> | undefined;
+}
+
 /**
- * After a failed resolution of `url`'s name: logged, and when to resolve it again (as a
- * `resolvedAt` time). The caller keeps the addresses it had: a DNS hiccup must not move every
- * stream or call elsewhere. With no address at all, it tries again in a second rather than ten.
+ * Resolves `name`'s host again when due (every RESOLVE_EVERY_MS, one lookup at a time) and hands
+ * the addresses to `apply`; undefined when not due. A failed lookup is logged and the caller keeps
+ * the addresses it had (a DNS hiccup must not move every stream or call elsewhere); with none at
+ * all, it tries again in a second rather than ten.
  */
-export function afterFailedResolution(
-  logger: Logger | undefined,
-  url: string,
-  error: unknown,
-  hasAddresses: boolean,
-  now: number,
-): number {
-  logger?.warn({ url, err: (error as Error).message }, "detection name not resolved");
-  return hasAddresses ? now : now - RESOLVE_EVERY_MS + RETRY_RESOLVE_MS;
+export function refreshName(
+  name: ResolvedName,
+  options: {
+    readonly host: string;
+    readonly resolve: ResolveAddresses;
+    readonly now: () => number;
+    readonly logger: Logger | undefined;
+    readonly hasAddresses: () => boolean;
+    readonly apply: (addresses: string[]) => void;
+  },
+): Promise<void> | undefined {
+  const { now } = options;
+  if (now() - name.resolvedAt < RESOLVE_EVERY_MS) return undefined;
+  name.resolving ??= options
+    .resolve(options.host)
+    .then(
+      (addresses) => {
+        options.apply(addresses);
+        name.resolvedAt = now();
+      },
+      (error) => {
+        options.logger?.warn(
+          { url: name.url, err: (error as Error).message },
+          "detection name not resolved",
+        );
+        name.resolvedAt = options.hasAddresses()
+          ? now()
+          : now() - RESOLVE_EVERY_MS + RETRY_RESOLVE_MS;
+      },
+    )
+    .finally(() => {
+      name.resolving = undefined;
+    });
+  return name.resolving;
 }

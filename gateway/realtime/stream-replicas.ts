@@ -18,11 +18,10 @@ import {
   type InternalIdentity,
 } from "../../services/shared/security/internal-transport.js";
 import {
-  afterFailedResolution,
   hostOf,
   isName,
-  RESOLVE_EVERY_MS,
   type ResolveAddresses,
+  refreshName,
   resolveWithDns,
 } from "./name-resolution.js";
 
@@ -157,13 +156,15 @@ export function createStreamReplicas(
   }
 
   /** Resolves a name again when due: new addresses join, vanished ones stop taking streams. */
-  const refresh = (entry: ConfiguredUrl): Promise<void> => {
-    if (!isName(entry.host) || now() - entry.resolvedAt < RESOLVE_EVERY_MS) {
-      return Promise.resolve();
-    }
-    entry.resolving ??= resolve(entry.host)
-      .then(
-        (addresses) => {
+  const refresh = (entry: ConfiguredUrl): Promise<void> =>
+    (isName(entry.host) &&
+      refreshName(entry, {
+        host: entry.host,
+        resolve,
+        now,
+        logger,
+        hasAddresses: () => entry.members.size > 0,
+        apply: (addresses) => {
           const current = new Set(addresses);
           for (const address of current) {
             if (!entry.members.has(address)) entry.members.set(address, member(entry, address));
@@ -176,23 +177,9 @@ export function createStreamReplicas(
           for (const replica of entry.members.values()) {
             replica.label = several ? `${entry.url} (${replica.address})` : entry.url;
           }
-          entry.resolvedAt = now();
         },
-        (error) => {
-          entry.resolvedAt = afterFailedResolution(
-            logger,
-            entry.url,
-            error,
-            entry.members.size > 0,
-            now(),
-          );
-        },
-      )
-      .finally(() => {
-        entry.resolving = undefined;
-      });
-    return entry.resolving;
-  };
+      })) ||
+    Promise.resolve();
 
   const endpointOf = (entry: ConfiguredUrl): Promise<StreamEndpoint> => {
     entry.endpoint ??= entry.client.getStreamEndpoint({}, { timeoutMs: CONNECT_TIMEOUT_MS }).then(
