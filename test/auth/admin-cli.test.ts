@@ -141,6 +141,10 @@ describe("admin tool (services/admin)", function () {
     const rotated = await json("auth", "rotate-signing-key", "--activate-after", "0");
     const keys = await json("auth", "list-signing-keys");
     expect(keys.find((key: { kid: string }) => key.kid === rotated.kid).signing).to.equal(true);
+    // Every other key says it does not sign (false, not left out: scripts test === false).
+    const others = keys.filter((key: { kid: string }) => key.kid !== rotated.kid);
+    expect(others.length).to.be.greaterThan(0);
+    for (const key of others) expect(key.signing).to.equal(false);
   });
 
   it("generate-signing-key prints a JWK file that a SIGNING_KEYS_DIR loads, with or without --json", async () => {
@@ -215,6 +219,10 @@ describe("admin tool (services/admin)", function () {
       error: "--activate-after must be a whole number of seconds, 0 to 604800",
       code: "usage",
     });
+    // An option where a value belongs: nothing is created under the name "--json".
+    const flagAsName = await admin("auth", "create-org", "--name", "--json");
+    expect(flagAsName.code).to.equal(2);
+    expect(flagAsName.stderr).to.include("--name needs a value, not the option --json");
     // Service errors carry their code: whether trying again may help.
     const refused = await admin("auth", "revoke", "--id", project, "--json");
     expect(refused.code).to.equal(1);

@@ -54,6 +54,12 @@ export function adminProgram(
           const name = self.options.find((o) => o.attributeName() === key)?.long?.slice(2) ?? key;
           options.set(name, Array.isArray(value) ? value.map(String) : [String(value)]);
         }
+        // `--name --json`: commander takes the next word as the value. An option is no value
+        // (no name, id or scope starts with "--"): nothing is created under such a name.
+        for (const [name, values] of options) {
+          const flag = values.find((value) => value.startsWith("--"));
+          if (flag) throw new UsageError(`--${name} needs a value, not the option ${flag}`);
+        }
         // What the usage line requires is checked before any service is called: a usage error
         // never needs a certificate or a connection.
         for (const name of required.options) {

@@ -190,7 +190,8 @@ const commands: Command[] = [
     async run({ clients, out }) {
       const { signingKeys } = await clients.auth.listSigningKeys({});
       out.table(
-        signingKeys.map((key) => plain(SigningKeySchema, key)),
+        // `signing: false` said, not left out (protobuf JSON omits a false boolean).
+        signingKeys.map((key) => ({ ...plain(SigningKeySchema, key), signing: key.signing })),
         ["kid", "alg", "signing", "activates_at", "retired_at", "verify_until", "source"],
       );
     },
