@@ -15,8 +15,8 @@ export const resolveWithDns: ResolveAddresses = async (host) =>
   (await lookup(host, { all: true })).map((entry) => entry.address);
 
 /** How often a name is resolved again (pods come and go); and at once after a failure. */
-export const RESOLVE_EVERY_MS = 10_000;
-export const RETRY_RESOLVE_MS = 1000;
+const RESOLVE_EVERY_MS = 10_000;
+const RETRY_RESOLVE_MS = 1000;
 
 /** The host of a URL, without the brackets of an IPv6 address. */
 export function hostOf(url: string): string {

@@ -36,30 +36,6 @@ describe("admin tool (services/admin)", function () {
     return { code, stdout: stdout.join(""), stderr: stderr.join("") };
   };
 
-  /** Runs the tool as its own process, as an operator would. */
-  const adminProcess = async (...args: string[]) => {
-    try {
-      const { stdout, stderr } = await run(
-        process.execPath,
-        ["--import", "tsx", join(ROOT, "services/admin/main.ts"), ...args],
-        {
-          cwd: ROOT,
-          env: {
-            ...process.env,
-            AUTH_SERVICE_URL: system.services.auth.grpcUrl,
-            AUTHORING_SERVICE_URL: system.services.authoring.grpcUrl,
-            CATALOGUE_SERVICE_URL: system.services.catalogue.grpcUrl,
-            // The operator credential npm start issues (here: this system's).
-            INTERNAL_TLS_DIR: system.pki?.tlsDirOf("operator"),
-          },
-        },
-      );
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const failed = error as { code: number; stdout: string; stderr: string };
-      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-    }
-  };
   /** The tool as a process with only `env` (and PATH): its exit code and output, in 30 s at most. */
   const runTool = async (env: Record<string, string>, ...args: string[]) => {
     try {
@@ -74,6 +50,18 @@ describe("admin tool (services/admin)", function () {
       return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
     }
   };
+  /** Runs the tool as its own process, as an operator would, against this system. */
+  const adminProcess = (...args: string[]) =>
+    runTool(
+      {
+        AUTH_SERVICE_URL: system.services.auth.grpcUrl,
+        AUTHORING_SERVICE_URL: system.services.authoring.grpcUrl,
+        CATALOGUE_SERVICE_URL: system.services.catalogue.grpcUrl,
+        // The operator credential npm start issues (here: this system's).
+        INTERNAL_TLS_DIR: system.pki?.tlsDirOf("operator") ?? "",
+      },
+      ...args,
+    );
   const json = async (...args: string[]) => {
     const result = await admin(...args, "--json");
     expect(result.code, result.stderr).to.equal(0);
@@ -207,6 +195,11 @@ describe("admin tool (services/admin)", function () {
       "movespecs:read,",
     );
     expect(emptyAccount.code).to.equal(2);
+    // At the limit (a week: a key published now, signing in a week) and one second past it.
+    const week = await admin("auth", "rotate-signing-key", "--activate-after", "604800");
+    expect(week.code, week.stderr).to.equal(0);
+    const pastWeek = await admin("auth", "rotate-signing-key", "--activate-after", "604801");
+    expect(pastWeek.code).to.equal(2);
     const delay = await admin(
       "auth",
       "rotate-signing-key",

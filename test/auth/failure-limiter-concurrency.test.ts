@@ -56,4 +56,26 @@ describe("credential failure limiter: concurrent checks", () => {
     expect(await run("10.0.0.2")).to.equal("ok");
     expect(await limiter.blockedFor("10.0.0.1")).to.equal(0);
   });
+
+  it("waits for its turn up to maxWaiting checks of one address; one more is answered blocked", async () => {
+    const limiter = createFailureLimiter({
+      points: 1,
+      windowSeconds: 60,
+      blockSeconds: 60,
+      maxWaiting: 3,
+    });
+    const first = await limiter.admit("10.0.0.1");
+    expect(first.blockedFor).to.equal(0);
+    // The one slot is taken: three wait (at the limit), the fourth is refused at once.
+    const waiting = [1, 2, 3].map(() => limiter.admit("10.0.0.1"));
+    const refused = await limiter.admit("10.0.0.1");
+    expect(refused.blockedFor).to.equal(1);
+    // The check in flight ends well (no failure): the waiting ones are admitted, in turn.
+    first.release();
+    for (const admission of waiting) {
+      const admitted = await admission;
+      expect(admitted.blockedFor).to.equal(0);
+      admitted.release();
+    }
+  });
 });

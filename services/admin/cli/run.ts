@@ -1,4 +1,4 @@
-import { Code } from "@connectrpc/connect";
+import { codeToString } from "@connectrpc/connect/protocol-connect";
 import { CommanderError } from "commander";
 import { ConfigError } from "../../shared/config/env.js";
 import { errorInfo } from "../../shared/errors/service-error.js";
@@ -78,7 +78,7 @@ export async function runAdmin(
     // The code says whether trying again may help (unavailable, deadline_exceeded).
     const report = {
       error: info.message,
-      code: codeName(info.code),
+      code: codeToString(info.code),
       reason: info.reason,
       details: info.metadata,
     };
@@ -99,9 +99,4 @@ function usageError(io: AdminIo, message: string, json: boolean): number {
       : `error: ${message}\n(run with --help for usage)\n`,
   );
   return 2;
-}
-
-/** `Code.DeadlineExceeded` -> `deadline_exceeded`. */
-function codeName(code: Code): string {
-  return Code[code].replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase();
 }

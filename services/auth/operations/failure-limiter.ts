@@ -19,7 +19,10 @@ export function createFailureLimiter(options: {
   points: number;
   windowSeconds: number;
   blockSeconds: number;
+  /** Checks of one address waiting for their turn, past which it is answered blocked. */
+  maxWaiting?: number;
 }) {
+  const maxWaiting = options.maxWaiting ?? MAX_WAITING;
   const limiter = new RateLimiterMemory({
     points: options.points,
     duration: options.windowSeconds,
@@ -69,7 +72,7 @@ export function createFailureLimiter(options: {
             },
           };
         }
-        if (gate.waiting.length >= MAX_WAITING) return { blockedFor: 1, release: () => undefined };
+        if (gate.waiting.length >= maxWaiting) return { blockedFor: 1, release: () => undefined };
         const current = gate;
         await new Promise<void>((resolve) => current.waiting.push(resolve));
       }
@@ -90,7 +93,7 @@ export function createFailureLimiter(options: {
   };
 }
 
-/** Checks of one address waiting for their turn, beyond which the address is answered blocked. */
+/** The default of `maxWaiting`. */
 const MAX_WAITING = 1000;
 
 export type FailureLimiter = ReturnType<typeof createFailureLimiter>;

@@ -1,12 +1,6 @@
 import { AuthoringReason, Reason } from "../../shared/errors/reasons.js";
 import { Code, serviceError } from "../../shared/errors/service-error.js";
-import {
-  displayNameError,
-  freeTextError,
-  NAME_PROBLEM_MESSAGES,
-  nameProblem,
-  normalizeName,
-} from "../../shared/text/display-name.js";
+import { displayNameIssue, freeTextError, normalizeName } from "../../shared/text/display-name.js";
 
 /** The contract's size limits on MoveSpecs (shared/design/contract.md, "MoveSpecs"). */
 export const MOVESPEC_LIMITS = {
@@ -33,25 +27,20 @@ export function checkName(name: string | undefined): string {
     });
   }
   const trimmed = normalizeName(name);
-  const problem = nameProblem(trimmed);
-  if (problem) {
+  const issue = displayNameIssue(trimmed, NAME_LENGTH);
+  if (issue) {
     throw serviceError(
       Code.InvalidArgument,
       Reason.fieldInvalid,
-      `name ${NAME_PROBLEM_MESSAGES[problem]}`,
-      {
-        field: "name",
-        problem,
-      },
+      `name ${issue.message}`,
+      issue.problem
+        ? { field: "name", problem: issue.problem }
+        : {
+            field: "name",
+            min_length: MOVESPEC_LIMITS.nameMin,
+            max_length: MOVESPEC_LIMITS.nameMax,
+          },
     );
-  }
-  const lengthError = displayNameError(trimmed, NAME_LENGTH);
-  if (lengthError) {
-    throw serviceError(Code.InvalidArgument, Reason.fieldInvalid, `name ${lengthError}`, {
-      field: "name",
-      min_length: MOVESPEC_LIMITS.nameMin,
-      max_length: MOVESPEC_LIMITS.nameMax,
-    });
   }
   return trimmed;
 }

@@ -197,7 +197,9 @@ export class OwnedSession {
     // When the frames reached the session: the frame-to-event latency metric starts here.
     const received = performance.now();
     const at = this.now();
-    const room = this.admit(frames.length, at, newJsonFrames(frames, this.engine.lastSeq));
+    // Only a live session's rate counts frames: a replay's are not looked at here.
+    const fresh = this.limiter ? newJsonFrames(frames, this.engine.lastSeq) : 0;
+    const room = this.admit(frames.length, at, fresh);
     if (room < 0) return;
     const batch = frames.length > room ? frames.slice(0, room) : frames;
     const before = this.engine.acceptedFrames;
@@ -225,7 +227,8 @@ export class OwnedSession {
     if (this.state !== "open") return;
     const received = performance.now();
     const at = this.now();
-    const room = this.admit(frames.count, at, newPackedFrames(frames, this.engine.lastSeq));
+    const fresh = this.limiter ? newPackedFrames(frames, this.engine.lastSeq) : 0;
+    const room = this.admit(frames.count, at, fresh);
     if (room < 0) return;
     const before = this.engine.acceptedFrames;
     const result = this.engine.pushPacked(

@@ -46,13 +46,9 @@ export interface NameLength {
 
 /**
  * What is wrong with `name` as a display name (trimmed, in normal form C, between the bounds), as
- * the end of a sentence starting with the field's name, or undefined when it is fine.
+ * the end of a sentence starting with the field's name, with the problem's name (`details.problem`)
+ * when it is a character's; undefined when it is fine.
  */
-export function displayNameError(name: string, length: NameLength): string | undefined {
-  return displayNameIssue(name, length)?.message;
-}
-
-/** displayNameError with the problem's name (`details.problem`) when it is a character's. */
 export function displayNameIssue(
   name: string,
   length: NameLength,
