@@ -1,4 +1,5 @@
-import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import { ConnectError, type Interceptor } from "@connectrpc/connect";
+import { codeToString } from "@connectrpc/connect/protocol-connect";
 import type { Counter, Histogram } from "prom-client";
 
 export interface RpcClientMetrics {
@@ -8,7 +9,7 @@ export interface RpcClientMetrics {
 
 /**
  * One sample per call the gateway makes to a service: its final code (labelled as the services'
- * own grpc_server_handled_total: `ok`, or Connect's code name) and how long it took. Health checks
+ * own grpc_server_handled_total: `ok`, or the code's Connect name such as `not_found`) and how long it took. Health checks
  * (readiness) are counted too, under their own service name.
  */
 export function rpcClientMetricsInterceptor(metrics: RpcClientMetrics): Interceptor {
@@ -19,7 +20,7 @@ export function rpcClientMetricsInterceptor(metrics: RpcClientMetrics): Intercep
     try {
       return await next(request);
     } catch (error) {
-      code = Code[ConnectError.from(error).code] ?? "unknown";
+      code = codeToString(ConnectError.from(error).code);
       throw error;
     } finally {
       metrics.handled.inc({ ...labels, code });

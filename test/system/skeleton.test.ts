@@ -171,5 +171,20 @@ describe("walking skeleton (whole system)", function () {
       expect(await auth.text()).to.contain("grpc_server_handled_total");
       expect((await fetch(`${system.services.auth.adminUrl}/readyz`)).status).to.equal(200);
     });
+
+    it("labels failed calls with Connect's lower-case code name, like `ok`", async () => {
+      const refused = await fetch(`${system.gatewayUrl}/api/auth/access-tokens`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ api_key: "mds_not_a_key_of_anyone_0123456789" }),
+      });
+      expect(refused.status).to.equal(401);
+      const call = 'method="MintAccessToken",code="unauthenticated"';
+      const gateway = await (await fetch(`${system.gatewayAdminUrl}/metrics`)).text();
+      expect(gateway).to.match(new RegExp(`^grpc_client_handled_total\\{[^}]*${call}`, "m"));
+      const auth = await (await fetch(`${system.services.auth.adminUrl}/metrics`)).text();
+      expect(auth).to.match(new RegExp(`^grpc_server_handled_total\\{[^}]*${call}`, "m"));
+      expect(auth).to.not.match(/code="[A-Z]/);
+    });
   });
 });

@@ -1,4 +1,5 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import { codeToString } from "@connectrpc/connect/protocol-connect";
 import type { Logger } from "../logging/logger.js";
 import {
   acceptRequestId,
@@ -38,7 +39,7 @@ export function observeInterceptor(
       return await next(request);
     } catch (error) {
       const connectError = ConnectError.from(error);
-      code = Code[connectError.code] ?? "unknown";
+      code = codeToString(connectError.code);
       if (connectError.code === Code.Internal || connectError.code === Code.Unknown) {
         logger.error({ err: error, rpc: `${service}/${method}` }, "rpc failed");
       }
