@@ -124,11 +124,12 @@ export class RecordReader {
     }
     const end = start + RECORD_HEADER_BYTES + length;
     if (end > this.size) {
-      if (this.completeRecordAfter(start)) {
+      const damage = this.evidenceOfDamage(start);
+      if (damage) {
         throw new CorruptFileError(
           this.file,
           start,
-          `record length ${length} runs past the end of the file, yet a complete record follows: the length is damaged`,
+          `record length ${length} runs past the end of the file, yet ${damage}: the length is damaged`,
         );
       }
       return this.torn(start);
@@ -160,25 +161,27 @@ export class RecordReader {
   }
 
   /**
-   * Whether a complete record (a payload of at least one byte whose checksum matches) starts
-   * anywhere after the header at `start`. A torn append ends the file: nothing whole comes after
-   * it. A record whose length runs past the end with whole records after it had its length
-   * damaged, and cutting the file there would silently drop every acknowledged write after it.
-   * Past MAX_TORN_TAIL_BYTES of remaining file it is damage without looking: no append is that
-   * large.
+   * Why a record at `start` whose length runs past the end cannot be a torn append, or undefined
+   * when it can. A torn append ends the file: nothing whole comes after it, so a complete record
+   * (a payload of at least one byte whose checksum matches) anywhere after the header means the
+   * length was damaged, and cutting the file there would silently drop every acknowledged write
+   * after it. Past MAX_TORN_TAIL_BYTES of remaining file it is damage without looking: no append
+   * is that large.
    */
-  private completeRecordAfter(start: number): boolean {
+  private evidenceOfDamage(start: number): string | undefined {
     const remaining = this.size - start;
-    if (remaining > MAX_TORN_TAIL_BYTES) return true;
+    if (remaining > MAX_TORN_TAIL_BYTES) {
+      return `${remaining} bytes follow it, more than any append writes`;
+    }
     const tail = Buffer.from(this.view(start, remaining));
     for (let at = RECORD_HEADER_BYTES; at + RECORD_HEADER_BYTES < tail.length; at++) {
       const length = tail.readUInt32LE(at);
       const end = at + RECORD_HEADER_BYTES + length;
       if (length === 0 || end > tail.length) continue;
       const payload = tail.subarray(at + RECORD_HEADER_BYTES, end);
-      if (crc32(payload) === tail.readUInt32LE(at + 4)) return true;
+      if (crc32(payload) === tail.readUInt32LE(at + 4)) return "a complete record follows";
     }
-    return false;
+    return undefined;
   }
 
   private torn(at: number): undefined {

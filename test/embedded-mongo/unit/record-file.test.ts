@@ -105,6 +105,26 @@ describe("embedded-mongo record files", () => {
     expect(scan.tornTailAt).to.equal(MAGIC.length + a.length);
   });
 
+  it("takes a tail of up to 64 MiB for a torn append, and a longer one for a damaged length", () => {
+    // Sparse files: the length claims 512 MiB, and zeros (no whole record) follow the header.
+    const limit = 64 * 1024 * 1024;
+    const withTail = (remaining: number) => {
+      const name = file(a);
+      const header = Buffer.alloc(8);
+      header.writeUInt32LE(512 * 1024 * 1024, 0);
+      fs.appendFileSync(name, header);
+      fs.truncateSync(name, MAGIC.length + a.length + remaining);
+      return name;
+    };
+    const atLimit = readAll(withTail(limit));
+    expect(atLimit.records.map(String)).to.deep.equal(["first record"]);
+    expect(atLimit.tornTailAt).to.equal(MAGIC.length + a.length);
+    expect(() => readAll(withTail(limit + 1))).to.throw(
+      CorruptFileError,
+      `yet ${limit + 1} bytes follow it, more than any append writes`,
+    );
+  });
+
   it("treats a bad record followed by more data as corruption", () => {
     const damaged = Buffer.from(a);
     damaged[damaged.length - 1] ^= 1;
