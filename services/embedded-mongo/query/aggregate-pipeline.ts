@@ -12,6 +12,7 @@ import {
   findDocuments,
 } from "./find-executor.js";
 import { MingoAggregator } from "./mingo-context.js";
+import { withRegexOptionsResolved } from "./regex-options.js";
 
 const UNSUPPORTED_STAGES = new Set([
   "$out",
@@ -96,7 +97,14 @@ export function runPipeline(
     request.limit = limit;
   }
   const pushdown = findDocuments(source, request);
-  const rest = stages.slice(i);
+  // A later $match is mingo's alone: its `x` regex options are resolved here too.
+  const rest = stages
+    .slice(i)
+    .map((stage) =>
+      stage.$match !== undefined
+        ? { ...stage, $match: withRegexOptionsResolved(stage.$match) }
+        : stage,
+    );
   if (rest.length === 0) return { docs: pushdown.docs, pushdown };
   if (rest.length === 1 && isCountGroup(rest[0])) {
     // What countDocuments sends: answer without materialising a group.

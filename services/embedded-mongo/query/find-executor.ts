@@ -10,6 +10,7 @@ import { badValue } from "../errors.js";
 import type { Collection } from "../storage/collection.js";
 import { compileFilter } from "./matcher.js";
 import { candidateIds, describePlan, type Plan, planQuery } from "./query-planner.js";
+import { withRegexOptionsResolved } from "./regex-options.js";
 
 /** What a reader sees of one collection. */
 export interface DocSource {
@@ -39,7 +40,7 @@ export interface FindOutcome {
 }
 
 export function findDocuments(source: DocSource, request: FindRequest): FindOutcome {
-  const filter = request.filter ?? {};
+  const filter = withRegexOptionsResolved(request.filter ?? {});
   const skip = toCount(request.skip, "skip");
   const limit = Math.abs(toCount(request.limit, "limit", true));
   let sortSpec: ReturnType<typeof parseSortSpec>;

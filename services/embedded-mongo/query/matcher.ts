@@ -6,6 +6,7 @@ import { cloneDoc, compareValues, type Doc, isPlainObject, typeOrder } from "../
 import { valuesAtPath } from "../document-paths.js";
 import { badValue, MongoCommandError } from "../errors.js";
 import { MINGO_OPTIONS, MingoQuery } from "./mingo-context.js";
+import { withRegexOptionsResolved } from "./regex-options.js";
 
 export type Matcher = (doc: Doc) => boolean;
 
@@ -24,6 +25,7 @@ export function compileFilter(filter: unknown): Matcher {
     throw new MongoCommandError("TypeMismatch", "filter must be an object");
   }
   if (Object.keys(filter).length === 0) return matchAll;
+  filter = withRegexOptionsResolved(filter);
   const fast = equalityMatcher(filter as Doc);
   if (fast) return fast;
   let query: MingoQuery;

@@ -201,6 +201,35 @@ describe("embedded-mongo conformance: CRUD", () => {
       expect(String((await c.findOne({ v: dec }))!.v)).to.equal("2.5");
     });
 
+    it("reads $options x (extended) as mongod: layout and # comments ignored, classes kept", async () => {
+      const c = coll("find_regex_x");
+      await c.createIndex({ name: 1 });
+      await c.insertMany([
+        { _id: 1, name: "abc" },
+        { _id: 2, name: "ab c" },
+        { _id: 3, name: "a#b" },
+        { _id: 4, name: "ABC" },
+      ] as never[]);
+      const ids = async (filter: Document) =>
+        (await c.find(filter).sort({ _id: 1 }).toArray()).map((d) => d._id);
+      // Anchored, so the planner reads index bounds from the pattern too.
+      const extended = "^a b  # the first two letters\n  c$";
+      expect(await ids({ name: { $regex: extended, $options: "x" } })).to.deep.equal([1]);
+      expect(await ids({ name: { $regex: extended, $options: "xi" } })).to.deep.equal([1, 4]);
+      expect(await ids({ name: { $regex: "^ab[ ]c$", $options: "x" } })).to.deep.equal([2]);
+      expect(await ids({ name: { $regex: "^ab\\ c$", $options: "x" } })).to.deep.equal([2]);
+      expect(await ids({ name: { $regex: "^a\\#b$", $options: "x" } })).to.deep.equal([3]);
+      expect(await ids({ $or: [{ name: { $regex: "^A B C$", $options: "x" } }] })).to.deep.equal([
+        4,
+      ]);
+      const matched = await c
+        .aggregate([{ $sort: { _id: 1 } }, { $match: { name: { $regex: "b c", $options: "x" } } }])
+        .toArray();
+      expect(matched.map((d) => d._id)).to.deep.equal([1]);
+      expect(await c.countDocuments({ name: { $regex: "^a b c$", $options: "x" } })).to.equal(1);
+      expect(await ids({ name: { $regex: "^a b c$" } })).to.deep.equal([]);
+    });
+
     it("finds nothing in a collection that does not exist", async () => {
       expect(await coll("does_not_exist").find({ a: 1 }).toArray()).to.deep.equal([]);
       expect(await coll("does_not_exist").countDocuments()).to.equal(0);
