@@ -6,7 +6,7 @@ import {
   type EntrySnapshot,
   Visibility,
 } from "../../proto/gen/catalogue/v1/catalogue_pb.js";
-import { keywordsOf, nameKeyOf } from "./domain/keywords.js";
+import { KEYWORDS_VERSION, keywordsOf, nameKeyOf } from "./domain/keywords.js";
 import type { EntryDoc } from "./store/entry-document.js";
 
 /** A pushed snapshot -> the stored entry (without stars, which only the catalogue changes). */
@@ -27,6 +27,7 @@ export function entryFromSnapshot(snapshot: EntrySnapshot): Omit<EntryDoc, "star
     revision: snapshot.revision,
     listed: snapshot.visibility === Visibility.PUBLIC && !archived,
     keywords: keywordsOf(snapshot.name, snapshot.description),
+    keywords_version: KEYWORDS_VERSION,
   };
 }
 

@@ -1,9 +1,15 @@
+import {
+  SEARCH_QUERY_LIMITS,
+  SEARCH_WORDS_VERSION,
+  searchWords,
+} from "../../shared/text/search-words.js";
+
 /**
  * Search words: the catalogue stores the keywords of each entry's name and description in an
  * array with a multikey index, and a search asks for entries holding all the keywords of `q`
  * (`$all`). No `$text`, no Atlas Search: the same query behaves the same on the embedded store and
- * on MongoDB. Keywords ignore case and accents ("Squat" = "squat", "Élan" = "elan") and split on
- * anything that is not a letter or a digit.
+ * on MongoDB. How text is split into words (case and accent folding, scripts without spaces):
+ * services/shared/text/search-words.ts, shared with the gateway, which counts the words of `q`.
  */
 export const KEYWORD_LIMITS = {
   /** Characters kept of one keyword (longer words are cut, in entries and queries alike). */
@@ -11,30 +17,22 @@ export const KEYWORD_LIMITS = {
   /** Distinct keywords stored per entry (the name's first, then the description's). */
   keywordsPerEntry: 128,
   /** Characters of a search query. */
-  queryLength: 256,
+  queryLength: SEARCH_QUERY_LIMITS.length,
   /** Distinct words of a search query. */
-  queryWords: 16,
+  queryWords: SEARCH_QUERY_LIMITS.words,
 } as const;
 
+/** How the stored keywords were split: entries with another version are re-split on a resync. */
+export const KEYWORDS_VERSION = SEARCH_WORDS_VERSION;
+
 const DIACRITICS = /\p{M}+/gu;
-const SEPARATORS = /[^\p{L}\p{N}]+/u;
 
 /** The distinct keywords of some text, in order of first appearance. */
 export function keywordsOf(...texts: (string | undefined)[]): string[] {
-  const words = new Set<string>();
-  for (const text of texts) {
-    if (!text) continue;
-    for (const raw of text
-      .normalize("NFKD")
-      .replace(DIACRITICS, "")
-      .toLowerCase()
-      .split(SEPARATORS)) {
-      if (raw === "") continue;
-      words.add(raw.slice(0, KEYWORD_LIMITS.keywordLength));
-      if (words.size >= KEYWORD_LIMITS.keywordsPerEntry) return [...words];
-    }
-  }
-  return [...words];
+  return searchWords(texts, {
+    maxLength: KEYWORD_LIMITS.keywordLength,
+    maxWords: KEYWORD_LIMITS.keywordsPerEntry,
+  });
 }
 
 /** The sort key of a name: case-insensitive (and accent-insensitive) ascending order. */

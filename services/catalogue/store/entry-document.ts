@@ -19,6 +19,8 @@ export interface EntryDoc {
   /** In the public catalogue: PUBLIC and not archived. */
   listed: boolean;
   keywords: string[];
+  /** How `keywords` were split (absent: before versions were stored); see domain/keywords.ts. */
+  keywords_version?: number;
   star_count: number;
 }
 

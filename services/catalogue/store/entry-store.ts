@@ -13,7 +13,10 @@ export interface UpsertOutcome {
 /** Catalogue entries. */
 export interface EntryStore {
   ensureIndexes(): Promise<void>;
-  /** Stores the snapshot unless the entry already has this revision or a newer one. */
+  /**
+   * Stores the snapshot unless the entry already has this revision or a newer one; the same
+   * revision is stored again when the entry's keywords were split by an older version.
+   */
   upsertIfNewer(entry: Omit<EntryDoc, "star_count">): Promise<UpsertOutcome>;
   find(id: string): Promise<EntryDoc | null>;
   list(query: ListingQuery, limit: number, offset: number): Promise<EntryDoc[]>;
@@ -47,7 +50,18 @@ export function createEntryStore(db: Db): EntryStore {
           }
         }
         const previous = await collection.findOneAndUpdate(
-          { _id, revision: { $lt: entry.revision } },
+          {
+            _id,
+            $or: [
+              { revision: { $lt: entry.revision } },
+              // A resync re-pushes unchanged revisions: how else old entries get new keywords.
+              // `$not $gte` also matches entries stored before the version was.
+              {
+                revision: entry.revision,
+                keywords_version: { $not: { $gte: entry.keywords_version ?? 0 } },
+              },
+            ],
+          },
           Object.keys(unset).length > 0 ? { $set: fields, $unset: unset } : { $set: fields },
           { returnDocument: "before", projection: { listed: 1, keywords: 1 } },
         );

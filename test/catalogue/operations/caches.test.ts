@@ -82,5 +82,16 @@ describe("catalogue caches and keywords", () => {
       expect(keywordsOf("x".repeat(40))[0]).to.have.length(32);
       expect(nameKeyOf("Émile Squat")).to.equal("emile squat");
     });
+
+    it("splits scripts written without spaces into words, the same in a name and in a query", () => {
+      expect(keywordsOf("深蹲练习")).to.include.members(keywordsOf("深蹲"));
+      expect(keywordsOf("深蹲练习")).not.to.deep.equal(["深蹲练习"]);
+      expect(keywordsOf("腕立て伏せのトレーニング")).to.include.members([
+        ...keywordsOf("腕立て伏せ"),
+        ...keywordsOf("トレーニング"),
+      ]);
+      // Half-width katakana is the same word as full-width.
+      expect(keywordsOf("ﾄﾚｰﾆﾝｸﾞ")).to.deep.equal(keywordsOf("トレーニング"));
+    });
   });
 });

@@ -1,0 +1,59 @@
+/**
+ * The words of text for the public catalogue's search, one definition for both sides: the
+ * catalogue indexes entries with it and reads `q` with it, and the gateway counts the words of `q`
+ * with it (the limit below), so an entry and a query of the same text always agree.
+ *
+ * Words ignore case and accents ("Squat" = "squat", "Élan" = "elan"). Text is first cut at the
+ * word boundaries of Unicode (UAX #29, `Intl.Segmenter`), which also splits scripts written
+ * without spaces (Chinese, Japanese, Thai) with ICU's dictionaries; each piece is then split on
+ * anything that is not a letter or a digit, as before, so Latin text gives the same words it
+ * always did ("don't" is "don" and "t", "squat_drill" is "squat" and "drill").
+ */
+
+/**
+ * Bumped whenever the words of some text change (a different splitting): entries stored with
+ * an older version are re-split by a resync of the catalogue (docs/movespecs.md, "Search").
+ * Version 1 (never stored: the field's absence) split on non letters/digits only.
+ */
+export const SEARCH_WORDS_VERSION = 2;
+
+export const SEARCH_QUERY_LIMITS = {
+  /** Characters of a search query. */
+  length: 256,
+  /** Distinct words of a search query. */
+  words: 16,
+} as const;
+
+const DIACRITICS = /\p{M}+/gu;
+const SEPARATORS = /[^\p{L}\p{N}]+/u;
+// A fixed locale: the words must not depend on the LANG of the process that splits them (the
+// gateway and the catalogue may differ), and ICU's dictionaries apply whatever the locale.
+const SEGMENTER = new Intl.Segmenter("und", { granularity: "word" });
+
+/**
+ * The distinct words of some texts, in order of first appearance, each cut to `maxLength`
+ * characters, at most `maxWords` of them.
+ */
+export function searchWords(
+  texts: readonly (string | undefined)[],
+  limits: { maxLength: number; maxWords: number },
+): string[] {
+  const words = new Set<string>();
+  for (const text of texts) {
+    if (!text) continue;
+    // NFKC first: the dictionaries see one form of a word however it was typed (half-width
+    // katakana, composed or decomposed kana).
+    for (const { segment } of SEGMENTER.segment(text.normalize("NFKC"))) {
+      for (const raw of segment
+        .normalize("NFKD")
+        .replace(DIACRITICS, "")
+        .toLowerCase()
+        .split(SEPARATORS)) {
+        if (raw === "") continue;
+        words.add(raw.slice(0, limits.maxLength));
+        if (words.size >= limits.maxWords) return [...words];
+      }
+    }
+  }
+  return [...words];
+}

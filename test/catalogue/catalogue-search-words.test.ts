@@ -1,0 +1,112 @@
+import type { Client } from "@connectrpc/connect";
+import { expect } from "chai";
+import { MongoClient } from "mongodb";
+import { type AuthoringService, Visibility } from "../../proto/gen/authoring/v1/authoring_pb.js";
+import type { AdminClients } from "../../services/admin/cli/clients.js";
+import { runAdmin } from "../../services/admin/cli/run.js";
+import { loadAdminConfig } from "../../services/admin/config.js";
+import { apiOf, authoringClient, type JsonBody } from "../movespecs/support/api.js";
+import { createProjectWithToken } from "../support/auth.js";
+import { eventually } from "../support/eventually.js";
+import { startTestSystem, type TestSystem } from "../support/system.js";
+
+/**
+ * How `q` and the catalogue split text into words, through the public listing: scripts written
+ * without spaces (Chinese, Japanese), Latin text as before, and entries stored before.
+ */
+describe("catalogue search words", function () {
+  this.timeout(60_000);
+  let system: TestSystem;
+  let owner: Client<typeof AuthoringService>;
+  let projectId: string;
+  let call: ReturnType<typeof apiOf>;
+  const catalogueDatabase = `mds_catalogue_words_${Date.now().toString(36)}`;
+
+  before(async () => {
+    system = await startTestSystem({
+      env: { LOG_LEVEL: "info" },
+      serviceEnv: {
+        authoring: { CATALOGUE_SYNC_INTERVAL_MS: "200" },
+        catalogue: { MONGODB_DATABASE: catalogueDatabase },
+      },
+    });
+    const project = await createProjectWithToken(system);
+    projectId = project.projectId;
+    owner = authoringClient(system, { workload: "gateway", user: project.token });
+    call = apiOf(system.gatewayUrl);
+  });
+  after(async () => {
+    await system?.stop();
+  });
+
+  /** A public MoveSpec, once the catalogue lists it. */
+  async function publish(name: string, description?: string): Promise<string> {
+    const { movespec } = await owner.createMoveSpec({
+      projectId,
+      name,
+      description,
+      visibility: Visibility.PUBLIC,
+    });
+    const id = movespec?.movespecId as string;
+    await eventually(async () => {
+      const all = await call("GET", "/api/movespecs?limit=200");
+      return all.body.items.some((item: JsonBody) => item.movespec_id === id);
+    });
+    return id;
+  }
+
+  const found = async (q: string): Promise<string[]> => {
+    const page = await call("GET", `/api/movespecs?limit=200&q=${encodeURIComponent(q)}`);
+    expect(page.status, JSON.stringify(page.body)).to.equal(200);
+    return page.body.items.map((item: JsonBody) => item.movespec_id);
+  };
+
+  it("finds Chinese and Japanese names by a word inside them", async () => {
+    const chinese = await publish("深蹲练习");
+    const japanese = await publish("腕立て伏せのトレーニング", "毎日の練習");
+    expect(await found("深蹲")).to.deep.equal([chinese]);
+    expect(await found("练习")).to.deep.equal([chinese]);
+    expect(await found("深蹲练习")).to.deep.equal([chinese]);
+    expect(await found("腕立て伏せ")).to.deep.equal([japanese]);
+    expect(await found("トレーニング 練習")).to.deep.equal([japanese]);
+    expect(await found("深蹲 腕立て伏せ")).to.deep.equal([]);
+  });
+
+  it("still splits Latin text on anything but letters and digits, ignoring case and accents", async () => {
+    const id = await publish("Élan squat_drill", "don't stop: 3.5 reps");
+    expect(await found("ELAN")).to.deep.equal([id]);
+    expect(await found("squat drill")).to.deep.equal([id]);
+    expect(await found("don t")).to.deep.equal([id]);
+    expect(await found("5 reps")).to.deep.equal([id]);
+    expect(await found("squatdrill")).to.deep.equal([]);
+  });
+
+  it("re-splits entries stored before, when the operator resyncs the catalogue", async () => {
+    const id = await publish("深蹲起立");
+    // As an entry written by a catalogue that did not split these scripts: one word, no version.
+    const client = new MongoClient(system.mongodbUri);
+    try {
+      await client
+        .db(catalogueDatabase)
+        .collection("entries")
+        .updateOne(
+          { _id: id as never },
+          { $set: { keywords: ["深蹲起立"] }, $unset: { keywords_version: "" } },
+        );
+    } finally {
+      await client.close();
+    }
+    // A word no search asked for yet: no cache holds an answer from before the change above.
+    expect(await found("起立")).to.deep.equal([]);
+    let stdout = "";
+    const code = await runAdmin(
+      ["movespecs", "resync-catalogue", "--id", id, "--json"],
+      { stdout: (text) => (stdout += text), stderr: () => {} },
+      () => ({ authoring: authoringClient(system) }) as unknown as AdminClients,
+      loadAdminConfig({}),
+    );
+    expect(code).to.equal(0);
+    expect(JSON.parse(stdout)).to.deep.equal({ marked: 1 });
+    await eventually(async () => (await found("起立")).includes(id));
+  });
+});
