@@ -12,7 +12,8 @@ import { startTestSystem, type TestSystem } from "../support/system.js";
 
 /**
  * How `q` and the catalogue split text into words, through the public listing: scripts written
- * without spaces (Chinese, Japanese), Latin text as before, and entries stored before.
+ * without spaces (Chinese, Japanese), Latin text as before, entries stored before, and the
+ * 16-word limit of `q`, checked by the gateway with the other listing parameters.
  */
 describe("catalogue search words", function () {
   this.timeout(60_000);
@@ -108,5 +109,31 @@ describe("catalogue search words", function () {
     expect(code).to.equal(0);
     expect(JSON.parse(stdout)).to.deep.equal({ marked: 1 });
     await eventually(async () => (await found("起立")).includes(id));
+  });
+
+  it("refuses q of more than 16 words together with every other invalid parameter", async () => {
+    const sixteen = Array.from({ length: 16 }, (_, i) => `w${i}`).join(" ");
+    expect((await call("GET", `/api/movespecs?q=${encodeURIComponent(sixteen)}`)).status).to.equal(
+      200,
+    );
+    const seventeen = `${sixteen} w16`;
+    const refused = await call(
+      "GET",
+      `/api/movespecs?q=${encodeURIComponent(seventeen)}&sort=best&limit=0`,
+    );
+    expect(refused.status).to.equal(400);
+    const fields = refused.body.error.details.errors.map((error: JsonBody) => error.field);
+    expect(fields).to.have.members(["q", "sort", "limit"]);
+    expect(refused.body.error.details.errors.find((e: JsonBody) => e.field === "q")).to.include({
+      reason: "FIELD_INVALID",
+      message: "q may hold at most 16 words",
+      max_words: 16,
+    });
+    // Words as the catalogue counts them: some twenty Chinese words with no space between them.
+    const unspaced =
+      "深蹲练习俯卧撑仰卧起坐跑步游泳跳绳拉伸瑜伽平板支撑引体向上弓步蹲开合跳登山跑波比跳";
+    const alone = await call("GET", `/api/movespecs?q=${encodeURIComponent(unspaced)}`);
+    expect(alone.status).to.equal(400);
+    expect(alone.body.error.details).to.include({ field: "q", max_words: 16 });
   });
 });

@@ -1,5 +1,6 @@
 import {
   SEARCH_QUERY_LIMITS,
+  SEARCH_WORD_LENGTH,
   SEARCH_WORDS_VERSION,
   searchWords,
 } from "../../shared/text/search-words.js";
@@ -13,7 +14,7 @@ import {
  */
 export const KEYWORD_LIMITS = {
   /** Characters kept of one keyword (longer words are cut, in entries and queries alike). */
-  keywordLength: 32,
+  keywordLength: SEARCH_WORD_LENGTH,
   /** Distinct keywords stored per entry (the name's first, then the description's). */
   keywordsPerEntry: 128,
   /** Characters of a search query. */

@@ -6,10 +6,12 @@
  *
  * Members the API does not know are ignored, and a member that is `null` counts as absent.
  */
+import { SEARCH_QUERY_LIMITS } from "../text/search-words.js";
 import { SESSION_MODES, VISIBILITIES } from "./resources.js";
 import {
   DisplayName,
   FreeText,
+  SearchQuery,
   type Static,
   StringEnum,
   Type,
@@ -138,7 +140,11 @@ export const SORTS = ["recent", "stars", "name"] as const;
 export const ListMoveSpecsQuery = Type.Object(
   {
     q: Type.Optional(
-      Type.String({ maxLength: 256, description: "full-text search over name and description" }),
+      SearchQuery(
+        "words that must all appear in the name or description (case and accents ignored; Chinese and Japanese split into words)",
+        SEARCH_QUERY_LIMITS.length,
+        SEARCH_QUERY_LIMITS.words,
+      ),
     ),
     sort: Type.Optional(
       StringEnum(SORTS, {

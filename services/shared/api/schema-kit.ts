@@ -16,6 +16,7 @@ export const UUID_PATTERN = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0
 /** Schema keywords of ours, checked by validation.ts (OpenAPI allows `x-` extensions). */
 export const DISPLAY_NAME_KEYWORD = "x-display-name";
 export const FREE_TEXT_KEYWORD = "x-free-text";
+export const SEARCH_WORDS_KEYWORD = "x-search-words";
 
 /**
  * A name people read: `minLength` to `maxLength` characters once trimmed and in Unicode normal
@@ -35,6 +36,18 @@ export function FreeText(maxLength: number, description?: string) {
     maxLength,
     [FREE_TEXT_KEYWORD]: true,
     ...(description ? { description } : {}),
+  });
+}
+
+/**
+ * A search query of the public catalogue: up to `maxLength` characters and `maxWords` distinct
+ * words, split as the catalogue splits them (services/shared/text/search-words.ts).
+ */
+export function SearchQuery(description: string, maxLength: number, maxWords: number) {
+  return Type.String({
+    maxLength,
+    [SEARCH_WORDS_KEYWORD]: { maxWords },
+    description: `${description}; at most ${maxLength} characters and ${maxWords} distinct words`,
   });
 }
 

@@ -7,10 +7,12 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { displayNameIssue, freeTextError, type NameLength } from "../text/display-name.js";
+import { SEARCH_WORD_LENGTH, searchWords } from "../text/search-words.js";
 import type { FieldErrorJson } from "./error-envelope.js";
 import {
   DISPLAY_NAME_KEYWORD,
   FREE_TEXT_KEYWORD,
+  SEARCH_WORDS_KEYWORD,
   type Static,
   type TSchema,
   UUID_PATTERN,
@@ -24,6 +26,8 @@ export interface InvalidField extends FieldErrorJson {
   readonly max?: number;
   /** What is wrong with a display name's characters (bidi_control, no_base_character...). */
   readonly problem?: string;
+  /** The most words a search query may hold (as the catalogue's own refusal says). */
+  readonly max_words?: number;
 }
 
 export type CheckResult<T> = { ok: true; value: T } | { ok: false; errors: InvalidField[] };
@@ -67,16 +71,43 @@ ajv.addKeyword({
 });
 
 /**
+ * `x-search-words`: the catalogue refuses a query of too many words, and counting them needs its
+ * word splitting, not a JSON Schema keyword; checked here too, a listing with other invalid
+ * parameters lists them all in one answer.
+ */
+ajv.addKeyword({
+  keyword: SEARCH_WORDS_KEYWORD,
+  type: "string",
+  schemaType: "object",
+  errors: true,
+  validate: textKeyword((value, { maxWords }: { maxWords: number }) =>
+    searchWords([value], { maxLength: SEARCH_WORD_LENGTH, maxWords: maxWords + 1 }).length >
+    maxWords
+      ? { message: `may hold at most ${maxWords} words`, max_words: maxWords }
+      : undefined,
+  ),
+});
+
+/**
  * An Ajv validate function from a check that answers what is wrong (a message, and the name of
- * the problem for `details.problem`) or undefined.
+ * the problem for `details.problem` or the bound for `details.max_words`) or undefined.
  */
 function textKeyword<S>(
-  check: (value: string, schema: S) => { message: string; problem?: string } | undefined,
+  check: (
+    value: string,
+    schema: S,
+  ) => { message: string; problem?: string; max_words?: number } | undefined,
 ) {
   const validate = (schema: S, value: string): boolean => {
     const issue = check(value, schema);
     validate.errors = issue
-      ? [{ keyword: "x-text", message: issue.message, params: { problem: issue.problem } }]
+      ? [
+          {
+            keyword: "x-text",
+            message: issue.message,
+            params: { problem: issue.problem, max_words: issue.max_words },
+          },
+        ]
       : undefined;
     return issue === undefined;
   };
@@ -175,11 +206,11 @@ function describe(field: string, error: ErrorObject): InvalidField {
     case "exclusiveMaximum":
       return rangeError(field, error);
     default: {
-      const problem = p.problem;
-      return invalid(
-        error.message ?? "is not valid",
-        typeof problem === "string" ? { problem } : {},
-      );
+      const { problem, max_words } = p;
+      return invalid(error.message ?? "is not valid", {
+        ...(typeof problem === "string" ? { problem } : {}),
+        ...(typeof max_words === "number" ? { max_words } : {}),
+      });
     }
   }
 }

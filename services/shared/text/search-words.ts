@@ -17,6 +17,9 @@
  */
 export const SEARCH_WORDS_VERSION = 2;
 
+/** Characters kept of one word (longer words are cut, in entries and queries alike). */
+export const SEARCH_WORD_LENGTH = 32;
+
 export const SEARCH_QUERY_LIMITS = {
   /** Characters of a search query. */
   length: 256,
