@@ -24,7 +24,7 @@ export const ADMIN_ENVIRONMENT = [
   {
     name: "AUTH_SERVICE_URL",
     default: "https://127.0.0.1:50051",
-    meaning: "the auth service (auth commands)",
+    meaning: "the auth service (auth commands; movespecs star, unstar check the organization)",
   },
   {
     name: "AUTHORING_SERVICE_URL",

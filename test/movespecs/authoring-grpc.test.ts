@@ -5,12 +5,13 @@ import type { AdminClients } from "../../services/admin/cli/clients.js";
 import { runAdmin } from "../../services/admin/cli/run.js";
 import { loadAdminConfig } from "../../services/admin/config.js";
 import { Code, errorInfo } from "../../services/shared/errors/service-error.js";
-import { createProjectWithToken } from "../support/auth.js";
+import { authAdminClient, createProjectWithToken } from "../support/auth.js";
 import { eventually } from "../support/eventually.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
 import { authoringClient, catalogueClient } from "./support/api.js";
 
 const UNKNOWN_ID = "01a20000-0000-7000-8000-000000000000";
+const UNKNOWN_ORGANIZATION_ID = "01a20000-0000-7000-8000-0000000000aa";
 
 async function rejection(promise: Promise<unknown>) {
   try {
@@ -157,6 +158,7 @@ describe("authoring.v1.AuthoringService over gRPC", function () {
       let stdout = "";
       let stderr = "";
       const clients = {
+        auth: authAdminClient(system),
         authoring,
         catalogue: catalogueClient(system),
       } as unknown as AdminClients;
@@ -199,6 +201,24 @@ describe("authoring.v1.AuthoringService over gRPC", function () {
       const missing = await admin("archive", UNKNOWN_ID);
       expect(missing.code).to.equal(1);
       expect(missing.stderr).to.include("MOVESPEC_NOT_FOUND");
+    });
+
+    it("stars only for an organization auth knows", async () => {
+      const { id } = await moveSpecWithVersions(Visibility.PUBLIC, 0);
+      await eventually(
+        async () => (await admin("star", id, "--org", mine.organizationId)).code === 0,
+      );
+      expect((await admin("unstar", id, "--org", mine.organizationId)).json.star_count).to.equal(0);
+      for (const command of ["star", "unstar"]) {
+        const stranger = await admin(command, id, "--org", UNKNOWN_ORGANIZATION_ID);
+        expect(stranger.code, command).to.equal(1);
+        expect(JSON.parse(stranger.stderr), command).to.include({
+          code: "not_found",
+          reason: "ORGANIZATION_NOT_FOUND",
+        });
+      }
+      const { starCounts } = await catalogueClient(system).getStarCounts({ movespecIds: [id] });
+      expect(starCounts[id]).to.equal(0);
     });
   });
 

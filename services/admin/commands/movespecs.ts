@@ -1,5 +1,6 @@
 import { type DescMessage, type MessageShape, toJson } from "@bufbuild/protobuf";
 import type { Client } from "@connectrpc/connect";
+import type { AuthService } from "../../../proto/gen/auth/v1/auth_pb.js";
 import {
   type AuthoringService,
   MoveSpecSchema,
@@ -14,6 +15,7 @@ import type { Command, CommandContext, CommandModule } from "../cli/command.js";
  * "Archiving, delisting and later visibility changes are internal operations").
  */
 interface MoveSpecClients {
+  readonly auth: Client<typeof AuthService>;
   readonly authoring: Client<typeof AuthoringService>;
   readonly catalogue: Client<typeof CatalogueService>;
 }
@@ -29,6 +31,18 @@ function plain<D extends DescMessage>(schema: D, message: MessageShape<D> | unde
     json.visibility = json.visibility.replace(/^VISIBILITY_/, "").toLowerCase();
   }
   return json;
+}
+
+/**
+ * The organization a star is given for, once auth knows it: the catalogue holds no organizations
+ * and would count a star for any id. Auth has no single-organization read; ListProjects of one
+ * organization answers NOT_FOUND (ORGANIZATION_NOT_FOUND) for an unknown one, which the tool then
+ * reports as every refusal (exit 1, the reason printed).
+ */
+async function knownOrganization(context: CommandContext): Promise<string> {
+  const organizationId = context.args.required("org");
+  await clientsOf(context).auth.listProjects({ organizationId });
+  return organizationId;
 }
 
 /** A Map, not an object: `--visibility constructor` must not find Object.prototype's members. */
@@ -116,8 +130,9 @@ const commands: Command[] = [
     usage: "<movespec_id> --org <organization_id>",
     summary: "Star a public MoveSpec on behalf of an organization (idempotent).",
     async run(context) {
+      const organizationId = await knownOrganization(context);
       const result = await clientsOf(context).catalogue.starMoveSpec({
-        organizationId: context.args.required("org"),
+        organizationId,
         movespecId: context.args.positionalOr(0, "id"),
       });
       context.out.record({ star_count: result.starCount, starred: result.starred });
@@ -128,8 +143,9 @@ const commands: Command[] = [
     usage: "<movespec_id> --org <organization_id>",
     summary: "Remove an organization's star (idempotent).",
     async run(context) {
+      const organizationId = await knownOrganization(context);
       const result = await clientsOf(context).catalogue.unstarMoveSpec({
-        organizationId: context.args.required("org"),
+        organizationId,
         movespecId: context.args.positionalOr(0, "id"),
       });
       context.out.record({ star_count: result.starCount, starred: result.starred });
