@@ -220,6 +220,27 @@ describe("authoring.v1.AuthoringService over gRPC", function () {
       const { starCounts } = await catalogueClient(system).getStarCounts({ movespecIds: [id] });
       expect(starCounts[id]).to.equal(0);
     });
+
+    it("resyncs only a MoveSpec that exists: junk is a usage error, an unknown id not found", async () => {
+      for (const junk of ["junk", ""]) {
+        const refused = await admin("resync-catalogue", "--id", junk);
+        expect(refused.code, junk).to.equal(2);
+        expect(JSON.parse(refused.stderr), junk).to.include({ code: "usage" });
+      }
+      const unknown = await admin("resync-catalogue", "--id", UNKNOWN_ID);
+      expect(unknown.code).to.equal(1);
+      expect(JSON.parse(unknown.stderr)).to.include({
+        code: "not_found",
+        reason: "MOVESPEC_NOT_FOUND",
+      });
+      // The service says so too, to callers other than the admin tool.
+      for (const movespecId of ["junk", UNKNOWN_ID]) {
+        expect(await rejection(authoring.resyncCatalogue({ movespecId }))).to.include({
+          code: Code.NotFound,
+          reason: "MOVESPEC_NOT_FOUND",
+        });
+      }
+    });
   });
 
   describe("admin operations", () => {

@@ -7,6 +7,7 @@ import {
   Visibility,
 } from "../../../proto/gen/authoring/v1/authoring_pb.js";
 import type { CatalogueService } from "../../../proto/gen/catalogue/v1/catalogue_pb.js";
+import { isUuid } from "../../shared/ids/uuid-v7.js";
 import { UsageError } from "../cli/args.js";
 import type { Command, CommandContext, CommandModule } from "../cli/command.js";
 
@@ -121,6 +122,11 @@ const commands: Command[] = [
       "Push one or every MoveSpec to the catalogue again (e.g. after restoring its database).",
     async run(context) {
       const movespecId = context.args.optional("id");
+      // Given but not an id (a typo, an unset shell variable) is no "resync nothing": refused
+      // before any call, as every malformed argument is.
+      if (movespecId !== undefined && !isUuid(movespecId)) {
+        throw new UsageError("--id must be a MoveSpec id (a UUID); leave it out to resync all");
+      }
       const { marked } = await clientsOf(context).authoring.resyncCatalogue({ movespecId });
       context.out.record({ marked });
     },

@@ -235,7 +235,11 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
     },
 
     async resyncCatalogue(request: ResyncCatalogueRequest): Promise<number> {
-      const marked = await deps.movespecs.markAllCataloguePending(request.movespecId);
+      const { movespecId } = request;
+      if (movespecId !== undefined && !isUuid(movespecId)) throw moveSpecNotFound(movespecId);
+      const marked = await deps.movespecs.markAllCataloguePending(movespecId);
+      // One MoveSpec asked for and none marked: it does not exist, which "marked 0" hid.
+      if (movespecId !== undefined && marked === 0) throw moveSpecNotFound(movespecId);
       deps.relay.nudge();
       return marked;
     },

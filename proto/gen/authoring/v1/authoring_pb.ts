@@ -951,7 +951,8 @@ export const ArchiveMoveSpecResponseSchema: GenMessage<ArchiveMoveSpecResponse> 
  */
 export type ResyncCatalogueRequest = Message<"authoring.v1.ResyncCatalogueRequest"> & {
   /**
-   * Empty: every MoveSpec.
+   * Absent: every MoveSpec. Given: that MoveSpec, or NOT_FOUND (MOVESPEC_NOT_FOUND) when it does
+   * not exist (or is not a UUID).
    *
    * @generated from field: optional string movespec_id = 1;
    */
