@@ -46,6 +46,9 @@ export function createAuthoringHandlers(operations: {
     delistMoveSpec: async (request) => ({ movespec: await movespecs.delist(request) }),
     updateMoveSpec: async (request) => ({ movespec: await movespecs.update(request) }),
     archiveMoveSpec: async (request) => ({ movespec: await movespecs.archive(request) }),
+    archiveProjectMoveSpecs: async (request) => ({
+      archived: await movespecs.archiveProject(request),
+    }),
     resyncCatalogue: async (request) => ({ marked: await movespecs.resyncCatalogue(request) }),
   };
 }

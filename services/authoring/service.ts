@@ -44,7 +44,11 @@ export const authoringService: ServiceDefinition<AuthoringConfig> = {
       versions,
       idempotency,
       relay,
-      projects: createProjectGuard(auth, logger),
+      // A write finding its project archived archives the project's MoveSpecs too: the
+      // admin tool does it when it archives a project, this catches any other way it happened.
+      projects: createProjectGuard(auth, logger, async (projectId, archivedAt) => {
+        if ((await movespecs.archiveAllOfProject(projectId, archivedAt)) > 0) relay.nudge();
+      }),
       versionLocks: createKeyedMutex(),
       logger,
       now: () => new Date(),

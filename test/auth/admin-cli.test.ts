@@ -10,7 +10,13 @@ import { createAdminClients } from "../../services/admin/cli/clients.js";
 import { runAdmin } from "../../services/admin/cli/run.js";
 import { loadAdminConfig } from "../../services/admin/config.js";
 import { createDirectoryKeySource } from "../../services/auth/signing/directory-key-source.js";
-import { authHeader, createProjectWithToken, mintAccessToken } from "../support/auth.js";
+import {
+  authAdminClient,
+  authHeader,
+  createProjectWithToken,
+  mintAccessToken,
+} from "../support/auth.js";
+import { eventually } from "../support/eventually.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -30,6 +36,7 @@ describe("admin tool (services/admin)", function () {
       createAdminClients,
       loadAdminConfig({
         AUTH_SERVICE_URL: system.services.auth.grpcUrl,
+        AUTHORING_SERVICE_URL: system.services.authoring.grpcUrl,
         INTERNAL_TLS_DIR: system.pki?.tlsDirOf("operator"),
       }),
     );
@@ -123,6 +130,75 @@ describe("admin tool (services/admin)", function () {
 
     const archived = await json("auth", "archive-project", project.project_id);
     expect(archived.archived_at).to.be.a("string");
+  });
+
+  describe("archiving a project archives its MoveSpecs", () => {
+    const createPublic = async (owner: { token: string; projectId: string }, name: string) => {
+      const response = await fetch(`${system.gatewayUrl}/api/movespecs`, {
+        method: "POST",
+        headers: { ...authHeader(owner.token), "content-type": "application/json" },
+        body: JSON.stringify({ name, project_id: owner.projectId, visibility: "public" }),
+      });
+      expect(response.status, await response.clone().text()).to.equal(201);
+      return ((await response.json()) as { movespec_id: string }).movespec_id;
+    };
+    const read = async (token: string, id: string) => {
+      const response = await fetch(`${system.gatewayUrl}/api/movespecs/${id}`, {
+        headers: authHeader(token),
+      });
+      expect(response.status).to.equal(200);
+      return (await response.json()) as { archived_at?: string; updated_at: string };
+    };
+    /** The public catalogue's ids for a search (anonymous). */
+    const listed = async (q: string) => {
+      const response = await fetch(`${system.gatewayUrl}/api/movespecs?q=${q}`);
+      expect(response.status).to.equal(200);
+      const body = (await response.json()) as { items: { movespec_id: string }[] };
+      return body.items.map((item) => item.movespec_id);
+    };
+
+    it("archive-project: every MoveSpec gets the project's archived_at and leaves the catalogue", async () => {
+      const owner = await createProjectWithToken(system);
+      const { token, projectId } = owner;
+      const word = `archivable${Date.now().toString(36)}`;
+      const ids = [
+        await createPublic(owner, `${word} one`),
+        await createPublic(owner, `${word} two`),
+      ];
+      await eventually(async () => (await listed(word)).length === 2);
+      expect(await listed(word)).to.have.members(ids);
+
+      const archived = await json("auth", "archive-project", projectId);
+      expect(archived.movespecs_archived).to.equal(2);
+      for (const id of ids) {
+        const movespec = await read(token, id);
+        expect(movespec.archived_at).to.equal(archived.archived_at);
+      }
+      await eventually(async () => (await listed(word)).length === 0);
+      // Run again (say after a failure half way): nothing more to do, the times stay.
+      const again = await json("auth", "archive-project", projectId);
+      expect(again.movespecs_archived).to.equal(0);
+      expect(again.archived_at).to.equal(archived.archived_at);
+      expect((await read(token, ids[0])).archived_at).to.equal(archived.archived_at);
+    });
+
+    it("a write that finds its project archived another way archives the project's MoveSpecs", async () => {
+      const owner = await createProjectWithToken(system);
+      const { token, projectId } = owner;
+      const id = await createPublic(owner, "archived behind the tool's back");
+      // Straight to the auth service, as an internal tool might: authoring is not told.
+      const { project } = await authAdminClient(system).archiveProject({ projectId });
+      const write = await fetch(`${system.gatewayUrl}/api/movespecs/${id}/draft`, {
+        method: "PUT",
+        headers: { ...authHeader(token), "content-type": "application/json" },
+        body: JSON.stringify({ yaml_source: "name: x" }),
+      });
+      expect(write.status).to.equal(409);
+      const refused = (await write.json()) as { error: { details: { reason: string } } };
+      expect(refused.error.details.reason).to.equal("PROJECT_ARCHIVED");
+      expect(project?.archivedAt).to.be.a("string");
+      await eventually(async () => (await read(token, id)).archived_at === project?.archivedAt);
+    });
   });
 
   it("rotates the signing key and lists the keys", async () => {

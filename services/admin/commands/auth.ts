@@ -1,4 +1,6 @@
 import { type DescMessage, type MessageShape, toJson } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { ConnectError } from "@connectrpc/connect";
 import { exportJWK, generateKeyPair } from "jose";
 import {
   CredentialSchema,
@@ -94,12 +96,34 @@ const commands: Command[] = [
   {
     name: "archive-project",
     usage: "<project_id>",
-    summary: "Archive a project: its credentials can no longer mint tokens.",
+    summary:
+      "Archive a project: its credentials can no longer mint tokens, its MoveSpecs are archived.",
     async run({ args, clients, out }) {
       const { project } = await clients.auth.archiveProject({
         projectId: args.positionalOr(0, "project_id"),
       });
-      out.record(plain(ProjectSchema, project));
+      const record = plain(ProjectSchema, project);
+      // Its MoveSpecs can no longer be written: they carry archived_at too (authoring's own
+      // data). Both steps keep the first time, so running the command again finishes the job.
+      const archivedAt = project?.archivedAt ? new Date(project.archivedAt) : new Date();
+      let archived: number;
+      try {
+        ({ archived } = await clients.authoring.archiveProjectMoveSpecs({
+          projectId: project?.projectId ?? "",
+          archivedAt: timestampFromDate(archivedAt),
+          actor: "admin-cli",
+        }));
+      } catch (error) {
+        const cause = ConnectError.from(error);
+        throw new ConnectError(
+          `the project is archived, but its MoveSpecs are not yet (${cause.rawMessage}): run archive-project again`,
+          cause.code,
+          cause.metadata,
+          // Received details (reason, metadata) as they came: findDetails reads either form.
+          cause.details as ConstructorParameters<typeof ConnectError>[3],
+        );
+      }
+      out.record({ ...record, movespecs_archived: archived });
     },
   },
   {

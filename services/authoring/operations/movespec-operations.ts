@@ -1,6 +1,8 @@
 import { create, fromJson, toJson } from "@bufbuild/protobuf";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 import {
   type ArchiveMoveSpecRequest,
+  type ArchiveProjectMoveSpecsRequest,
   type CreateMoveSpecRequest,
   type CreateMoveSpecResponse,
   CreateMoveSpecResponseSchema,
@@ -232,6 +234,29 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
         { archived_at: now, updated_at: now },
         { archived_at: { $exists: false } },
       );
+    },
+
+    /**
+     * After the auth service archived a project (the admin tool's archive-project, or a write
+     * that found the project archived): its MoveSpecs can no longer be written, so they carry
+     * archived_at, the project's time, and leave the public catalogue.
+     */
+    async archiveProject(request: ArchiveProjectMoveSpecsRequest): Promise<number> {
+      if (!isUuid(request.projectId)) {
+        throw serviceError(Code.InvalidArgument, Reason.fieldInvalid, "project_id must be a UUID", {
+          field: "project_id",
+        });
+      }
+      const at = request.archivedAt ? timestampDate(request.archivedAt) : deps.now();
+      const archived = await deps.movespecs.archiveAllOfProject(request.projectId, at);
+      if (archived > 0) {
+        deps.logger.info(
+          { project_id: request.projectId, actor: request.actor, archived },
+          "movespecs of an archived project archived",
+        );
+        deps.relay.nudge();
+      }
+      return archived;
     },
 
     async resyncCatalogue(request: ResyncCatalogueRequest): Promise<number> {

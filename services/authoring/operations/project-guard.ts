@@ -15,7 +15,12 @@ export interface ProjectGuard {
   assertWritable(caller: Caller): Promise<void>;
 }
 
-export function createProjectGuard(auth: Client<typeof AuthService>, logger: Logger): ProjectGuard {
+export function createProjectGuard(
+  auth: Client<typeof AuthService>,
+  logger: Logger,
+  /** Told (in the background) when a write finds its project archived. */
+  onArchived?: (projectId: string, archivedAt: Date) => Promise<void>,
+): ProjectGuard {
   let warnedUnimplemented = false;
   return {
     async assertWritable(caller) {
@@ -49,6 +54,12 @@ export function createProjectGuard(auth: Client<typeof AuthService>, logger: Log
         );
       }
       if (archivedAt) {
+        onArchived?.(caller.projectId, new Date(archivedAt)).catch((error) =>
+          logger.warn(
+            { err: error, project_id: caller.projectId },
+            "the MoveSpecs of an archived project were not archived",
+          ),
+        );
         throw serviceError(
           Code.FailedPrecondition,
           Reason.projectArchived,

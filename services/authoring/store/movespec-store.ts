@@ -33,6 +33,11 @@ export interface MoveSpecStore {
   findCataloguePending(limit: number): Promise<MoveSpecDoc[]>;
   /** Clears the outbox flag if the MoveSpec is still at `revision` (else a newer one is pending). */
   markCatalogueSynced(id: string, revision: number): Promise<void>;
+  /**
+   * Archives (at `at`) every MoveSpec of the project that is not archived yet, bumping each one's
+   * revision and flagging it for the catalogue; returns how many.
+   */
+  archiveAllOfProject(projectId: string, at: Date): Promise<number>;
   /** Flags one or every MoveSpec for pushing again; returns how many. */
   markAllCataloguePending(id?: string): Promise<number>;
 }
@@ -102,6 +107,17 @@ export function createMoveSpecStore(db: Db): MoveSpecStore {
         { _id: id, revision, catalogue_pending: true },
         { $set: { catalogue_pending: false } },
       );
+    },
+
+    async archiveAllOfProject(projectId, at) {
+      const result = await collection.updateMany(
+        { project_id: projectId, archived_at: { $exists: false } },
+        {
+          $set: { archived_at: at, updated_at: at, catalogue_pending: true },
+          $inc: { revision: 1 },
+        },
+      );
+      return result.modifiedCount;
     },
 
     async markAllCataloguePending(id) {

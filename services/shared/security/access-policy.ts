@@ -88,6 +88,7 @@ export const ACCESS_POLICY: Readonly<Record<string, Readonly<Record<string, Meth
     DelistMoveSpec: { callers: operator, user: "none" },
     UpdateMoveSpec: { callers: operator, user: "none" },
     ArchiveMoveSpec: { callers: operator, user: "none" },
+    ArchiveProjectMoveSpecs: { callers: operator, user: "none" },
     ResyncCatalogue: { callers: operator, user: "none" },
   },
 
