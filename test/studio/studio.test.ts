@@ -73,6 +73,8 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
   const foreign: string[] = [];
   /** Console errors a step expects (the 412 of a refused save), removed when seen. */
   const expectedErrors: RegExp[] = [];
+  /** The page's securitypolicyviolation events, as `directive: blocked`. */
+  const violations: string[] = [];
 
   before(async function () {
     skipUnderFakedClock(this, "Chromium");
@@ -104,6 +106,13 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       return route.abort();
     });
     page = await context.newPage();
+    // Listened for in the page itself, from before its first script: a violation is an event
+    // whether or not the browser also logs it.
+    await page.exposeFunction("reportCspViolation", (text: string) => violations.push(text));
+    await page.addInitScript({
+      content: `document.addEventListener("securitypolicyviolation", (e) =>
+        window.reportCspViolation(e.effectiveDirective + ": " + e.blockedURI));`,
+    });
     page.on("console", (message) => {
       if (message.type() !== "error") return;
       const expected = expectedErrors.findIndex((pattern) => pattern.test(message.text()));
@@ -239,6 +248,44 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     await page.keyboard.type(" # tuned in the Studio");
     await page.locator("#issues li.ok").waitFor();
     expect(await page.locator(".cm-lintRange-error").count()).to.equal(0);
+  });
+
+  it("types over a selection of several lines without a CSP violation", async () => {
+    const editorText = () => page.locator(".cm-content").innerText();
+    const before = await editorText();
+    const lineCount = await page.locator(".cm-line").count();
+    // From the `up:` line, two lines down to the middle of the tuned `exit:` line.
+    expect(
+      await page
+        .locator(".cm-line")
+        .nth(LINE - 3)
+        .textContent(),
+    ).to.equal("  up:");
+    await page
+      .locator(".cm-line")
+      .nth(LINE - 3)
+      .click();
+    await page.keyboard.press("Home");
+    await page.keyboard.press("Shift+ArrowDown");
+    await page.keyboard.press("Shift+ArrowDown");
+    await page.keyboard.type("x");
+    await page
+      .locator(".cm-line")
+      .nth(LINE - 3)
+      .filter({ hasText: /x/ })
+      .waitFor();
+    expect(
+      await page
+        .locator(".cm-line")
+        .nth(LINE - 3)
+        .textContent(),
+    ).to.match(/^ *x *exit: depth > 0\.4 # tuned in the Studio$/);
+    expect(await page.locator(".cm-line").count()).to.equal(lineCount - 2);
+    // A violation event is a task queued by the blocked change: let it run.
+    await page.evaluate("new Promise((resolve) => setTimeout(resolve, 200))");
+    expect(violations, violations.join("\n")).to.deep.equal([]);
+    await page.keyboard.press("Control+z");
+    expect(await editorText()).to.equal(before);
   });
 
   it("saves with If-Match, creates a version and releases it", async () => {
@@ -444,6 +491,7 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     expect(overflow).to.be.at.most(0);
     await shot("4-narrow");
     expect(problems, problems.join("\n")).to.deep.equal([]);
+    expect(violations, violations.join("\n")).to.deep.equal([]);
     expect(foreign).to.deep.equal([]);
   });
 });

@@ -110,6 +110,7 @@ export function createYamlEditor(options: {
         EditorView.cspNonce.of(
           document.querySelector<HTMLMetaElement>('meta[name="style-nonce"]')?.content ?? "",
         ),
+        typeOverLines,
         EditorView.updateListener.of((update) => {
           if (update.docChanged) options.onChange();
         }),
@@ -145,6 +146,32 @@ export function createYamlEditor(options: {
     },
   };
 }
+
+/**
+ * Typing over a selection that spans lines is done here, not by the browser. Chromium's own
+ * editing deletes across the lines by merging their elements, and to keep the moved text looking
+ * the same it gives it an inline `style` attribute: the CSP blocks that (a style attribute takes
+ * no nonce) and reports a violation. CodeMirror already does the same for a composition started
+ * over such a selection; a plain keystroke it leaves to the browser.
+ */
+const typeOverLines = EditorView.domEventHandlers({
+  beforeinput(event, view) {
+    if (event.inputType !== "insertText" || event.data === null || view.state.readOnly)
+      return false;
+    const { main } = view.state.selection;
+    if (
+      main.empty ||
+      view.state.doc.lineAt(main.from).number === view.state.doc.lineAt(main.to).number
+    )
+      return false;
+    event.preventDefault();
+    view.dispatch(view.state.replaceSelection(event.data), {
+      userEvent: "input.type",
+      scrollIntoView: true,
+    });
+    return true;
+  },
+});
 
 /** From a 1-based line and column to a range: the word there (or the whole line without one). */
 export function toDiagnostic(doc: Text, issue: PositionedIssue): Diagnostic {
