@@ -90,6 +90,13 @@ export function studioHtml(styleNonce: string): string {
             <button id="release" type="button" disabled>Release</button>
           </div>
           <p id="editor-status" class="status" role="status"></p>
+          <div id="conflict" class="conflict" role="group" aria-labelledby="conflict-text" hidden>
+            <p id="conflict-text">Someone or something else (another tab, another person, a
+              script) saved this draft after you opened it. Load theirs (your text stays one undo
+              away: Ctrl+Z), or overwrite it with yours.</p>
+            <button id="conflict-load" type="button">Load the latest draft</button>
+            <button id="conflict-overwrite" type="button">Overwrite with my text</button>
+          </div>
           <div id="editor-label" class="visually-hidden">MoveSpec YAML</div>
           <div id="editor" class="editor"></div>
           <h3 class="issues-title">Problems</h3>

@@ -313,41 +313,72 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     expect(await page.textContent("#spec-meta")).to.contain("released: version 1");
   });
 
-  it("refuses to overwrite a draft changed elsewhere (412 ETAG_MISMATCH)", async () => {
-    const other = `${(await api(`/api/movespecs/${movespecId}/draft`)).body.yaml_source}# edited elsewhere\n`;
-    const changed = await api(`/api/movespecs/${movespecId}/draft`, {
-      method: "PUT",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ yaml_source: other }),
-    });
-    expect(changed.status).to.equal(200);
+  it("refuses to overwrite a draft changed elsewhere (412), then loads it or overwrites it", async () => {
+    const draftPath = `/api/movespecs/${movespecId}/draft`;
+    const putDraft = (yaml_source: string) =>
+      api(draftPath, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ yaml_source }),
+      });
+    const status = page.locator("#editor-status");
+    const line = (index: number) => page.locator(".cm-line").nth(index).textContent();
+    const saveButton = page.getByRole("button", { name: /Save draft/ });
+    // The change elsewhere is a first line: in view whatever the editor's scroll.
+    const other = `# edited elsewhere\n${(await api(draftPath)).body.yaml_source}`;
+    expect((await putDraft(other)).status).to.equal(200);
     await page
       .locator(".cm-line")
       .nth(LINE - 1)
       .click();
     await page.keyboard.press("End");
     await page.keyboard.type("!");
+    const mine = `${LINE_TEXT} # tuned in the Studio!`;
     expectedErrors.push(/status of 412/);
-    await page.getByRole("button", { name: /Save draft/ }).click();
-    await page
-      .locator("#editor-status")
-      .filter({ hasText: /changed elsewhere/ })
-      .waitFor({ timeout: 30_000 });
-    expect((await api(`/api/movespecs/${movespecId}/draft`)).body.yaml_source).to.equal(other);
+    await saveButton.click();
+    await status.filter({ hasText: /changed elsewhere/ }).waitFor({ timeout: 30_000 });
+    expect((await api(draftPath)).body.yaml_source).to.equal(other);
     expect(expectedErrors).to.deep.equal([]);
+    // Two ways out, explained, with the focus on the first.
+    const conflict = page.getByRole("group", { name: /saved this draft after you opened it/ });
+    await conflict.waitFor();
+    expect(await page.evaluate("document.activeElement.id")).to.equal("conflict-load");
+    await shot("6-save-conflict");
+
+    // Load the latest draft (by keyboard): the other text, nothing to save, and the user's text
+    // one undo away.
+    await page.keyboard.press("Enter");
+    await status
+      .filter({ hasText: /^Loaded the latest draft\. Your text is one undo away \(Ctrl\+Z\)\.$/ })
+      .waitFor();
+    expect(await conflict.isHidden()).to.equal(true);
+    expect(await line(0)).to.equal("# edited elsewhere");
+    expect(await line(LINE)).to.equal(`${LINE_TEXT} # tuned in the Studio`);
+    expect(await saveButton.isDisabled()).to.equal(true);
+    await page.keyboard.press("Control+z");
+    expect(await line(LINE - 1)).to.equal(mine);
+    expect(await line(0)).to.not.equal("# edited elsewhere");
+    expect(await saveButton.isEnabled()).to.equal(true);
+
+    // Changed elsewhere again: this time the user's text overwrites it, with the new ETag.
+    expect((await putDraft(`# and again\n${other}`)).status).to.equal(200);
+    expectedErrors.push(/status of 412/);
+    await saveButton.click();
+    await conflict.waitFor();
+    await page.getByRole("button", { name: "Overwrite with my text" }).click();
+    await status.filter({ hasText: /^Saved\./ }).waitFor({ timeout: 30_000 });
+    expect(expectedErrors).to.deep.equal([]);
+    expect(await conflict.isHidden()).to.equal(true);
+    const overwritten = (await api(draftPath)).body.yaml_source;
+    expect(overwritten).to.contain(`${mine}\n`).and.not.contain("# and again");
+    expect(overwritten).to.not.contain("# edited elsewhere");
+    expect(await saveButton.isDisabled()).to.equal(true);
+
     // Back to the released text (reopening takes the draft as it is now; put it back first).
     const released = (await api(`/api/movespecs/${movespecId}/released-source`)).body.yaml_source;
-    await api(`/api/movespecs/${movespecId}/draft`, {
-      method: "PUT",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ yaml_source: released }),
-    });
-    page.once("dialog", (dialog) => dialog.accept());
+    await putDraft(released);
     await page.locator("#recent button.link").first().click();
-    await page
-      .locator("#editor-status")
-      .filter({ hasText: /^Draft loaded\.$/ })
-      .waitFor();
+    await status.filter({ hasText: /^Draft loaded\.$/ }).waitFor();
     // Opening starts the undo history afresh: undo brings back nothing of the text before it
     // (which Save would then write to this draft).
     const editorText = () => page.locator(".cm-content").innerText();

@@ -1,4 +1,4 @@
-import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
+import { defaultKeymap, history, historyKeymap, isolateHistory } from "@codemirror/commands";
 import { yaml } from "@codemirror/lang-yaml";
 import {
   bracketMatching,
@@ -38,6 +38,8 @@ export interface YamlEditor {
   readonly view: EditorView;
   text(): string;
   setText(text: string): void;
+  /** Replaces the text as one edit of its own, which undo takes back. */
+  replaceText(text: string): void;
   setReadOnly(readOnly: boolean): void;
   /** Shows issues from elsewhere (the validate route, a refused version) until the next edit. */
   showIssues(issues: readonly PositionedIssue[]): void;
@@ -131,6 +133,12 @@ export function createYamlEditor(options: {
       view.dispatch({ effects: undoHistory.reconfigure([]) });
       view.dispatch({ effects: undoHistory.reconfigure(history()) });
       forceLinting(view);
+    },
+    replaceText(text) {
+      view.dispatch({
+        changes: { from: 0, to: view.state.doc.length, insert: text },
+        annotations: isolateHistory.of("full"),
+      });
     },
     setReadOnly(value) {
       view.dispatch({ effects: readOnly.reconfigure(EditorState.readOnly.of(value)) });

@@ -226,6 +226,7 @@ async function openMoveSpec(id: string, options: { confirmed?: boolean } = {}) {
     }
     const versions = (await client.listVersions({ movespec_id: id, query: { limit: 100 } })).items;
     current = { movespec, own, etag, saved: text, versions };
+    byId("conflict").hidden = true;
     editor.setText(text);
     editor.setReadOnly(!own);
     if (own) showRecent(rememberMoveSpec(project.project_id, { id, name: movespec.name }));
@@ -312,6 +313,7 @@ async function save(): Promise<boolean> {
     );
     current.etag = saved.etag;
     current.saved = text;
+    byId("conflict").hidden = true;
     // The service's own verdict on what it now holds (the markers as you type are the same
     // loader, run here; this is the validate route).
     const verdict = await client.validateDraft({ movespec_id: id });
@@ -327,14 +329,63 @@ async function save(): Promise<boolean> {
     return true;
   } catch (e) {
     if (e instanceof MdsApiError && e.reason === "ETAG_MISMATCH") {
-      say(
-        status,
-        "Not saved: the draft was changed elsewhere since you opened it. Copy your text, reopen the MoveSpec, and apply your change again.",
-        "error",
-      );
+      say(status, "Not saved: the draft was changed elsewhere since you opened it.", "error");
+      // A decision only the user can make: the two ways out are offered where the focus is.
+      byId("conflict").hidden = false;
+      byId("conflict-load").focus();
     } else say(status, `Not saved: ${errorText(e)}`, "error");
     return false;
   }
+}
+
+/**
+ * After a refused save (412): the draft as it is now replaces the editor's text as one edit, so
+ * that the user's text is one undo away (and Save, with the new ETag, would then overwrite).
+ */
+async function loadLatestDraft() {
+  if (!connection || !current?.own) return;
+  const open = current;
+  const status = byId("editor-status");
+  try {
+    const draft = await connection.client.request("getDraft", {
+      movespec_id: open.movespec.movespec_id,
+    });
+    if (current !== open) return;
+    const mine = editor.text();
+    open.etag = draft.etag;
+    open.saved = draft.data.yaml_source;
+    editor.replaceText(draft.data.yaml_source);
+    byId("conflict").hidden = true;
+    say(
+      status,
+      mine === draft.data.yaml_source
+        ? "Loaded the latest draft: it is the same as your text."
+        : "Loaded the latest draft. Your text is one undo away (Ctrl+Z).",
+      "ok",
+    );
+    editor.view.focus();
+  } catch (e) {
+    say(status, `Could not load the latest draft: ${errorText(e)}`, "error");
+  }
+}
+
+/** After a refused save (412): saves the editor's text over the draft as it is now. */
+async function overwriteDraft() {
+  if (!connection || !current?.own) return;
+  const open = current;
+  try {
+    const draft = await connection.client.request("getDraft", {
+      movespec_id: open.movespec.movespec_id,
+    });
+    if (current !== open) return;
+    // Only the ETag: whatever changed since is what the user chose to overwrite. A change made
+    // after this read is refused again, and asked about again.
+    open.etag = draft.etag;
+  } catch (e) {
+    say(byId("editor-status"), `Not saved: ${errorText(e)}`, "error");
+    return;
+  }
+  if (await save()) editor.view.focus();
 }
 
 async function createVersion(): Promise<Version | undefined> {
@@ -398,6 +449,8 @@ async function exclusive(work: () => Promise<unknown>) {
 byId("save").addEventListener("click", () => void exclusive(save));
 byId("create-version").addEventListener("click", () => void exclusive(createVersion));
 byId("release").addEventListener("click", () => void exclusive(release));
+byId("conflict-load").addEventListener("click", () => void exclusive(loadLatestDraft));
+byId("conflict-overwrite").addEventListener("click", () => void exclusive(overwriteDraft));
 
 // ---- the test bench ------------------------------------------------------------------------
 
