@@ -73,6 +73,8 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
   const foreign: string[] = [];
   /** Console errors a step expects (the 412 of a refused save), removed when seen. */
   const expectedErrors: RegExp[] = [];
+  /** While a step cuts the API off: the browser logs each request it could not send. */
+  let offline = false;
   /** The page's securitypolicyviolation events, as `directive: blocked`. */
   const violations: string[] = [];
 
@@ -115,6 +117,7 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     });
     page.on("console", (message) => {
       if (message.type() !== "error") return;
+      if (offline && /ERR_INTERNET_DISCONNECTED/.test(message.text())) return;
       const expected = expectedErrors.findIndex((pattern) => pattern.test(message.text()));
       if (expected >= 0) expectedErrors.splice(expected, 1);
       else problems.push(message.text());
@@ -388,6 +391,48 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     await page.keyboard.press("Control+z");
     expect(await editorText()).to.equal(loaded);
     expect(await page.getByRole("button", { name: /Save draft/ }).isDisabled()).to.equal(true);
+  });
+
+  it("says what to do when the service cannot be reached, and saves once it can", async () => {
+    const status = page.locator("#editor-status");
+    const unreachable = "cannot reach the service. Check your connection and try again.";
+    await page
+      .locator(".cm-line")
+      .nth(LINE - 1)
+      .click();
+    await page.keyboard.press("End");
+    await page.keyboard.type(" # offline");
+    offline = true;
+    await page.route("**/api/**", (route) => route.abort("internetdisconnected"));
+    try {
+      await page.getByRole("button", { name: /Save draft/ }).click();
+      await status.filter({ hasText: /^Not saved: / }).waitFor({ timeout: 30_000 });
+      expect(await status.textContent()).to.equal(`Not saved: ${unreachable}`);
+      expect(await status.getAttribute("data-tone")).to.equal("error");
+      // A read the SDK retries (with backoff) before it gives up says the same.
+      await page.getByRole("button", { name: "Search" }).click();
+      await page
+        .locator("#catalogue li.error")
+        .filter({ hasText: `Search failed: ${unreachable}` })
+        .waitFor({ timeout: 30_000 });
+    } finally {
+      await page.unroute("**/api/**");
+      offline = false;
+    }
+    await page.getByRole("button", { name: /Save draft/ }).click();
+    await status.filter({ hasText: /^Saved\./ }).waitFor({ timeout: 30_000 });
+    const draftPath = `/api/movespecs/${movespecId}/draft`;
+    expect((await api(draftPath)).body.yaml_source).to.contain(
+      `${LINE_TEXT} # tuned in the Studio # offline\n`,
+    );
+    // Back to version 1's text, which the next step runs without a new version.
+    await page.locator(".cm-content").focus();
+    await page.keyboard.press("Control+z");
+    await page.keyboard.press("Control+s");
+    await status.filter({ hasText: /^Saved\./ }).waitFor({ timeout: 30_000 });
+    expect((await api(draftPath)).body.yaml_source).to.not.contain("# offline");
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.locator("#catalogue li.error").waitFor({ state: "detached" });
   });
 
   it("runs the bundled UI-PRMD squat recording with one key: 10 repetitions, 10 marks", async () => {

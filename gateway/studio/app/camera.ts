@@ -118,6 +118,10 @@ export async function startLiveCamera(input: {
   overlay: HTMLCanvasElement;
   onEvent: (event: DetectionEvent) => void;
   onNotice: (text: string) => void;
+  /** The stream lost its connection and tries again (`attempt` from 1). */
+  onReconnect: (attempt: number) => void;
+  /** Frames stopped going to the service (the stream could not reconnect, the model failed). */
+  onFailure: (error: unknown) => void;
   onStats: (stats: CameraStats) => void;
 }): Promise<LiveCamera> {
   const media = await navigator.mediaDevices.getUserMedia({
@@ -149,6 +153,7 @@ export async function startLiveCamera(input: {
       aspectRatio: width / height,
       onEvent: input.onEvent,
       onNotice: (notice) => input.onNotice(`${notice.code}: ${notice.message}`),
+      onReconnect: (attempt) => input.onReconnect(attempt),
     });
     await stream.connect();
 
@@ -178,9 +183,7 @@ export async function startLiveCamera(input: {
       }
     })().catch((error: unknown) => {
       running = false;
-      input.onNotice(
-        `the camera stopped: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      input.onFailure(error);
     });
     return {
       async stop() {

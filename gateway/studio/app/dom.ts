@@ -1,4 +1,5 @@
 /** Tiny DOM helpers: the page is plain DOM, no framework. Text goes in as text, never as HTML. */
+import { connectionText } from "./messages.js";
 
 export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
   const element = document.getElementById(id);
@@ -32,6 +33,8 @@ export function say(element: HTMLElement, text: string, tone: "info" | "ok" | "e
 }
 
 export function errorText(error: unknown): string {
+  const connection = connectionText(error);
+  if (connection) return connection;
   if (error && typeof error === "object" && "reason" in error && "message" in error) {
     const e = error as { status?: number; reason: string; message: string };
     return `${e.message} (${e.status ?? ""} ${e.reason})`.replace("( ", "(");

@@ -5,12 +5,7 @@
  */
 import type { SessionSummary } from "../../../movespec/engine/events.js";
 import { load } from "../../../movespec/index.js";
-import {
-  MdsApiError,
-  type MoveSpec,
-  StreamClientError,
-  type Version,
-} from "../../../sdk/src/index.js";
+import { MdsApiError, type MoveSpec, type Version } from "../../../sdk/src/index.js";
 import { type LiveCamera, startLiveCamera } from "./camera.js";
 import { type Connection, signIn } from "./connection.js";
 import { byId, errorText, h, say } from "./dom.js";
@@ -314,6 +309,17 @@ async function save(): Promise<boolean> {
     current.etag = saved.etag;
     current.saved = text;
     byId("conflict").hidden = true;
+  } catch (e) {
+    if (e instanceof MdsApiError && e.reason === "ETAG_MISMATCH") {
+      say(status, "Not saved: the draft was changed elsewhere since you opened it.", "error");
+      // A decision only the user can make: the two ways out are offered where the focus is.
+      byId("conflict").hidden = false;
+      byId("conflict-load").focus();
+    } else say(status, `Not saved: ${errorText(e)}`, "error");
+    return false;
+  }
+  updateButtons();
+  try {
     // The service's own verdict on what it now holds (the markers as you type are the same
     // loader, run here; this is the validate route).
     const verdict = await client.validateDraft({ movespec_id: id });
@@ -325,17 +331,11 @@ async function save(): Promise<boolean> {
         : `Saved, with ${verdict.errors.length} error(s): fix them before creating a version.`,
       verdict.ok ? "ok" : "error",
     );
-    updateButtons();
-    return true;
   } catch (e) {
-    if (e instanceof MdsApiError && e.reason === "ETAG_MISMATCH") {
-      say(status, "Not saved: the draft was changed elsewhere since you opened it.", "error");
-      // A decision only the user can make: the two ways out are offered where the focus is.
-      byId("conflict").hidden = false;
-      byId("conflict-load").focus();
-    } else say(status, `Not saved: ${errorText(e)}`, "error");
-    return false;
+    // Saved all the same: "Not saved" here would send the user to save again for nothing.
+    say(status, `Saved, but the service's check of it did not come back: ${errorText(e)}`, "error");
   }
+  return true;
 }
 
 /**
@@ -537,6 +537,7 @@ async function run() {
         topology,
         onProgress: (sent) =>
           say(status, `Streaming: ${sent} of ${recording.frames.length} frames sent…`),
+        onReconnect: (attempt) => say(status, reconnecting(attempt), "error"),
       });
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
       const { samples: signalRows } = signalSamples(loaded.spec, recording.frames, topology);
@@ -549,11 +550,7 @@ async function run() {
         fine ? "ok" : "error",
       );
     } catch (e) {
-      const message =
-        e instanceof StreamClientError
-          ? `the stream closed (${e.closeCode}): ${e.message}`
-          : errorText(e);
-      say(status, `Run failed: ${message}`, "error");
+      say(status, `Run failed: ${errorText(e)}`, "error");
     }
   });
 }
@@ -662,6 +659,11 @@ document.addEventListener("keydown", (event) => {
   }
 });
 
+/** While the stream client tries again (the SDK's backoff: about half a minute in all). */
+function reconnecting(attempt: number): string {
+  return `The connection to the service was lost: reconnecting (attempt ${attempt})… Check your connection.`;
+}
+
 // ---- the live camera -----------------------------------------------------------------------
 
 let camera: LiveCamera | undefined;
@@ -735,6 +737,11 @@ async function toggleCamera() {
           events.dataset.events = String(Number(events.dataset.events ?? "0") + 1);
         },
         onNotice: (text) => note(text),
+        onReconnect: (attempt) => say(status, reconnecting(attempt), "error"),
+        onFailure: (error) => {
+          say(status, `Live counting stopped: ${errorText(error)}`, "error");
+          note("live counting stopped");
+        },
         onStats: (stats) =>
           say(
             status,
@@ -764,8 +771,13 @@ async function start() {
   try {
     const response = await fetch("/studio/samples.json");
     samples = (await response.json()) as Samples;
-  } catch {
+  } catch (e) {
     samples = { recordings: [], examples: [] };
+    say(
+      byId("sign-in-error"),
+      `The examples and recordings did not load: ${errorText(e)}`,
+      "error",
+    );
   }
   byId("new-example").replaceChildren(
     h("option", { value: "" }, "the service's template"),

@@ -28,6 +28,8 @@ export async function replayThroughService(
     frames: readonly RecordedFrame[];
     topology: "blazepose-33" | "coco-17";
     onProgress: (sent: number) => void;
+    /** The stream lost its connection and tries again (`attempt` from 1). */
+    onReconnect: (attempt: number) => void;
   },
 ): Promise<ReplayOutcome> {
   const session = await client.createSession({
@@ -44,6 +46,7 @@ export async function replayThroughService(
     topology: input.topology,
     onEvent: (event) => events.push(event),
     onNotice: (notice) => notices.push(`${notice.code}: ${notice.message}`),
+    onReconnect: (attempt) => input.onReconnect(attempt),
   });
   try {
     await stream.connect();
