@@ -14,6 +14,7 @@ import {
   warnUnusedSides,
   warnUnusedSignals,
 } from "./check-usage.js";
+import type { PhaseNames } from "./phase-ref.js";
 import { readForm } from "./read-form.js";
 import { readHeader } from "./read-header.js";
 import { readHold } from "./read-hold.js";
@@ -170,21 +171,19 @@ function readDetection(
   sig: SignalsResult,
   position: (offset: number) => Position,
 ): { repetition?: RepetitionDef; hold?: HoldDef; form: FormRuleDef[] } {
-  const phases = phaseSources.map((p) => p.def);
-  // Only when every phase was read: a missing phase would raise misleading UNKNOWN_PHASE errors.
   const phasesNode = k.get("phases")?.value;
-  const phasesComplete =
-    phasesNode?.kind === "map" && phaseSources.length === phasesNode.entries.length;
-  const repetition =
-    k.has("repetition") && phasesComplete
-      ? readRepetition(r, k.get("repetition")!.value, phases, sig.declared, position)
-      : undefined;
-  const hold =
-    k.has("hold") && phasesComplete ? readHold(r, k.get("hold")!.value, phases) : undefined;
-  const form =
-    k.has("form") && phasesComplete
-      ? readForm(r, k.get("form")!.value, phases, sig.declared, position)
-      : [];
+  const phases: PhaseNames = {
+    defs: phaseSources.map((p) => p.def),
+    declared:
+      phasesNode?.kind === "map" ? new Set(phasesNode.entries.map((e) => e.key)) : undefined,
+  };
+  const repetition = k.has("repetition")
+    ? readRepetition(r, k.get("repetition")!.value, phases, sig.declared, position)
+    : undefined;
+  const hold = k.has("hold") ? readHold(r, k.get("hold")!.value, phases) : undefined;
+  const form = k.has("form")
+    ? readForm(r, k.get("form")!.value, phases, sig.declared, position)
+    : [];
   if (!k.has("repetition") && !k.has("hold")) {
     r.issues.error(
       "NOTHING_TO_DETECT",

@@ -1,7 +1,7 @@
 /** Reads `form`: the form rules, each a fault condition with a message, a severity and a penalty. */
-import type { FormRuleDef, FormSeverity, PhaseDef } from "../compiled-spec.js";
+import type { FormRuleDef, FormSeverity } from "../compiled-spec.js";
 import type { Position } from "../issues.js";
-import { phaseIndex } from "./phase-ref.js";
+import { checkPhaseName, type PhaseNames, phaseIndex } from "./phase-ref.js";
 import { readCondition } from "./read-phases.js";
 import { at, IDENTIFIER, type Reader } from "./reader.js";
 import type { YNode } from "./yaml-tree.js";
@@ -11,7 +11,7 @@ const FORM_PENALTY: Record<FormSeverity, number> = { info: 5, warning: 15, error
 export function readForm(
   r: Reader,
   node: YNode | undefined,
-  phases: readonly PhaseDef[],
+  phases: PhaseNames,
   /** Every declared signal, including ones that failed (already reported). */
   signalNames: ReadonlySet<string>,
   position: (offset: number) => Position,
@@ -28,7 +28,8 @@ export function readForm(
       ["id", "when", "during", "severity", "message", "for", "cooldown", "voids_rep", "penalty"],
       "a form rule",
     );
-    const id = r.string(r.required(k, "id", m, "a form rule"), "form rule id");
+    // Every key is read, so that each mistake is reported in one pass.
+    const id = readId(r, r.required(k, "id", m, "a form rule"), ids);
     const message = r.string(r.required(k, "message", m, "a form rule"), "form rule message", {
       maxLength: 500,
     });
@@ -39,41 +40,31 @@ export function readForm(
       signalNames,
       position,
     );
-    if (id === undefined || message === undefined || !when) return;
-    if (!IDENTIFIER.test(id)) {
-      r.issues.error(
-        "NAME_INVALID",
-        `form rule id '${id}' must be lower case letters, digits and _`,
-        at(k.get("id")!.value),
-      );
-      return;
-    }
-    if (ids.has(id)) {
-      r.issues.error("DUPLICATE_ID", `two form rules have the id '${id}'`, at(k.get("id")!.value));
-      return;
-    }
-    ids.add(id);
-    const during = readDuring(r, k.get("during")?.value, phases, id);
-    if (!during) return;
+    const rule = id === undefined ? `form rule ${index + 1}` : `form rule '${id}'`;
+    const during = readDuring(r, k.get("during")?.value, phases, rule);
     const severity = k.has("severity")
       ? r.oneOf(k.get("severity")!.value, "severity", ["info", "warning", "error"] as const)
       : "warning";
     const forSeconds = k.has("for")
-      ? r.duration(k.get("for")!.value, `form rule '${id}' for`, { max: 60, usually: "short" })
+      ? r.duration(k.get("for")!.value, `${rule} for`, { max: 60, usually: "short" })
       : 0;
     const cooldown = k.has("cooldown") ? r.duration(k.get("cooldown")!.value, "cooldown") : 2;
     const voidsRep = k.has("voids_rep") ? r.boolean(k.get("voids_rep")!.value, "voids_rep") : false;
+    const penalty = k.has("penalty")
+      ? r.number(k.get("penalty")!.value, "penalty", { min: 0, max: 100 })
+      : severity && FORM_PENALTY[severity];
     if (
+      id === undefined ||
+      message === undefined ||
+      !when ||
+      !during ||
       severity === undefined ||
       forSeconds === undefined ||
       cooldown === undefined ||
-      voidsRep === undefined
+      voidsRep === undefined ||
+      penalty === undefined
     )
       return;
-    const penalty = k.has("penalty")
-      ? r.number(k.get("penalty")!.value, "penalty", { min: 0, max: 100 })
-      : FORM_PENALTY[severity];
-    if (penalty === undefined) return;
     out.push({
       id,
       when: when.expr,
@@ -90,12 +81,32 @@ export function readForm(
   return out;
 }
 
+/** A rule's id: an identifier no earlier rule has. */
+function readId(r: Reader, node: YNode | undefined, ids: Set<string>): string | undefined {
+  const id = r.string(node, "form rule id");
+  if (id === undefined) return undefined;
+  if (!IDENTIFIER.test(id)) {
+    r.issues.error(
+      "NAME_INVALID",
+      `form rule id '${id}' must be lower case letters, digits and _`,
+      at(node!),
+    );
+    return undefined;
+  }
+  if (ids.has(id)) {
+    r.issues.error("DUPLICATE_ID", `two form rules have the id '${id}'`, at(node!));
+    return undefined;
+  }
+  ids.add(id);
+  return id;
+}
+
 /** When a rule applies: `rep` (default: during a repetition), `always`, or a list of phases. */
 function readDuring(
   r: Reader,
   d: YNode | undefined,
-  phases: readonly PhaseDef[],
-  id: string,
+  phases: PhaseNames,
+  rule: string,
 ): FormRuleDef["during"] | undefined {
   if (!d) return { kind: "rep", phases: [] };
   if (d.kind === "scalar" && (d.value === "rep" || d.value === "always"))
@@ -103,10 +114,13 @@ function readDuring(
   const names = r.names(d, "form rule during");
   if (!names) return undefined;
   const idx: number[] = [];
+  let ok = true;
   for (const { name, node: n } of names) {
-    const i = phaseIndex(r, phases, name, n, `form rule '${id}' during`);
-    if (i === undefined) return undefined;
-    idx.push(i);
+    const i = checkPhaseName(r, phases, name, n, `${rule} during`)
+      ? phaseIndex(phases, name)
+      : undefined;
+    if (i === undefined) ok = false;
+    else idx.push(i);
   }
-  return { kind: "phases", phases: idx };
+  return ok ? { kind: "phases", phases: idx } : undefined;
 }

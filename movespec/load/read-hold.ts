@@ -1,13 +1,13 @@
 /** Reads `hold`: a phase held for a target time, with a grace period and progress events. */
-import type { HoldDef, PhaseDef } from "../compiled-spec.js";
-import { phaseIndex } from "./phase-ref.js";
+import type { HoldDef } from "../compiled-spec.js";
+import { checkPhaseName, type PhaseNames, phaseIndex } from "./phase-ref.js";
 import { at, type Reader } from "./reader.js";
 import type { YNode } from "./yaml-tree.js";
 
 export function readHold(
   r: Reader,
   node: YNode | undefined,
-  phases: readonly PhaseDef[],
+  phases: PhaseNames,
 ): HoldDef | undefined {
   const m = r.map(node, "hold");
   if (!m) return undefined;
@@ -16,7 +16,9 @@ export function readHold(
   const targetNode = r.required(k, "target", m, "hold");
   const name = r.string(phaseNode, "hold.phase");
   const phase =
-    name === undefined ? undefined : phaseIndex(r, phases, name, phaseNode!, "hold.phase");
+    name !== undefined && checkPhaseName(r, phases, name, phaseNode!, "hold.phase")
+      ? phaseIndex(phases, name)
+      : undefined;
   const target = r.duration(targetNode, "hold.target");
   const grace = k.has("grace")
     ? r.duration(k.get("grace")!.value, "hold.grace", { max: 60, usually: "short" })
@@ -24,16 +26,15 @@ export function readHold(
   const progressEvery = k.has("progress_every")
     ? r.duration(k.get("progress_every")!.value, "hold.progress_every")
     : 5;
+  if (target !== undefined && target <= 0)
+    r.issues.error("VALUE_INVALID", "hold.target must be longer than 0 s", at(targetNode!));
   if (
     phase === undefined ||
     target === undefined ||
+    target <= 0 ||
     grace === undefined ||
     progressEvery === undefined
   )
     return undefined;
-  if (target <= 0) {
-    r.issues.error("VALUE_INVALID", "hold.target must be longer than 0 s", at(targetNode!));
-    return undefined;
-  }
   return { phase, target, grace, progressEvery };
 }

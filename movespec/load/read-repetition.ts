@@ -1,16 +1,18 @@
 /**
  * Reads `repetition`: the cycle of phases, the target phase, the allowed duration (`within`),
- * the start condition and partial repetitions. Any error leaves the repetition undefined.
+ * the start condition and partial repetitions. Every key is read, so that each mistake is
+ * reported in one pass; any error leaves the repetition undefined.
  */
 import type { PhaseDef, RepetitionDef } from "../compiled-spec.js";
 import type { Position } from "../issues.js";
 import { conjunctionIntervals, singleComparison } from "./intervals.js";
-import { phaseIndex } from "./phase-ref.js";
+import { checkPhaseName, type PhaseNames, phaseIndex } from "./phase-ref.js";
 import { readCondition } from "./read-phases.js";
 import { at, type Reader } from "./reader.js";
 import type { YEntry, YMap, YNode } from "./yaml-tree.js";
 
-type Start = { phase: number; for: number; when?: RepetitionDef["start"]["when"] };
+/** The start condition; its phase is always the cycle's first. */
+type Start = { for: number; when?: RepetitionDef["start"]["when"] };
 type Partial = {
   enabled: boolean;
   minProgress: number;
@@ -20,7 +22,7 @@ type Partial = {
 export function readRepetition(
   r: Reader,
   node: YNode | undefined,
-  phases: readonly PhaseDef[],
+  phases: PhaseNames,
   /** Every declared signal, including ones that failed (already reported). */
   signalNames: ReadonlySet<string>,
   position: (offset: number) => Position,
@@ -28,41 +30,57 @@ export function readRepetition(
   const m = r.map(node, "repetition");
   if (!m) return undefined;
   const k = r.keys(m, ["cycle", "target", "within", "start", "partial"], "repetition");
-  const cycle = readCycle(r, k, m, phases);
-  if (!cycle) return undefined;
-  const target = readTarget(r, k.get("target")?.value, cycle, phases);
-  if (target === undefined) return undefined;
+  // The cycle and its target and start are checked by name: a phase named there may have
+  // failed, and the mistakes in this section are worth reporting all the same.
+  const cycleNames = readCycle(r, k, m, phases);
+  const target = readTarget(r, k.get("target")?.value, cycleNames, phases);
   // An open cycle ([seated, standing]) times only the move between its phases, which can take a
   // tenth of a second: a default minimum would make every such repetition "too fast".
-  const open = cycle[0] !== cycle[cycle.length - 1];
+  const open = cycleNames !== undefined && cycleNames[0] !== cycleNames[cycleNames.length - 1];
   const within = readWithin(r, k.get("within")?.value, open ? 0 : DEFAULT_MIN_DURATION);
-  if (!within) return undefined;
-  const start = readStart(r, k.get("start")?.value, cycle, phases, signalNames, position);
-  if (!start) return undefined;
+  const start = readStart(r, k.get("start")?.value, cycleNames, phases, signalNames, position);
   const partial = readPartial(r, k.get("partial")?.value);
-  if (!partial) return undefined;
-  const progress = partialProgress(phases, cycle, target);
+  if (!cycleNames || target === undefined || !within || !start || !partial) return undefined;
+  const cycle = indices(phases, cycleNames);
+  const targetIndex = phaseIndex(phases, target);
+  if (!cycle || targetIndex === undefined) return undefined;
+  const progress = partialProgress(phases.defs, cycle, targetIndex);
   if (progress) partial.progress = progress;
-  return { cycle, target, minDuration: within.min, maxDuration: within.max, start, partial };
+  return {
+    cycle,
+    target: targetIndex,
+    minDuration: within.min,
+    maxDuration: within.max,
+    start: { ...start, phase: cycle[0] },
+    partial,
+  };
+}
+
+/** The indices of the phases named, when every one of them was read. */
+function indices(phases: PhaseNames, names: readonly string[]): number[] | undefined {
+  const out: number[] = [];
+  for (const name of names) {
+    const i = phaseIndex(phases, name);
+    if (i === undefined) return undefined;
+    out.push(i);
+  }
+  return out;
 }
 
 function readCycle(
   r: Reader,
   k: Map<string, YEntry>,
   m: YMap,
-  phases: readonly PhaseDef[],
-): number[] | undefined {
+  phases: PhaseNames,
+): string[] | undefined {
   const cycleNames = r.names(r.required(k, "cycle", m, "repetition"), "repetition.cycle");
   if (!cycleNames) return undefined;
   const cycleNode = k.get("cycle")!.value;
-  const cycle: number[] = [];
   let ok = true;
-  for (const { name, node: n } of cycleNames) {
-    const i = phaseIndex(r, phases, name, n, "repetition.cycle");
-    if (i === undefined) ok = false;
-    else cycle.push(i);
-  }
+  for (const { name, node: n } of cycleNames)
+    if (!checkPhaseName(r, phases, name, n, "repetition.cycle")) ok = false;
   if (!ok) return undefined;
+  const cycle = cycleNames.map((c) => c.name);
   if (cycle.length < 2) {
     r.issues.error(
       "CYCLE_TOO_SHORT",
@@ -75,7 +93,7 @@ function readCycle(
     if (cycle[i] === cycle[i - 1]) {
       r.issues.error(
         "CYCLE_REPEATED_PHASE",
-        `the cycle names '${phases[cycle[i]].name}' twice in a row`,
+        `the cycle names '${cycle[i]}' twice in a row`,
         at(cycleNode),
       );
       return undefined;
@@ -84,19 +102,21 @@ function readCycle(
   return cycle;
 }
 
-/** The phase that must be reached (default: the cycle's second). */
+/**
+ * The phase that must be reached (default: the cycle's second). Checked against the cycle only
+ * when the cycle could be read: a broken cycle has its own error.
+ */
 function readTarget(
   r: Reader,
   node: YNode | undefined,
-  cycle: readonly number[],
-  phases: readonly PhaseDef[],
-): number | undefined {
-  if (!node) return cycle[1];
+  cycle: readonly string[] | undefined,
+  phases: PhaseNames,
+): string | undefined {
+  if (!node) return cycle?.[1];
   const name = r.string(node, "repetition.target");
   if (name === undefined) return undefined;
-  const i = phaseIndex(r, phases, name, node, "repetition.target");
-  if (i === undefined) return undefined;
-  if (!cycle.slice(1).includes(i) || i === cycle[0]) {
+  if (!checkPhaseName(r, phases, name, node, "repetition.target") || !cycle) return undefined;
+  if (!cycle.slice(1).includes(name) || name === cycle[0]) {
     r.issues.error(
       "VALUE_INVALID",
       `repetition.target must be a phase of the cycle other than the first`,
@@ -104,7 +124,7 @@ function readTarget(
     );
     return undefined;
   }
-  return i;
+  return name;
 }
 
 /** The shortest closed-cycle repetition by default, and the longest of any. */
@@ -150,16 +170,19 @@ function readWithin(
   return { min: lo, max: hi };
 }
 
-/** When a repetition may start: after resting in the first phase `for` seconds, while `when`. */
+/**
+ * When a repetition may start: after resting in the first phase `for` seconds, while `when`.
+ * `phase` is checked against the cycle only when the cycle could be read.
+ */
 function readStart(
   r: Reader,
   node: YNode | undefined,
-  cycle: readonly number[],
-  phases: readonly PhaseDef[],
+  cycle: readonly string[] | undefined,
+  phases: PhaseNames,
   signalNames: ReadonlySet<string>,
   position: (offset: number) => Position,
 ): Start | undefined {
-  const start: Start = { phase: cycle[0], for: 0 };
+  const start: Start = { for: 0 };
   if (!node) return start;
   const s = r.map(node, "repetition.start");
   if (!s) return undefined;
@@ -169,15 +192,15 @@ function readStart(
   if (sk.has("phase")) {
     const node = sk.get("phase")!.value;
     const name = r.string(node, "repetition.start.phase");
-    const i =
-      name === undefined ? undefined : phaseIndex(r, phases, name, node, "repetition.start.phase");
-    if (i !== undefined && i !== cycle[0])
+    const known =
+      name !== undefined && checkPhaseName(r, phases, name, node, "repetition.start.phase");
+    if (known && cycle && name !== cycle[0])
       r.issues.error(
         "VALUE_INVALID",
-        `repetition.start.phase must be the first phase of the cycle ('${phases[cycle[0]].name}')`,
+        `repetition.start.phase must be the first phase of the cycle ('${cycle[0]}')`,
         at(node),
       );
-    if (i !== cycle[0]) ok = false;
+    if (!known || !cycle || name !== cycle[0]) ok = false;
   }
   if (sk.has("for")) {
     const f = r.duration(sk.get("for")!.value, "repetition.start.for", {

@@ -668,6 +668,82 @@ describe("movespec load", () => {
       expect(errors[0]).to.include({ line: 5, path: "signals.lean" });
     });
 
+    describe("a phase that failed hides nothing else", () => {
+      const brokenUp = BASE.replace(
+        "    exit: knee < 150",
+        "    exit: knee < 150\n    min_dwell: x",
+      );
+      const codesAndPaths = (yaml: string) => load(yaml).errors.map((e) => [e.code, e.path]);
+
+      it("reports the mistakes of repetition, hold and form, and not the phase as unknown", () => {
+        const yaml = brokenUp.replace(
+          "cycle: [up, down, up]",
+          [
+            "cycle: [up, down, up]",
+            "  within: [5s, 1s]",
+            "  start: { phase: up, for: soon }",
+            "hold: { phase: up, target: 0s }",
+            "form:",
+            "  - { id: Deep, when: knee < 10, during: [up], message: m }",
+            "  - { id: shallow, when: knee < 20, during: [up], severity: loud, message: m }",
+          ].join("\n"),
+        );
+        expect(codesAndPaths(yaml)).to.deep.equal([
+          ["DURATION_INVALID", "phases.up.min_dwell"],
+          ["WITHIN_INVALID", "repetition.within"],
+          ["DURATION_INVALID", "repetition.start.for"],
+          ["VALUE_INVALID", "hold.target"],
+          ["NAME_INVALID", "form[0].id"],
+          ["VALUE_INVALID", "form[1].severity"],
+        ]);
+      });
+
+      it("still reports a name no phase has, and a cycle wrong by name", () => {
+        expect(
+          codesAndPaths(brokenUp.replace("cycle: [up, down, up]", "cycle: [up, bottom, up]")),
+        ).to.deep.equal([
+          ["DURATION_INVALID", "phases.up.min_dwell"],
+          ["UNKNOWN_PHASE", "repetition.cycle[1]"],
+        ]);
+        expect(
+          codesAndPaths(brokenUp.replace("cycle: [up, down, up]", "cycle: [up, up, down]")),
+        ).to.deep.equal([
+          ["DURATION_INVALID", "phases.up.min_dwell"],
+          ["CYCLE_REPEATED_PHASE", "repetition.cycle"],
+        ]);
+        expect(
+          codesAndPaths(
+            brokenUp.replace("cycle: [up, down, up]", "cycle: [up, down, up]\n  target: up"),
+          ),
+        ).to.deep.equal([
+          ["DURATION_INVALID", "phases.up.min_dwell"],
+          ["VALUE_INVALID", "repetition.target"],
+        ]);
+      });
+
+      it("a phase whose name is invalid is still defined where it is named", () => {
+        const yaml = BASE.replace("  up:\n", "  Up:\n").replace(
+          "cycle: [up, down, up]",
+          "cycle: [Up, down, Up]\nhold: { phase: Up, target: 0s }",
+        );
+        expect(codesAndPaths(yaml)).to.deep.equal([
+          ["NAME_INVALID", "phases.Up"],
+          ["VALUE_INVALID", "hold.target"],
+        ]);
+      });
+
+      it("with no phases at all, a name is not reported as undefined", () => {
+        const yaml = BASE.replace(/phases:\n(?: {2}.*\n)+/, "").replace(
+          "cycle: [up, down, up]",
+          "cycle: [up, down, up]\n  within: [5s, 1s]",
+        );
+        expect(codesAndPaths(yaml)).to.deep.equal([
+          ["FIELD_REQUIRED", "phases"],
+          ["WITHIN_INVALID", "repetition.within"],
+        ]);
+      });
+    });
+
     it("chained comparisons and a not", () => {
       const yaml = BASE.replace("enter: knee < 100", "enter: 20 < knee < 100").replace(
         "exit: knee > 110",
