@@ -202,7 +202,9 @@ export function parseYaml(source: string, issues: IssueList): ParsedYaml {
       // The library checks duplicate keys pairwise (quadratic in the size of a mapping); we
       // check them with a set while walking the tree instead.
       uniqueKeys: false,
-      merge: false,
+      // Authors share settings between phases or rules with `<<: *base`; the merge is done
+      // while walking the tree (mergeEntries), within the same node and alias budgets.
+      merge: true,
       strict: true,
       schema: "core",
       version: "1.2",
@@ -290,11 +292,16 @@ function convert(
       );
       throw new Refusal();
     }
-    const entries: YEntry[] = [];
+    // Merged entries go where their `<<` is, as the parser's own toJS() places them.
+    const parts: (YEntry | { readonly merge: Node | null })[] = [];
     const seen = new Set<string>();
     for (const pair of node.items) {
       if (!isPair(pair)) continue;
       const keyNode = pair.key as Node | null;
+      if (isMergeKey(keyNode)) {
+        parts.push({ merge: pair.value as Node | null });
+        continue;
+      }
       if (
         !isScalar(keyNode) ||
         (typeof keyNode.value !== "string" && typeof keyNode.value !== "number")
@@ -346,7 +353,21 @@ function convert(
             textStart: keyNode.range?.[1] ?? 0,
             exact: false,
           };
-      entries.push({ key, keyPos, value });
+      parts.push({ key, keyPos, value });
+    }
+    // `seen` now holds every key written in this mapping: those win over the merged ones.
+    const entries: YEntry[] = [];
+    for (const part of parts) {
+      if (!("merge" in part)) {
+        entries.push(part);
+        continue;
+      }
+      const ctx = { doc, path, depth, budget, position, issues, resolving };
+      for (const entry of mergeEntries(ctx, part.merge, pos)) {
+        if (seen.has(entry.key)) continue;
+        seen.add(entry.key);
+        entries.push(entry);
+      }
     }
     return { kind: "map", entries, pos, path };
   }
@@ -404,4 +425,54 @@ function convert(
   }
   issues.error("TYPE_MISMATCH", "unsupported YAML node", at);
   throw new Refusal();
+}
+
+/** A plain `<<` key, which the parser (with `merge`) reads as a symbol rather than text. */
+function isMergeKey(key: Node | null): boolean {
+  return isScalar(key) && typeof key.value === "symbol" && key.value.description === "<<";
+}
+
+interface MergeContext {
+  readonly doc: Document.Parsed;
+  readonly path: string;
+  readonly depth: number;
+  readonly budget: { nodes: number; aliases: number };
+  readonly position: (offset: number) => Position;
+  readonly issues: IssueList;
+  readonly resolving: Set<Node>;
+}
+
+/**
+ * The entries a `<<` brings into the mapping at `ctx.path`: those of a mapping (usually an
+ * alias of one) or of each mapping of a list, the first listed winning. Anything else is refused
+ * outright: the mapping would lack the keys meant to be merged, and each would be reported
+ * missing.
+ */
+function mergeEntries(ctx: MergeContext, source: Node | null, mapPos: Position): YEntry[] {
+  const { doc, path, depth, budget, position, issues, resolving } = ctx;
+  const convertMap = (node: Node | null): YMap | undefined => {
+    if (!node) return undefined;
+    const out = convert(doc, node, path, depth, budget, position, issues, resolving);
+    return out.kind === "map" ? out : undefined;
+  };
+  const sources = isSeq(source)
+    ? source.items.map((item) => convertMap(item as Node | null))
+    : [convertMap(source)];
+  if (sources.length === 0 || sources.some((m) => m === undefined)) {
+    issues.error(
+      "TYPE_MISMATCH",
+      "a merge key (<<) takes a mapping, usually an alias of one (<<: *base), or a list of them",
+      { pos: source?.range ? position(source.range[0]) : mapPos, path: path || undefined },
+    );
+    throw new Refusal();
+  }
+  const entries: YEntry[] = [];
+  const seen = new Set<string>();
+  for (const m of sources as YMap[])
+    for (const entry of m.entries) {
+      if (seen.has(entry.key)) continue;
+      seen.add(entry.key);
+      entries.push(entry);
+    }
+  return entries;
 }

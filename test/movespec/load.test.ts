@@ -486,9 +486,16 @@ describe("movespec load", () => {
         ["YAML_LINE_TOO_LONG"],
       ],
       [
-        "merge keys",
-        () => `base: &b { enter: knee > 1 }\n${BASE.replace("  up:\n", "  up:\n    <<: *b\n")}`,
-        ["UNKNOWN_KEY"],
+        "an alias bomb through merge keys",
+        () =>
+          [
+            "a: &a { k0: 1, k1: 1, k2: 1, k3: 1, k4: 1, k5: 1, k6: 1, k7: 1, k8: 1 }",
+            ...Array.from({ length: 9 }, (_, i) => {
+              const [name, prev] = [String.fromCharCode(98 + i), String.fromCharCode(97 + i)];
+              return `${name}: &${name} { <<: [${Array(9).fill(`*${prev}`).join(", ")}] }`;
+            }),
+          ].join("\n"),
+        ["YAML_TOO_MANY_NODES", "YAML_TOO_MANY_ALIASES"],
       ],
     ];
     for (const [what, make, codes] of cases) {
@@ -666,6 +673,72 @@ describe("movespec load", () => {
       const { errors } = load(yaml);
       expect(errors.map((e) => e.code)).to.deep.equal(["UNKNOWN_FUNCTION"]);
       expect(errors[0]).to.include({ line: 5, path: "signals.lean" });
+    });
+
+    describe("YAML merge keys (<<)", () => {
+      const merged = BASE.replace("  up:\n", "  up: &phase\n").replace(
+        "  down:\n    enter: knee < 100\n    exit: knee > 110\n",
+        "  down:\n    <<: *phase\n    enter: knee < 100\n    exit: knee > 110\n",
+      );
+
+      it("read as the keys of the mapping merged, keys written beside them winning", () => {
+        const withDwell = (yaml: string) =>
+          yaml.replace("    exit: knee < 150\n", "    exit: knee < 150\n    min_dwell: 0.3s\n");
+        const r = load(withDwell(merged));
+        expect(r.errors).to.deep.equal([]);
+        expect(r.warnings).to.deep.equal([]);
+        const written = withDwell(BASE).replace(
+          "    exit: knee > 110\n",
+          "    exit: knee > 110\n    min_dwell: 0.3s\n",
+        );
+        expect(r.spec).to.deep.equal(load(written).spec);
+        // Written before the merge, a key still wins over the one merged.
+        const before = withDwell(merged).replace(
+          "    <<: *phase\n    enter: knee < 100\n",
+          "    enter: knee < 100\n    <<: *phase\n",
+        );
+        expect(load(before).spec).to.deep.equal(load(written).spec);
+      });
+
+      it("a list of mappings merges each, the first one listed winning", () => {
+        const up = merged.replace(
+          "    exit: knee < 150\n",
+          "    exit: knee < 150\n    min_dwell: 0.3s\n",
+        );
+        const dwell = (list: string) =>
+          load(up.replace("    <<: *phase\n", `    <<: ${list}\n`)).spec?.phases[1].minDwell;
+        expect(dwell("[{ min_dwell: 0.2s }, *phase]")).to.be.closeTo(0.2, 1e-12);
+        expect(dwell("[*phase, { min_dwell: 0.2s }]")).to.be.closeTo(0.3, 1e-12);
+      });
+
+      it("a mistake in what was merged points at where it is written, with the path it has", () => {
+        const yaml = merged.replace(
+          "    enter: knee < 100\n    exit: knee > 110\n",
+          "    enter: knee < 100\n",
+        );
+        const found = issue(yaml, "PHASE_EXIT_OVERLAPS_ENTER");
+        expect(found).to.include({ line: 8, column: 11, path: "phases.down.exit" });
+      });
+
+      it("refuses a merge of something other than mappings, with one error there", () => {
+        for (const value of ["5", "[*phase, 3]", "[]"]) {
+          const yaml = merged.replace("    <<: *phase\n", `    <<: ${value}\n`);
+          const { errors } = load(yaml);
+          expect(errors, value).to.have.length(1);
+          expect(errors[0], value).to.include({
+            code: "TYPE_MISMATCH",
+            line: 10,
+            column: 9,
+            path: "phases.down",
+          });
+          expect(errors[0].message).to.include("<<");
+        }
+      });
+
+      it("a quoted '<<' is an ordinary key", () => {
+        const yaml = merged.replace("    <<: *phase\n", '    "<<": *phase\n');
+        expect(issue(yaml, "UNKNOWN_KEY")).to.include({ path: "phases.down.<<" });
+      });
     });
 
     describe("a phase that failed hides nothing else", () => {
