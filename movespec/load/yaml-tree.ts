@@ -226,11 +226,16 @@ export function parseYaml(source: string, issues: IssueList): ParsedYaml {
   }
   if (doc.errors.length > 0) return result;
 
-  const budget = { nodes: 0, aliases: 0 };
+  const walk: Walk = {
+    doc,
+    source,
+    position,
+    issues,
+    budget: { nodes: 0, aliases: 0 },
+    resolving: new Set(),
+  };
   try {
-    result.root = doc.contents
-      ? convert(doc, doc.contents as Node, "", 0, budget, position, issues, new Set())
-      : undefined;
+    result.root = doc.contents ? convert(walk, doc.contents as Node, "", 0) : undefined;
   } catch (err) {
     if (!(err instanceof Refusal)) throw err;
   }
@@ -238,16 +243,19 @@ export function parseYaml(source: string, issues: IssueList): ParsedYaml {
   return result;
 }
 
-function convert(
-  doc: Document.Parsed,
-  node: Node,
-  path: string,
-  depth: number,
-  budget: { nodes: number; aliases: number },
-  position: (offset: number) => Position,
-  issues: IssueList,
-  resolving: Set<Node>,
-): YNode {
+/** What the walk of one document shares: the source, where issues go, the budgets. */
+interface Walk {
+  readonly doc: Document.Parsed;
+  readonly source: string;
+  readonly position: (offset: number) => Position;
+  readonly issues: IssueList;
+  readonly budget: { nodes: number; aliases: number };
+  /** The aliased nodes being converted, to refuse an alias inside its own anchor. */
+  readonly resolving: Set<Node>;
+}
+
+function convert(walk: Walk, node: Node, path: string, depth: number): YNode {
+  const { doc, position, issues, budget, resolving } = walk;
   const pos = position(node.range?.[0] ?? 0);
   const at = { pos, path: path || undefined };
   if (++budget.nodes > LOAD_LIMITS.maxNodes) {
@@ -273,7 +281,7 @@ function convert(
       throw new Refusal();
     }
     resolving.add(target);
-    const out = convert(doc, target, path, depth, budget, position, issues, resolving);
+    const out = convert(walk, target, path, depth);
     resolving.delete(target);
     // Report positions at the alias, where the author wrote it.
     return { ...out, pos, path };
@@ -344,7 +352,7 @@ function convert(
       seen.add(key);
       const valueNode = pair.value as Node | null;
       const value: YNode = valueNode
-        ? convert(doc, valueNode, childPath, depth + 1, budget, position, issues, resolving)
+        ? convert(walk, valueNode, childPath, depth + 1)
         : {
             kind: "scalar",
             value: null,
@@ -362,8 +370,7 @@ function convert(
         entries.push(part);
         continue;
       }
-      const ctx = { doc, path, depth, budget, position, issues, resolving };
-      for (const entry of mergeEntries(ctx, part.merge, pos)) {
+      for (const entry of mergeEntries(walk, part.merge, path, depth, pos)) {
         if (seen.has(entry.key)) continue;
         seen.add(entry.key);
         entries.push(entry);
@@ -382,16 +389,7 @@ function convert(
     }
     const items = node.items.map((item, i) =>
       item
-        ? convert(
-            doc,
-            item as Node,
-            `${path}[${i}]`,
-            depth + 1,
-            budget,
-            position,
-            issues,
-            resolving,
-          )
+        ? convert(walk, item as Node, `${path}[${i}]`, depth + 1)
         : ({
             kind: "scalar",
             value: null,
@@ -432,27 +430,23 @@ function isMergeKey(key: Node | null): boolean {
   return isScalar(key) && typeof key.value === "symbol" && key.value.description === "<<";
 }
 
-interface MergeContext {
-  readonly doc: Document.Parsed;
-  readonly path: string;
-  readonly depth: number;
-  readonly budget: { nodes: number; aliases: number };
-  readonly position: (offset: number) => Position;
-  readonly issues: IssueList;
-  readonly resolving: Set<Node>;
-}
-
 /**
- * The entries a `<<` brings into the mapping at `ctx.path`: those of a mapping (usually an
+ * The entries a `<<` brings into the mapping at `path`: those of a mapping (usually an
  * alias of one) or of each mapping of a list, the first listed winning. Anything else is refused
  * outright: the mapping would lack the keys meant to be merged, and each would be reported
  * missing.
  */
-function mergeEntries(ctx: MergeContext, source: Node | null, mapPos: Position): YEntry[] {
-  const { doc, path, depth, budget, position, issues, resolving } = ctx;
+function mergeEntries(
+  walk: Walk,
+  source: Node | null,
+  path: string,
+  depth: number,
+  mapPos: Position,
+): YEntry[] {
+  const { position, issues } = walk;
   const convertMap = (node: Node | null): YMap | undefined => {
     if (!node) return undefined;
-    const out = convert(doc, node, path, depth, budget, position, issues, resolving);
+    const out = convert(walk, node, path, depth);
     return out.kind === "map" ? out : undefined;
   };
   const sources = isSeq(source)
