@@ -26,8 +26,8 @@ export interface ExprSource {
 }
 
 export function spanPosition(src: ExprSource, span: Span): Position {
-  if (src.node.exact) return src.position(src.node.textStart + span.start);
-  return src.node.pos;
+  const offset = src.node.sourceOffset(span.start);
+  return offset === undefined ? src.node.pos : src.position(offset);
 }
 
 export function parseAt(src: ExprSource, issues: IssueList): Expr | undefined {

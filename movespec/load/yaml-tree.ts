@@ -20,6 +20,7 @@ import {
 } from "yaml";
 import type { IssueList, Position } from "../issues.js";
 import { LOAD_LIMITS } from "./limits.js";
+import { type FlowStyle, scalarOffsets } from "./scalar-offsets.js";
 
 export type YNode = YMap | YSeq | YScalar;
 
@@ -43,10 +44,12 @@ export interface YSeq extends YBase {
 export interface YScalar extends YBase {
   readonly kind: "scalar";
   readonly value: string | number | boolean | null;
-  /** Offset of the first character of the value's text within the source. */
-  readonly textStart: number;
-  /** True when the scalar's text maps one to one onto the source (plain, one line). */
-  readonly exact: boolean;
+  /**
+   * The source offset of the character at `index` of the value's text (its length: where the
+   * text ends), or undefined when that is not known exactly (block scalars, a number not written
+   * as it prints): then point at the scalar.
+   */
+  readonly sourceOffset: (index: number) => number | undefined;
 }
 
 const ALLOWED_TAGS = new Set([
@@ -358,8 +361,7 @@ function convert(walk: Walk, node: Node, path: string, depth: number): YNode {
             value: null,
             pos: keyPos,
             path: childPath,
-            textStart: keyNode.range?.[1] ?? 0,
-            exact: false,
+            sourceOffset: unknownOffset,
           };
       parts.push({ key, keyPos, value });
     }
@@ -395,8 +397,7 @@ function convert(walk: Walk, node: Node, path: string, depth: number): YNode {
             value: null,
             pos,
             path: `${path}[${i}]`,
-            textStart: 0,
-            exact: false,
+            sourceOffset: unknownOffset,
           } as YScalar),
     );
     return { kind: "seq", items, pos, path };
@@ -416,13 +417,44 @@ function convert(walk: Walk, node: Node, path: string, depth: number): YNode {
     else if (typeof v === "number") value = v;
     else if (typeof v === "bigint") value = Number(v);
     else value = String(v);
-    const start = node.range?.[0] ?? 0;
-    const quoted = node.type === Scalar.QUOTE_DOUBLE || node.type === Scalar.QUOTE_SINGLE;
-    const exact = node.type === Scalar.PLAIN || quoted;
-    return { kind: "scalar", value, pos, path, textStart: quoted ? start + 1 : start, exact };
+    return {
+      kind: "scalar",
+      value,
+      pos,
+      path,
+      sourceOffset: flowOffsets(walk.source, node, value === null ? "" : String(value)),
+    };
   }
   issues.error("TYPE_MISMATCH", "unsupported YAML node", at);
   throw new Refusal();
+}
+
+const unknownOffset = (): undefined => undefined;
+
+const FLOW_STYLES: Readonly<Record<string, FlowStyle>> = {
+  [Scalar.PLAIN]: "plain",
+  [Scalar.QUOTE_SINGLE]: "single",
+  [Scalar.QUOTE_DOUBLE]: "double",
+};
+
+/**
+ * `sourceOffset` of a scalar, worked out on first use: only expressions with an error need it,
+ * and replaying the scalar's folding and escapes costs a pass over its text.
+ */
+function flowOffsets(source: string, node: Scalar, text: string): YScalar["sourceOffset"] {
+  const style = node.type ? FLOW_STYLES[node.type] : undefined;
+  if (!style || !node.range) return unknownOffset;
+  const [start, end] = node.range;
+  const quote = style === "plain" ? 0 : 1;
+  let offsets: number[] | undefined;
+  let replayed = false;
+  return (index) => {
+    if (!replayed) {
+      offsets = scalarOffsets(source, start + quote, end - quote, style, text);
+      replayed = true;
+    }
+    return offsets?.[index];
+  };
 }
 
 /** A plain `<<` key, which the parser (with `merge`) reads as a symbol rather than text. */

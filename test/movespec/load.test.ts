@@ -675,6 +675,70 @@ describe("movespec load", () => {
       expect(errors[0]).to.include({ line: 5, path: "signals.lean" });
     });
 
+    describe("expression errors point at the character, however the scalar is written", () => {
+      const where = (enter: string, code: string) => {
+        const found = issue(BASE.replace("    enter: knee < 100", `    enter: ${enter}`), code);
+        expect(found.path).to.equal("phases.down.enter");
+        return [found.line, found.column];
+      };
+      // The second '>' of `knee >> 3` is where the parser stops; `kne` is an unknown signal.
+      const cases: [string, string, string, [number, number]][] = [
+        ["plain, one line", "knee < 100 and knee >> 3", "EXPRESSION_SYNTAX", [10, 33]],
+        [
+          "plain, folded onto a second line",
+          "knee < 100\n      and knee >> 3",
+          "EXPRESSION_SYNTAX",
+          [11, 17],
+        ],
+        [
+          "plain, across an empty line",
+          "knee < 100\n\n      and   kne < 3",
+          "UNKNOWN_SIGNAL",
+          [12, 13],
+        ],
+        [
+          "double-quoted, after an escape",
+          '"knee\\t< 100 and knee >> 3"',
+          "EXPRESSION_SYNTAX",
+          [10, 35],
+        ],
+        [
+          "double-quoted, after a \\u escape",
+          '"knee\\u0020< 100 and kne < 3"',
+          "UNKNOWN_SIGNAL",
+          [10, 33],
+        ],
+        [
+          "double-quoted, folded onto a second line",
+          '"knee < 100\n      and kne < 3"',
+          "UNKNOWN_SIGNAL",
+          [11, 11],
+        ],
+        [
+          "double-quoted, after an escaped line break",
+          '"knee < 100 and \\\n      kne < 3"',
+          "UNKNOWN_SIGNAL",
+          [11, 7],
+        ],
+        [
+          "single-quoted, folded onto a second line",
+          "'knee < 100\n      and kne < 3'",
+          "UNKNOWN_SIGNAL",
+          [11, 11],
+        ],
+        [
+          "single-quoted, at a doubled quote",
+          "'knee < 100 and ''x'''",
+          "EXPRESSION_SYNTAX",
+          [10, 28],
+        ],
+        // A block scalar is not mapped character by character: the error points at its start.
+        ["a folded block", ">\n      knee < 100\n      and kne < 3", "UNKNOWN_SIGNAL", [10, 12]],
+      ];
+      for (const [what, enter, code, expected] of cases)
+        it(what, () => expect(where(enter, code)).to.deep.equal(expected));
+    });
+
     describe("YAML merge keys (<<)", () => {
       const merged = BASE.replace("  up:\n", "  up: &phase\n").replace(
         "  down:\n    enter: knee < 100\n    exit: knee > 110\n",
