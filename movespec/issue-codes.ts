@@ -64,6 +64,7 @@ export const ISSUE_CODES = {
   ADAPTIVE_MIN_RANGE_SMALL: "warning",
   ANGLE_IN_RADIANS: "warning",
   DURATION_BARE_NUMBER: "warning",
+  GEOMETRY_DEGENERATE: "warning",
 } as const satisfies Record<string, Severity>;
 
 export type IssueCode = keyof typeof ISSUE_CODES;

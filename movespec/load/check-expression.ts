@@ -194,6 +194,7 @@ export function checkExpression(
       return;
     }
     if (fn.scaled) info.usesScale = true;
+    const named = new Set<string>();
     fn.args.forEach((kind, i) => {
       const a = n.args[i];
       if (kind === "landmark") {
@@ -216,6 +217,16 @@ export function checkExpression(
         }
         if (lm.kind === "sided" || lm.kind === "opposite") info.sidedLandmarks = true;
         info.landmarks.add(a.name);
+        // Loads and runs, but a segment from a point to itself has no direction (the signal
+        // never gets a value) and a point's distance to itself is always 0: almost always a
+        // typo for another landmark, which the author should hear about.
+        if (named.has(a.name))
+          ctx.issues.warn(
+            "GEOMETRY_DEGENERATE",
+            `${n.fn}() names the landmark '${a.name}' twice, so it measures nothing (always the same value, or none); another landmark was probably meant`,
+            { pos: spanPosition(src, a.span), path: src.path },
+          );
+        named.add(a.name);
       } else if (kind === "seconds") {
         if (a.kind !== "num" || !(a.value > 0) || a.value > 3600) {
           fail(

@@ -394,6 +394,36 @@ describe("movespec load", () => {
       });
     }
 
+    describe("GEOMETRY_DEGENERATE: a landmark named twice in a measurement", () => {
+      const cases: [string, number][] = [
+        ["angle2d(knee, knee, ankle)", 23],
+        ["angle(hip, knee, hip)", 26],
+        ["distance(left_ankle, left_ankle)", 30],
+      ];
+      for (const [expr, column] of cases) {
+        it(expr, () => {
+          const yaml = BASE.replace("angle(hip, knee, ankle)", expr);
+          const r = load(yaml);
+          expect(r.errors).to.deep.equal([]);
+          expect(r.warnings.filter((w) => w.code === "GEOMETRY_DEGENERATE")).to.have.length(1);
+          expect(issue(yaml, "GEOMETRY_DEGENERATE")).to.include({
+            severity: "warning",
+            line: 4,
+            column,
+            path: "signals.knee",
+          });
+        });
+      }
+
+      it("not for the same name on both sides, or different landmarks", () => {
+        for (const expr of ["angle2d(left_knee, knee, ankle)", "distance(ankle, opposite_ankle)"])
+          expect(
+            load(BASE.replace("angle(hip, knee, ankle)", expr)).warnings.map((w) => w.code),
+            expr,
+          ).to.not.include("GEOMETRY_DEGENERATE");
+      });
+    });
+
     it("accepts EMA with alpha at a 30 fps reference, and warns when it lags", () => {
       expect(
         load(BASE.replace("sides: left", "sides: left\nsmoothing: { ema: { alpha: 0.5 } }"))
