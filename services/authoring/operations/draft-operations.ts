@@ -16,6 +16,7 @@ import { loadMoveSpec } from "../domain/movespec-loader.js";
 import { draftMessage, issueMessage } from "../to-proto.js";
 import type { AuthoringDeps } from "./deps.js";
 import {
+  archivedRefusal,
   assertNotArchived,
   findOwned,
   moveSpecArchived,
@@ -50,7 +51,7 @@ export function createDraftOperations(deps: AuthoringDeps) {
         case "missing":
           throw moveSpecNotFound(request.movespecId);
         case "archived":
-          throw moveSpecArchived(request.movespecId);
+          throw outcome.doc ? archivedRefusal(outcome.doc) : moveSpecArchived(request.movespecId);
         case "revision_mismatch":
           throw serviceError(
             Code.FailedPrecondition,

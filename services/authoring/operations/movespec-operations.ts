@@ -25,7 +25,7 @@ import { MOVESPEC_TEMPLATE } from "../domain/movespec-loader.js";
 import type { MoveSpecDoc } from "../store/documents.js";
 import { draftMessage, moveSpecMessage, visibilityName } from "../to-proto.js";
 import type { AuthoringDeps } from "./deps.js";
-import { findVisible, moveSpecArchived, moveSpecNotFound } from "./visibility-checks.js";
+import { archivedRefusal, findVisible, moveSpecNotFound } from "./visibility-checks.js";
 
 /** Creating and reading MoveSpecs, and the admin tool's visibility, delist and archive. */
 export function createMoveSpecOperations(deps: AuthoringDeps) {
@@ -210,10 +210,9 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
         unset,
       );
       if (!updated) {
-        if (!(await deps.movespecs.findMetadata(request.movespecId))) {
-          throw moveSpecNotFound(request.movespecId);
-        }
-        throw moveSpecArchived(request.movespecId);
+        const current = await deps.movespecs.findMetadata(request.movespecId);
+        if (!current) throw moveSpecNotFound(request.movespecId);
+        throw archivedRefusal(current);
       }
       deps.relay.nudge();
       return moveSpecMessage(updated);

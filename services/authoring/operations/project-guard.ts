@@ -4,6 +4,7 @@ import { Reason } from "../../shared/errors/reasons.js";
 import { errorInfo, serviceError } from "../../shared/errors/service-error.js";
 import type { Logger } from "../../shared/logging/logger.js";
 import { type Caller, onBehalfOf } from "../../shared/security/caller.js";
+import { projectArchived } from "./visibility-checks.js";
 
 /**
  * Writes to any MoveSpec of an archived project are refused (409 PROJECT_ARCHIVED). The project's
@@ -60,14 +61,7 @@ export function createProjectGuard(
             "the MoveSpecs of an archived project were not archived",
           ),
         );
-        throw serviceError(
-          Code.FailedPrecondition,
-          Reason.projectArchived,
-          "the project is archived",
-          {
-            project_id: caller.projectId,
-          },
-        );
+        throw projectArchived(caller.projectId);
       }
     },
   };

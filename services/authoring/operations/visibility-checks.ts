@@ -76,6 +76,22 @@ export function moveSpecArchived(movespecId: string) {
   );
 }
 
+export function projectArchived(projectId: string) {
+  return serviceError(Code.FailedPrecondition, Reason.projectArchived, "the project is archived", {
+    project_id: projectId,
+  });
+}
+
+/**
+ * The refusal of a write to an archived MoveSpec: PROJECT_ARCHIVED when it went with its
+ * project, so a client gets the same answer before and after the project's MoveSpecs are archived.
+ */
+export function archivedRefusal(
+  doc: Pick<MoveSpecDoc, "_id" | "project_id" | "archived_with_project">,
+) {
+  return doc.archived_with_project ? projectArchived(doc.project_id) : moveSpecArchived(doc._id);
+}
+
 export function assertNotArchived(doc: MoveSpecDoc): void {
-  if (doc.archived_at) throw moveSpecArchived(doc._id);
+  if (doc.archived_at) throw archivedRefusal(doc);
 }

@@ -14,6 +14,8 @@ export interface MoveSpecDoc {
   created_at: Date;
   updated_at: Date;
   archived_at?: Date;
+  /** Archived because its project was: writes are refused as PROJECT_ARCHIVED, the cause. */
+  archived_with_project?: true;
   current_released_version_id?: string;
   created_by: string;
   updated_by: string;

@@ -113,7 +113,12 @@ export function createMoveSpecStore(db: Db): MoveSpecStore {
       const result = await collection.updateMany(
         { project_id: projectId, archived_at: { $exists: false } },
         {
-          $set: { archived_at: at, updated_at: at, catalogue_pending: true },
+          $set: {
+            archived_at: at,
+            archived_with_project: true,
+            updated_at: at,
+            catalogue_pending: true,
+          },
           $inc: { revision: 1 },
         },
       );
