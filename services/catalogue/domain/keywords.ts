@@ -1,4 +1,5 @@
 import {
+  foldAccents,
   SEARCH_QUERY_LIMITS,
   SEARCH_WORD_LENGTH,
   SEARCH_WORDS_VERSION,
@@ -26,8 +27,6 @@ export const KEYWORD_LIMITS = {
 /** How the stored keywords were split: entries with another version are re-split on a resync. */
 export const KEYWORDS_VERSION = SEARCH_WORDS_VERSION;
 
-const DIACRITICS = /\p{M}+/gu;
-
 /** The distinct keywords of some text, in order of first appearance. */
 export function keywordsOf(...texts: (string | undefined)[]): string[] {
   return searchWords(texts, {
@@ -38,5 +37,5 @@ export function keywordsOf(...texts: (string | undefined)[]): string[] {
 
 /** The sort key of a name: case-insensitive (and accent-insensitive) ascending order. */
 export function nameKeyOf(name: string): string {
-  return name.normalize("NFKD").replace(DIACRITICS, "").toLowerCase();
+  return foldAccents(name);
 }

@@ -13,9 +13,11 @@
 /**
  * Bumped whenever the words of some text change (a different splitting): entries stored with
  * an older version are re-split by a resync of the catalogue (docs/movespecs.md, "Search").
- * Version 1 (never stored: the field's absence) split on non letters/digits only.
+ * Version 1 (never stored: the field's absence) split on non letters/digits only; version 2 also
+ * at Unicode word boundaries, and took every combining mark away (kana voicing, Indic and Thai
+ * vowel signs: other words); version 3 takes away only accents.
  */
-export const SEARCH_WORDS_VERSION = 2;
+export const SEARCH_WORDS_VERSION = 3;
 
 /** Characters kept of one word (longer words are cut, in entries and queries alike). */
 export const SEARCH_WORD_LENGTH = 32;
@@ -27,8 +29,18 @@ export const SEARCH_QUERY_LIMITS = {
   words: 16,
 } as const;
 
-const DIACRITICS = /\p{M}+/gu;
-const SEPARATORS = /[^\p{L}\p{N}]+/u;
+/**
+ * Accents: the combining diacritical marks of Latin, Greek and Cyrillic (é, ñ, ö, ệ). Every other
+ * combining mark is part of its word: Japanese voicing (ク and グ are different sounds), the vowel
+ * signs of Devanagari or Thai (किताब without them is another word).
+ */
+const ACCENTS = /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+/gu;
+const SEPARATORS = /[^\p{L}\p{M}\p{N}]+/u;
+
+/** Text without its accents, composed again (NFC), lower case: "Élan" is "elan", グ stays グ. */
+export function foldAccents(text: string): string {
+  return text.normalize("NFKD").replace(ACCENTS, "").normalize("NFC").toLowerCase();
+}
 // A fixed locale: the words must not depend on the LANG of the process that splits them (the
 // gateway and the catalogue may differ), and ICU's dictionaries apply whatever the locale.
 const SEGMENTER = new Intl.Segmenter("und", { granularity: "word" });
@@ -47,11 +59,7 @@ export function searchWords(
     // NFKC first: the dictionaries see one form of a word however it was typed (half-width
     // katakana, composed or decomposed kana).
     for (const { segment } of SEGMENTER.segment(text.normalize("NFKC"))) {
-      for (const raw of segment
-        .normalize("NFKD")
-        .replace(DIACRITICS, "")
-        .toLowerCase()
-        .split(SEPARATORS)) {
+      for (const raw of foldAccents(segment).split(SEPARATORS)) {
         if (raw === "") continue;
         words.add(raw.slice(0, limits.maxLength));
         if (words.size >= limits.maxWords) return [...words];

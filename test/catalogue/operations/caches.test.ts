@@ -93,5 +93,16 @@ describe("catalogue caches and keywords", () => {
       // Half-width katakana is the same word as full-width.
       expect(keywordsOf("ﾄﾚｰﾆﾝｸﾞ")).to.deep.equal(keywordsOf("トレーニング"));
     });
+
+    it("takes accents away, and no other mark: voicing, Indic and Thai vowel signs stay", () => {
+      expect(keywordsOf("Crème brûlée Ørsted ệ")).to.deep.equal(["creme", "brulee", "ørsted", "e"]);
+      // Composed and decomposed kana are one word; ク and グ are two.
+      expect(keywordsOf("グラム")).to.deep.equal(keywordsOf("ク\u3099ラム"));
+      expect(keywordsOf("グラム")).to.deep.equal(["グラム"]);
+      expect(keywordsOf("グラム")).to.not.deep.equal(keywordsOf("クラム"));
+      expect(keywordsOf("किताब")).to.deep.equal(["किताब"]);
+      expect(keywordsOf("กิน")).to.deep.equal(["กิน"]);
+      expect(nameKeyOf("Émile グ")).to.equal("emile グ");
+    });
   });
 });
