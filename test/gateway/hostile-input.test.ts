@@ -304,6 +304,65 @@ describe("hostile input at the gateway (whole system)", function () {
       expect(plain.status).to.equal(201);
     });
 
+    it("a body of exactly BODY_LIMIT_BYTES (1 MiB) is read; one byte more is 413 BODY_TOO_LARGE", async () => {
+      const MIB = 1024 * 1024;
+      const bodyOf = (bytes: number) => {
+        const head = `{"name":"bodylimit","project_id":"${tenant.projectId}","pad":"`;
+        return `${head}${"p".repeat(bytes - head.length - 2)}"}`;
+      };
+      expect(Buffer.byteLength(bodyOf(MIB))).to.equal(MIB);
+      expect((await postRaw("/api/movespecs", bodyOf(MIB))).status).to.equal(201);
+      const over = await postRaw("/api/movespecs", bodyOf(MIB + 1));
+      expect(over.status).to.equal(413);
+      const error = await envelopeOf(over);
+      expect(error.code).to.equal("payload_too_large");
+      expect(error.details).to.include({ reason: "BODY_TOO_LARGE", limit_bytes: MIB });
+    });
+
+    it("X-Request-Id: 128 characters are kept, 129 are replaced by a fresh id", async () => {
+      const sane = "aZ0._:-".repeat(19).slice(0, 128);
+      const kept = await fetch(`${system.gatewayUrl}/api/health`, {
+        headers: { "x-request-id": sane },
+      });
+      expect(kept.headers.get("x-request-id")).to.equal(sane);
+      // The error envelope quotes the same id as the header, whichever it is.
+      const long = `${sane}a`;
+      const replaced = await fetch(`${system.gatewayUrl}/api/nowhere`, {
+        headers: { "x-request-id": long },
+      });
+      const id = replaced.headers.get("x-request-id");
+      expect(id).to.match(/^[0-9a-f-]{36}$/);
+      expect((await envelopeOf(replaced)).details.request_id).to.equal(id);
+    });
+
+    it("the token route: up to 50 scopes and 1,024 characters of secret, then 400 FIELD_INVALID", async () => {
+      const exchange = (body: Record<string, unknown>) =>
+        tenant.call("POST", "/api/auth/access-tokens", body);
+      const fifty = await exchange({
+        api_key: tenant.apiKey,
+        scopes: Array(50).fill("movespecs:read"),
+      });
+      expect(fifty.status, JSON.stringify(fifty.body)).to.equal(200);
+      const fiftyOne = await exchange({
+        api_key: tenant.apiKey,
+        scopes: Array(51).fill("movespecs:read"),
+      });
+      expectFieldInvalid(fiftyOne, "scopes");
+      // A secret at the length limit is checked (and unknown); one character more is not read.
+      const atLimit = await exchange({ api_key: `msk_${"a".repeat(1020)}` });
+      expect(atLimit.status, JSON.stringify(atLimit.body)).to.equal(401);
+      expect(atLimit.body.error.details.reason).to.equal("CREDENTIAL_INVALID");
+      for (const field of ["api_key", "api_key_secret", "service_account_secret"]) {
+        const pairs: Record<string, Record<string, unknown>> = {
+          api_key: {},
+          api_key_secret: { api_key_id: "01a20000-0000-7000-8000-000000000000" },
+          service_account_secret: { service_account_id: "01a20000-0000-7000-8000-000000000000" },
+        };
+        const over = await exchange({ ...pairs[field], [field]: `m${"a".repeat(1024)}` });
+        expectFieldInvalid(over, field);
+      }
+    });
+
     it("an empty Idempotency-Key: 400 FIELD_INVALID, nothing created", async () => {
       const before = await tenant.call("GET", `/api/movespecs?q=emptykey&limit=200`);
       for (const [path, body] of [
@@ -438,6 +497,32 @@ describe("hostile input at the gateway (whole system)", function () {
         `GET /api/health HTTP/1.1\r\n${HOST}X-Big: ${"a".repeat(20 * 1024)}\r\n\r\n`,
       );
       expectRawEnvelope(response, 431, "payload_too_large", "HEADERS_TOO_LARGE");
+    });
+
+    // Node's limit counts the request target and the header names and values (not the method,
+    // the version or the separators) and refuses them once they reach 16 KiB: a long query string
+    // spends the same allowance as a long header.
+    it("the target and headers are read up to 16,383 bytes; at 16,384: 431 HEADERS_TOO_LARGE", async () => {
+      const MAX = 16 * 1024;
+      const request = (where: "header" | "query", counted: number) => {
+        const fixed = "Host".length + "gateway".length + "Connection".length + "close".length;
+        const head = "GET /api/health";
+        const tail = " HTTP/1.1\r\nHost: gateway\r\nConnection: close\r\n";
+        if (where === "query") {
+          const target = "/api/health?pad=";
+          const pad = "a".repeat(counted - fixed - target.length);
+          return `GET ${target}${pad}${tail}\r\n`;
+        }
+        const pad = "a".repeat(counted - fixed - "/api/health".length - "X-Pad".length);
+        return `${head}${tail}X-Pad: ${pad}\r\n\r\n`;
+      };
+      for (const where of ["header", "query"] as const) {
+        const at = await rawRequest(system.gatewayUrl, request(where, MAX - 1));
+        expect(at.status, where).to.equal(200);
+        expect(at.body.status, where).to.equal("ok");
+        const past = await rawRequest(system.gatewayUrl, request(where, MAX));
+        expectRawEnvelope(past, 431, "payload_too_large", "HEADERS_TOO_LARGE");
+      }
     });
 
     it("both Content-Length and Transfer-Encoding: 400 MALFORMED_REQUEST", async () => {
