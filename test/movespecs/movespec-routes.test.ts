@@ -478,12 +478,18 @@ describe("MoveSpec routes (black box through the gateway)", function () {
       expect((await createMoveSpec({ description: "d".repeat(2000) })).description).to.have.length(
         2000,
       );
-      const r = await call("POST", "/api/movespecs", {
-        token: owner.token,
-        body: { name: "x", project_id: owner.projectId, description: "d".repeat(2001) },
-      });
-      expectError(r, 400, "invalid_argument", "FIELD_INVALID");
-      expect(r.body.error.details.field).to.equal("description");
+      // Characters are code points: 2,000 astral ones (4,000 UTF-16 units) pass both the
+      // gateway's schema and authoring's own check.
+      const astral = "\u{1F3CB}".repeat(2000);
+      expect((await createMoveSpec({ description: astral })).description).to.equal(astral);
+      for (const description of ["d".repeat(2001), "\u{1F3CB}".repeat(2001)]) {
+        const r = await call("POST", "/api/movespecs", {
+          token: owner.token,
+          body: { name: "x", project_id: owner.projectId, description },
+        });
+        expectError(r, 400, "invalid_argument", "FIELD_INVALID");
+        expect(r.body.error.details.field).to.equal("description");
+      }
     });
 
     it("yaml_source is up to 256 KiB", async () => {
@@ -502,6 +508,28 @@ describe("MoveSpec routes (black box through the gateway)", function () {
         body: { yaml_source: padding(256 * 1024 + 1) },
       });
       expectError(over, 413, "payload_too_large", "YAML_TOO_LARGE");
+      // Bytes of UTF-8, not characters: "é" is 2 bytes, so these are far fewer characters than
+      // 256 Ki and still one byte over.
+      const wide = (bytes: number) => {
+        const room = bytes - MOVESPEC_TEMPLATE.length - 2;
+        return `${MOVESPEC_TEMPLATE}#${"é".repeat(Math.floor(room / 2))}${"p".repeat(room % 2)}\n`;
+      };
+      expect(Buffer.byteLength(wide(256 * 1024))).to.equal(256 * 1024);
+      expect(Buffer.byteLength(wide(256 * 1024 + 1))).to.equal(256 * 1024 + 1);
+      const wideAt = await call("PUT", `/api/movespecs/${id}/draft`, {
+        token: owner.token,
+        body: { yaml_source: wide(256 * 1024) },
+      });
+      expect(wideAt.status, JSON.stringify(wideAt.body)).to.equal(200);
+      const wideOver = await call("PUT", `/api/movespecs/${id}/draft`, {
+        token: owner.token,
+        body: { yaml_source: wide(256 * 1024 + 1) },
+      });
+      expectError(wideOver, 413, "payload_too_large", "YAML_TOO_LARGE");
+      expect(wideOver.body.error.details).to.include({
+        limit_bytes: 256 * 1024,
+        size_bytes: 256 * 1024 + 1,
+      });
       const missing = await call("PUT", `/api/movespecs/${id}/draft`, {
         token: owner.token,
         body: {},
@@ -516,6 +544,18 @@ describe("MoveSpec routes (black box through the gateway)", function () {
           const r = await call("GET", `${base}?${query}`, { token: owner.token });
           expect(r.status, `${base}?${query}`).to.equal(200);
         }
+        // The largest offset is 2^53 - 1 (the largest integer JSON carries exactly): past the
+        // end, an empty page, whatever the store does with so large a skip.
+        const farthest = await call("GET", `${base}?offset=9007199254740991&limit=200`, {
+          token: owner.token,
+        });
+        expect(farthest.status, JSON.stringify(farthest.body)).to.equal(200);
+        expect(farthest.body).to.deep.include({
+          items: [],
+          has_more: false,
+          limit: 200,
+          offset: 9007199254740991,
+        });
         const defaults = await call("GET", base, { token: owner.token });
         expect(defaults.body).to.include({ limit: 20, offset: 0 });
         for (const query of [
