@@ -281,6 +281,21 @@ describe("detection sessions: admission and lifecycle", function () {
       );
       expect(reused.status).to.equal(409);
       expect(reused.body.error.details.reason).to.equal("IDEMPOTENCY_KEY_REUSED");
+      // The key's length at the edge, through the detection service's own idempotency store.
+      const body = { project_id: tenant.projectId, movespec_id: squat.movespecId, mode: "replay" };
+      const longest = { "idempotency-key": "k".repeat(255) };
+      const atLimit = await tenant.call("POST", "/api/detection/sessions", body, longest);
+      expect(atLimit.status, JSON.stringify(atLimit.body)).to.equal(201);
+      const repeated = await tenant.call("POST", "/api/detection/sessions", body, longest);
+      expect(repeated.body.session_id).to.equal(atLimit.body.session_id);
+      const tooLong = await tenant.call("POST", "/api/detection/sessions", body, {
+        "idempotency-key": "k".repeat(256),
+      });
+      expect(tooLong.status).to.equal(400);
+      expect(tooLong.body.error.details).to.include({
+        reason: "FIELD_INVALID",
+        field: "Idempotency-Key",
+      });
     });
   });
 
@@ -429,6 +444,26 @@ describe("detection sessions: admission and lifecycle", function () {
       const cancelled = await waitForStatus(tenant, created.session_id, "cancelled", 8000);
       expect(cancelled).to.include({ error_code: "IDLE_TIMEOUT", accepted_frames_total: 20 });
       expect(JSON.parse(cancelled.terminal_outcome)).to.include({ frames: 20 });
+    });
+
+    it("takes exactly the frame limit: 600 frames and resends of them complete the session", async () => {
+      const created = await createSession(tenant, {
+        movespec_id: squat.movespecId,
+        mode: "replay",
+      });
+      const stream = await attach(created.stream_url, created.runtime_token);
+      for (let i = 0; i < 600; i += 40) {
+        stream.send({ type: "frames", frames: SQUAT_FRAMES.slice(i, i + 40) });
+      }
+      // Resends at the limit are the contract's safe retry, not a frame past it.
+      stream.send({ type: "frames", frames: SQUAT_FRAMES.slice(560, 600) });
+      stream.send({ type: "finalize" });
+      expect(await stream.next("end")).to.include({
+        status: "completed",
+        accepted_frames_total: 600,
+      });
+      expect((await stream.closed()).code).to.equal(1000);
+      expect(stream.ofType("error")).to.deep.equal([]);
     });
 
     it("fails a session that reaches the frame limit (error, end, 1008)", async () => {
