@@ -158,6 +158,34 @@ describe("realtime stream: contract 1 against hostile clients", function () {
       expect((refused as { statusCode?: number }).statusCode).to.equal(404);
     });
 
+    it("takes a hello's numbers up to their edges and refuses them just past (4401)", async () => {
+      const valid: Record<string, unknown>[] = [
+        { aspect_ratio: 1e-9 },
+        { aspect_ratio: 99.999999 },
+        { last_event_seq: 0 },
+        { last_event_seq: Number.MAX_SAFE_INTEGER },
+      ];
+      for (const fields of valid) {
+        const session = await newSession();
+        const stream = await attach(session.stream_url, session.runtime_token, fields);
+        expect(stream.ofType("ready"), JSON.stringify(fields)).to.have.length(1);
+        stream.close();
+      }
+      const invalid: Record<string, unknown>[] = [
+        { aspect_ratio: 0 },
+        { aspect_ratio: 100 },
+        { last_event_seq: -1 },
+        { last_event_seq: Number.MAX_SAFE_INTEGER + 1 },
+      ];
+      for (const fields of invalid) {
+        const session = await newSession();
+        const stream = await openRaw(session.stream_url);
+        stream.send({ type: "hello", runtime_token: session.runtime_token, ...fields });
+        await expectClosed(stream, 4401, "HELLO_REQUIRED");
+        expect(stream.ofType("ready"), JSON.stringify(fields)).to.deep.equal([]);
+      }
+    });
+
     it("refuses a topology the session cannot run with 1008", async () => {
       const session = await newSession();
       const stream = await openRaw(session.stream_url);
@@ -208,6 +236,70 @@ describe("realtime stream: contract 1 against hostile clients", function () {
       ]);
       expect(warnings.filter((code) => code === "MALFORMED_JSON")).to.have.length(2); // {oops and NaN
       expect((await getSession(tenant, session.session_id)).accepted_frames_total).to.equal(6);
+      stream.close();
+    });
+
+    it("takes the topology's keypoint count and 2 to 4 values each; one off either way is warned", async () => {
+      const session = await newSession();
+      const stream = await attach(session.stream_url, session.runtime_token);
+      const keypoints = (count: number, values: number) =>
+        Array.from({ length: count }, () => [0.5, 0.5, 0, 1, 1].slice(0, values));
+      const sent: [number, number][] = [
+        [32, 2],
+        [33, 2], // accepted, seq 1
+        [34, 2],
+        [33, 1],
+        [33, 4], // accepted, seq 4
+        [33, 5],
+      ];
+      sent.forEach(([count, values], seq) => {
+        stream.send({ type: "frame", seq, t: seq / 30, keypoints: keypoints(count, values) });
+      });
+      // The largest seq there is, then the first integer past it.
+      const last = Number.MAX_SAFE_INTEGER;
+      stream.send({ type: "frame", seq: last, t: 1, keypoints: keypoints(33, 2) });
+      stream.sendText(`{"type":"frame","seq":${last + 1},"t":2,"keypoints":[[0.5,0.5]]}`);
+      stream.send({ type: "ping" });
+      await stream.next("pong");
+      const warnings = stream.ofType("warning").map((w) => [w.code, w.seq]);
+      expect(warnings).to.deep.equal([
+        ["KEYPOINT_COUNT_MISMATCH", 0],
+        ["KEYPOINT_COUNT_MISMATCH", 2],
+        ["FRAME_MALFORMED", 3],
+        ["FRAME_MALFORMED", 5],
+        ["FRAME_MALFORMED", last + 1],
+      ]);
+      stream.send({ type: "finalize" });
+      expect(await stream.next("end")).to.include({
+        status: "completed",
+        accepted_frames_total: 3,
+      });
+    });
+
+    it("details 16 rejected frames of a batch; from the 17th, one warning counts the rest", async () => {
+      const session = await newSession();
+      const stream = await attach(session.stream_url, session.runtime_token);
+      const rejected = (from: number, count: number) =>
+        Array.from({ length: count }, (_, i) => ({
+          seq: from + i,
+          t: from + i,
+          keypoints: [[0.5, 0.5]],
+        }));
+      stream.send({ type: "frames", frames: rejected(0, 16) });
+      stream.send({ type: "ping" });
+      await stream.next("pong");
+      expect(stream.ofType("warning").map((w) => w.seq)).to.deep.equal(
+        Array.from({ length: 16 }, (_, i) => i),
+      );
+      stream.send({ type: "frames", frames: rejected(100, 18) });
+      const summary = await stream.next("warning", (w) => w.code === "MORE_FRAMES_REJECTED");
+      expect(summary.message).to.match(/^2 more frames/);
+      const second = stream.ofType("warning").slice(16);
+      expect(second.map((w) => w.seq)).to.deep.equal([
+        ...Array.from({ length: 16 }, (_, i) => 100 + i),
+        undefined,
+      ]);
+      expect((await getSession(tenant, session.session_id)).accepted_frames_total).to.equal(0);
       stream.close();
     });
 
@@ -307,6 +399,27 @@ describe("realtime stream: contract 1 against hostile clients", function () {
       const again = await attach(session.stream_url, session.runtime_token);
       expect(again.ofType("ready")[0]).to.include({ last_seq: 19, accepted_frames_total: 20 });
       again.close();
+    });
+
+    it("takes a message of exactly 64 KiB, at the gateway and at the replica; one byte more is 1009", async () => {
+      const ping = (bytes: number) => {
+        const head = '{"type":"ping","pad":"';
+        return `${head}${"x".repeat(bytes - head.length - 2)}"}`;
+      };
+      expect(ping(65_536)).to.have.length(65_536);
+      const session = await newSession();
+      const direct = await directStream(
+        system,
+        system.services.detection.grpcUrl,
+        session.session_id,
+      );
+      for (const target of [session.stream_url, direct]) {
+        const stream = await attach(target, session.runtime_token);
+        stream.sendText(ping(65_536));
+        await stream.next("pong");
+        stream.sendText(ping(65_537));
+        await expectClosed(stream, 1009);
+      }
     });
 
     it("a message in more fragments than a server keeps: 1008 with the reason, from the gateway", async () => {
@@ -468,6 +581,33 @@ describe("realtime stream: contract 1 against hostile clients", function () {
       expect(end).to.include({ status: "completed", accepted_frames_total: 101 });
       expect((await stream.closed()).code).to.equal(1000);
       expect(stream.ofType("error")).to.deep.equal([]);
+    });
+
+    it("a live batch of the burst size (120) is taken whole; 121 at once are 4429", async () => {
+      const batch = (count: number) =>
+        Array.from({ length: count }, (_, seq) => ({
+          seq,
+          t: seq / 30,
+          // Short keypoints keep 121 frames within a message's 64 KiB: the rate is under test.
+          keypoints: FRAMES[0].keypoints.map(() => [0.5, 0.5]),
+        }));
+      const fits = await newSession("live");
+      const whole = await attach(fits.stream_url, fits.runtime_token);
+      whole.send({ type: "frames", frames: batch(120) });
+      whole.send({ type: "finalize" });
+      expect(await whole.next("end")).to.include({
+        status: "completed",
+        accepted_frames_total: 120,
+      });
+      const over = await newSession("live");
+      const refused = await attach(over.stream_url, over.runtime_token);
+      const message = JSON.stringify({ type: "frames", frames: batch(121) });
+      expect(message.length).to.be.below(65_536);
+      refused.sendText(message);
+      await expectClosed(refused, 4429, "RATE_LIMITED");
+      const again = await attach(over.stream_url, over.runtime_token);
+      expect(again.ofType("ready")[0].accepted_frames_total).to.equal(0);
+      again.close();
     });
 
     it("a live flood is closed 4429; the session resumes at a sane rate", async () => {
