@@ -239,7 +239,7 @@ describe("realtime stream: contract 1 against hostile clients", function () {
       stream.close();
     });
 
-    it("takes the topology's keypoint count and 2 to 4 values each; one off either way is warned", async () => {
+    it("takes the topology's keypoint count, 2 to 4 values, coordinates to 1e6; just past is warned", async () => {
       const session = await newSession();
       const stream = await attach(session.stream_url, session.runtime_token);
       const keypoints = (count: number, values: number) =>
@@ -255,6 +255,15 @@ describe("realtime stream: contract 1 against hostile clients", function () {
       sent.forEach(([count, values], seq) => {
         stream.send({ type: "frame", seq, t: seq / 30, keypoints: keypoints(count, values) });
       });
+      // Coordinates are plausible up to a magnitude of 1,000,000, read by the byte scanner (a
+      // plain frame) or by JSON.parse (a batch) alike.
+      const x = (value: string) => `[[${value},0.5]${",[0.5,0.5]".repeat(32)}]`;
+      stream.sendText(`{"type":"frame","seq":6,"t":0.2,"keypoints":${x("1000000")}}`);
+      stream.sendText(`{"type":"frame","seq":7,"t":0.3,"keypoints":${x("-1000000.5")}}`);
+      stream.sendText(`{"type":"frames","frames":[{"seq":8,"t":0.4,"keypoints":${x("-1e6")}}]}`);
+      stream.sendText(
+        `{"type":"frames","frames":[{"seq":9,"t":0.5,"keypoints":${x("1000000.5")}}]}`,
+      );
       // The largest seq there is, then the first integer past it.
       const last = Number.MAX_SAFE_INTEGER;
       stream.send({ type: "frame", seq: last, t: 1, keypoints: keypoints(33, 2) });
@@ -267,12 +276,14 @@ describe("realtime stream: contract 1 against hostile clients", function () {
         ["KEYPOINT_COUNT_MISMATCH", 2],
         ["FRAME_MALFORMED", 3],
         ["FRAME_MALFORMED", 5],
+        ["COORDINATE_INVALID", 7],
+        ["COORDINATE_INVALID", 9],
         ["FRAME_MALFORMED", last + 1],
       ]);
       stream.send({ type: "finalize" });
       expect(await stream.next("end")).to.include({
         status: "completed",
-        accepted_frames_total: 3,
+        accepted_frames_total: 5,
       });
     });
 
