@@ -29,6 +29,8 @@ const LIMITS = {
   DETECTION_CHECKPOINT_INTERVAL_MS: "200",
 };
 const SQUAT_FRAMES = readFrames("m01_s01");
+/** BODY_LIMIT_BYTES and DETECTION_MAX_MESSAGE_BYTES of the second system: small, to reach cheaply. */
+const SMALL_LIMIT_BYTES = 4096;
 
 describe("detection sessions: admission and lifecycle", function () {
   this.timeout(30_000);
@@ -507,7 +509,7 @@ describe("detection sessions: admission and lifecycle", function () {
   });
 });
 
-describe("detection sessions: a deadline passed before the sweeper came round", function () {
+describe("detection sessions: deadlines passed before the sweeper came round, and configured limits", function () {
   this.timeout(30_000);
   let system: TestSystem;
   let tenant: TestTenant;
@@ -523,7 +525,12 @@ describe("detection sessions: a deadline passed before the sweeper came round", 
           // The sweeper does not come round during these tests: the attach must see the deadline.
           DETECTION_SWEEP_INTERVAL_MS: "600000",
           DETECTION_CHECKPOINT_INTERVAL_MS: "200",
+          // Small configured limits, to see each one honoured end to end at its edge.
+          DETECTION_MAX_MESSAGE_BYTES: String(SMALL_LIMIT_BYTES),
+          DETECTION_LIVE_MAX_FPS: "5",
+          DETECTION_LIVE_BURST_FRAMES: "10",
         },
+        gateway: { BODY_LIMIT_BYTES: String(SMALL_LIMIT_BYTES) },
       },
     });
     tenant = await createTenant(system);
@@ -556,7 +563,8 @@ describe("detection sessions: a deadline passed before the sweeper came round", 
   it("an attach after the idle timeout ends the detached session with its summary", async () => {
     const created = await createSession(tenant, { movespec_id: squat.movespecId, mode: "replay" });
     const first = await attach(created.stream_url, created.runtime_token);
-    first.send({ type: "frames", frames: SQUAT_FRAMES.slice(0, 20) });
+    // One frame a message: a batch would pass this system's small message limit.
+    for (const frame of SQUAT_FRAMES.slice(0, 20)) first.send({ type: "frame", ...frame });
     await first.next("ack", (ack) => ack.last_seq === 19);
     first.close();
     await first.closed();
@@ -572,5 +580,55 @@ describe("detection sessions: a deadline passed before the sweeper came round", 
     const cancelled = await getSession(tenant, created.session_id);
     expect(cancelled).to.include({ status: "cancelled", error_code: "IDLE_TIMEOUT" });
     expect(JSON.parse(cancelled.terminal_outcome)).to.include({ frames: 20 });
+  });
+  /** A JSON text of exactly `bytes` bytes, `head` first. */
+  const padded = (head: string, bytes: number) =>
+    `${head}"pad":"${"p".repeat(bytes - head.length - 9)}"}`;
+
+  it("BODY_LIMIT_BYTES as configured: a body of that size is read, one byte more is 413", async () => {
+    const head = `{"name":"limit","project_id":"${tenant.projectId}",`;
+    const post = (body: string) =>
+      fetch(`${system.gatewayUrl}/api/movespecs`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${tenant.token}`, "content-type": "application/json" },
+        body,
+      });
+    expect(Buffer.byteLength(padded(head, SMALL_LIMIT_BYTES))).to.equal(SMALL_LIMIT_BYTES);
+    expect((await post(padded(head, SMALL_LIMIT_BYTES))).status).to.equal(201);
+    const over = await post(padded(head, SMALL_LIMIT_BYTES + 1));
+    expect(over.status).to.equal(413);
+    const { error } = (await over.json()) as { error: { details: Record<string, unknown> } };
+    expect(error.details).to.include({ reason: "BODY_TOO_LARGE", limit_bytes: SMALL_LIMIT_BYTES });
+  });
+
+  it("DETECTION_MAX_MESSAGE_BYTES as configured: announced, taken at the edge, 1009 from the gateway past it", async () => {
+    const created = await createSession(tenant, { movespec_id: squat.movespecId, mode: "replay" });
+    const stream = await attach(created.stream_url, created.runtime_token);
+    expect(stream.ofType("ready")[0].limits.max_message_bytes).to.equal(SMALL_LIMIT_BYTES);
+    stream.sendText(padded('{"type":"ping",', SMALL_LIMIT_BYTES));
+    await stream.next("pong");
+    stream.sendText(padded('{"type":"ping",', SMALL_LIMIT_BYTES + 1));
+    // The gateway's own close (its reason), from the limit it learnt from the replica.
+    expect(await stream.closed()).to.deep.equal({ code: 1009, reason: "message too big" });
+  });
+
+  it("DETECTION_LIVE_BURST_FRAMES as configured: a live batch of 10 is taken, 11 at once are 4429", async () => {
+    const batch = (count: number) =>
+      SQUAT_FRAMES.slice(0, count).map((frame) => ({
+        ...frame,
+        keypoints: frame.keypoints.map(() => [0.5, 0.5]),
+      }));
+    const fits = await createSession(tenant, { movespec_id: squat.movespecId });
+    const whole = await attach(fits.stream_url, fits.runtime_token);
+    expect(whole.ofType("ready")[0].limits.live_max_fps).to.equal(5);
+    whole.send({ type: "frames", frames: batch(10) });
+    whole.send({ type: "finalize" });
+    expect(await whole.next("end")).to.include({ status: "completed", accepted_frames_total: 10 });
+    const over = await createSession(tenant, { movespec_id: squat.movespecId });
+    const refused = await attach(over.stream_url, over.runtime_token);
+    refused.send({ type: "frames", frames: batch(11) });
+    expect((await refused.closed()).code).to.equal(4429);
+    expect(refused.ofType("error").map((m) => m.code)).to.deep.equal(["RATE_LIMITED"]);
+    expect((await getSession(tenant, over.session_id)).accepted_frames_total).to.equal(0);
   });
 });
