@@ -20,6 +20,11 @@ import {
 } from "./schema-kit.js";
 
 const SECRET_MAX = 1024;
+/**
+ * The longest scope name a request may hold: scope names are short (`movespecs:write`), and an
+ * unknown one is named back in the error, which must stay small enough to travel.
+ */
+export const SCOPE_NAME_MAX = 64;
 const Secret = (description: string) =>
   Type.String({ minLength: 1, maxLength: SECRET_MAX, description });
 
@@ -34,7 +39,7 @@ export const AccessTokenRequest = Type.Object(
       Uuid("the credential's project; when omitted it is inferred, when given it must match"),
     ),
     scopes: Type.Optional(
-      Type.Array(Type.String(), {
+      Type.Array(Type.String({ maxLength: SCOPE_NAME_MAX }), {
         minItems: 1,
         maxItems: 50,
         description: "a subset of the credential's scopes; omitted: every scope of the credential",
