@@ -4,7 +4,12 @@ import { ApiError } from "../../gateway/errors/api-error.js";
 import { API_ERROR_CODES } from "../../gateway/errors/error-codes.js";
 import { ErrorDetailSchema } from "../../proto/gen/common/v1/error_pb.js";
 import type { ErrorReason } from "../../services/shared/errors/reasons.js";
-import { errorInfo, serviceError } from "../../services/shared/errors/service-error.js";
+import {
+  boundedMetadata,
+  ERROR_METADATA_MAX_BYTES,
+  errorInfo,
+  serviceError,
+} from "../../services/shared/errors/service-error.js";
 import { acceptRequestId } from "../../services/shared/logging/request-context.js";
 
 describe("errors from services to the public envelope", () => {
@@ -17,6 +22,49 @@ describe("errors from services to the public envelope", () => {
       reason: "MOVESPEC_NOT_FOUND",
       message: "no such movespec",
       metadata: { id: "x" },
+    });
+  });
+
+  describe("metadata too large to travel in trailers (ERROR_METADATA_MAX_BYTES)", () => {
+    const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+    const issue = (i: number) => ({ code: "UNKNOWN_KEY", message: `key ${i} ${"z".repeat(80)}` });
+
+    it("leaves metadata of exactly the limit whole", () => {
+      const head = { field: "x", hint: "" };
+      const atLimit = { ...head, hint: "h".repeat(ERROR_METADATA_MAX_BYTES - bytes(head)) };
+      expect(bytes(atLimit)).to.equal(ERROR_METADATA_MAX_BYTES);
+      expect(boundedMetadata(atLimit)).to.equal(atLimit);
+    });
+
+    it("cuts a list at its end one byte past it, and counts what it left out", () => {
+      const head = { field: "x", errors: [] as unknown[] };
+      const errors: ReturnType<typeof issue>[] = [];
+      while (bytes({ ...head, errors }) <= ERROR_METADATA_MAX_BYTES)
+        errors.push(issue(errors.length));
+      const bounded = boundedMetadata({ field: "x", errors });
+      expect(bytes(bounded)).to.be.at.most(ERROR_METADATA_MAX_BYTES);
+      const kept = bounded.errors as unknown[];
+      expect(kept).to.deep.equal(errors.slice(0, kept.length));
+      expect(kept.length + (bounded.errors_omitted as number)).to.equal(errors.length);
+      expect(bounded.field).to.equal("x");
+    });
+
+    it("keeps as many of 2,000 issues as fit, through a ConnectError and back", () => {
+      const errors = Array.from({ length: 2000 }, (_, i) => issue(i));
+      const { metadata } = errorInfo(
+        serviceError(Code.FailedPrecondition, "DRAFT_INVALID", "the draft does not load", {
+          errors,
+        }),
+      );
+      const kept = metadata.errors as unknown[];
+      expect(kept.length).to.be.within(100, 200);
+      expect(kept).to.deep.equal(errors.slice(0, kept.length));
+      expect(metadata.errors_omitted).to.equal(2000 - kept.length);
+    });
+
+    it("drops a member too large for any cut, and names it", () => {
+      const bounded = boundedMetadata({ field: "scopes", hint: "h".repeat(100_000) });
+      expect(bounded).to.deep.equal({ field: "scopes", omitted_fields: ["hint"] });
     });
   });
 

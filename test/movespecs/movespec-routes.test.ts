@@ -537,6 +537,32 @@ describe("MoveSpec routes (black box through the gateway)", function () {
       expectError(missing, 400, "invalid_argument", "FIELD_REQUIRED");
     });
 
+    // A service's error travels in the gRPC answer's trailers, which HTTP/2 bounds: a draft with
+    // thousands of issues made that answer fail, and the client got a 500 instead of the 409.
+    it("a draft with more issues than an error carries: 409 DRAFT_INVALID with the first ones, never a 500", async () => {
+      const { movespec_id: id } = await createMoveSpec();
+      const unknownKeys = Array.from(
+        { length: 1900 },
+        (_, i) => `unknown_key_${i}_${"z".repeat(80)}: 1`,
+      ).join("\n");
+      const draft = await call("PUT", `/api/movespecs/${id}/draft`, {
+        token: owner.token,
+        body: { yaml_source: `${MOVESPEC_TEMPLATE}${unknownKeys}\n` },
+      });
+      expect(draft.status).to.equal(200);
+      const validated = await call("POST", `/api/movespecs/${id}/draft/validate`, {
+        token: owner.token,
+      });
+      const issues = validated.body.errors as JsonBody[];
+      expect(issues.length).to.be.greaterThan(1000);
+      const refused = await call("POST", `/api/movespecs/${id}/versions`, { token: owner.token });
+      expectError(refused, 409, "failed_precondition", "DRAFT_INVALID");
+      const { errors, errors_omitted: omitted } = refused.body.error.details;
+      expect(errors).to.deep.equal(issues.slice(0, errors.length));
+      expect(omitted).to.be.a("number").greaterThan(0);
+      expect(errors.length + omitted).to.equal(issues.length);
+    });
+
     it("limit is 1..200 and offset >= 0, integers only, never clamped", async () => {
       const { movespec_id: id } = await createMoveSpec({ visibility: "public" });
       for (const base of ["/api/movespecs", `/api/movespecs/${id}/versions`]) {

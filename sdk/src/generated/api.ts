@@ -67,6 +67,8 @@ export interface ErrorEnvelope {
       field?: string;
       /** every invalid field of the request (FieldError), or the YAML's validation issues with DRAFT_INVALID */
       errors?: (FieldError | ValidationIssue)[];
+      /** issues left out of `errors`, which keeps the first ones within 16 KiB (DRAFT_INVALID; `.../draft/validate` lists them all) */
+      errors_omitted?: number;
       [key: string]: unknown;
     };
   };

@@ -61,6 +61,13 @@ export const ErrorEnvelope = Type.Object(
                   "every invalid field of the request (FieldError), or the YAML's validation issues with DRAFT_INVALID",
               }),
             ),
+            errors_omitted: Type.Optional(
+              Type.Integer({
+                minimum: 1,
+                description:
+                  "issues left out of `errors`, which keeps the first ones within 16 KiB (DRAFT_INVALID; `.../draft/validate` lists them all)",
+              }),
+            ),
           },
           { additionalProperties: true },
         ),

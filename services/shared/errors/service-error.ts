@@ -1,4 +1,4 @@
-import { create, type JsonObject } from "@bufbuild/protobuf";
+import { create, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorDetailSchema } from "../../../proto/gen/common/v1/error_pb.js";
 import { type ErrorReason, isErrorReason } from "./reasons.js";
@@ -18,9 +18,56 @@ export function serviceError(
 ): ConnectError {
   const detail = create(ErrorDetailSchema, {
     reason,
-    metadata,
+    metadata: boundedMetadata(metadata),
   });
   return new ConnectError(message, code, undefined, [{ desc: ErrorDetailSchema, value: detail }]);
+}
+
+/**
+ * The most bytes of JSON an error's metadata keeps. It travels in the answer's trailers
+ * (grpc-status-details-bin, base64), and HTTP/2 refuses a header block much past 64 KiB: the
+ * caller then gets a broken stream, an internal error, instead of this one.
+ */
+export const ERROR_METADATA_MAX_BYTES = 16 * 1024;
+
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ?? "");
+
+/**
+ * The metadata, or when it is too large to travel, the same with its lists cut at their end
+ * (`<list>_omitted` counts what a list lost: the first issues of a draft say more than none),
+ * then, if that is not enough, without its largest members (`omitted_fields` names them).
+ */
+export function boundedMetadata(metadata: JsonObject): JsonObject {
+  if (jsonBytes(metadata) <= ERROR_METADATA_MAX_BYTES) return metadata;
+  const kept: JsonObject = {};
+  const lists: [string, JsonValue[]][] = [];
+  for (const [key, value] of Object.entries(metadata)) {
+    if (Array.isArray(value)) lists.push([key, value]);
+    else kept[key] = value;
+  }
+  // Room for the lists, and for an `_omitted` count and an `omitted_fields` entry per member.
+  let room = ERROR_METADATA_MAX_BYTES - jsonBytes(kept) - 64 * (lists.length + 1);
+  for (const [key, list] of lists) {
+    let count = 0;
+    let used = 2;
+    for (const item of list) {
+      const size = jsonBytes(item) + 1;
+      if (used + size > room - jsonBytes(key) - 4) break;
+      used += size;
+      count += 1;
+    }
+    kept[key] = list.slice(0, count);
+    if (count < list.length) kept[`${key}_omitted`] = list.length - count;
+    room -= used + jsonBytes(key) + 4;
+  }
+  const omitted: string[] = [];
+  while (jsonBytes(kept) > ERROR_METADATA_MAX_BYTES - 64 * (omitted.length + 1)) {
+    const [largest] = Object.keys(kept).sort((a, b) => jsonBytes(kept[b]) - jsonBytes(kept[a]));
+    omitted.push(largest);
+    delete kept[largest];
+  }
+  if (omitted.length > 0) kept.omitted_fields = omitted;
+  return kept;
 }
 
 export interface ErrorInfo {
