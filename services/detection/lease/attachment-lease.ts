@@ -35,6 +35,12 @@ export interface AttachmentLeases {
      * again (a stale copy only fails the compare-and-set on the epoch, and the next attempt reads).
      */
     justRead?: SessionDocument,
+    /**
+     * Busy, instead of taking it over, while a live replica holds the session for a client's
+     * attachment: a settle that would end a finalizing session leaves that to the attachment
+     * (whose client must get the summary and end, not 4409).
+     */
+    yieldToAttachment?: boolean,
   ): Promise<LeaseOutcome>;
 }
 
@@ -81,8 +87,19 @@ export function createAttachmentLeases(options: AttachmentLeasesOptions): Attach
     }
   }
 
+  /**
+   * Whether a live replica holds the session for a client. Ours counts even with no stream
+   * registered yet: an attach registers its stream only once its lease write has answered.
+   */
+  async function heldForClient(session: SessionDocument): Promise<boolean> {
+    const holder = session.lease;
+    if (holder?.purpose !== "attach") return false;
+    if (holder.owner === presence.id) return true;
+    return presence.isOtherAlive(holder.owner, holder.owner_url);
+  }
+
   return {
-    async acquire(sessionId, purpose, also, justRead) {
+    async acquire(sessionId, purpose, also, justRead, yieldToAttachment = false) {
       const deadline = Date.now() + options.waitMs;
       for (let attempt = 0; ; attempt += 1) {
         if (attempt > 0) {
@@ -94,6 +111,7 @@ export function createAttachmentLeases(options: AttachmentLeasesOptions): Attach
         if (!session) return { kind: "missing" };
         if (isTerminal(session.status)) return { kind: "terminal", session };
         if (session.lease !== null) {
+          if (yieldToAttachment && (await heldForClient(session))) return { kind: "busy" };
           const holder = await dislodge(session);
           // Released: read again (someone else may be quicker); unreachable: wait for it to die.
           if (holder !== "dead") continue;

@@ -281,13 +281,11 @@ export function createSessionOperations(deps: SessionOperationsDeps) {
           );
         }
         if (session.status === "finalizing") return resource(session);
-        const at = new Date();
-        if (!(await deps.store.requestFinalize(sessionId, session.status, at))) continue;
-        const finalizing: SessionDocument = {
-          ...session,
-          status: "finalizing",
-          finalize_requested_at: at,
-        };
+        // The lease as the transition left it, not as read above: a client that attached in
+        // between holds the session now, and only its replica may complete it (a settle from
+        // here would take the session from under it: 4409 with no other attachment).
+        const finalizing = await deps.store.requestFinalize(sessionId, session.status, new Date());
+        if (!finalizing) continue;
         const answer = await resource(finalizing);
         void completeFinalized(finalizing);
         return answer;
@@ -303,28 +301,50 @@ export function createSessionOperations(deps: SessionOperationsDeps) {
     },
   };
 
-  /** The attached replica completes a finalized session; with none, this one does. */
-  async function completeFinalized(session: SessionDocument): Promise<void> {
+  /** Whether the replica holding `session` for a client has it attached and will complete it. */
+  async function notifyHolder(session: SessionDocument): Promise<boolean> {
     const holder = session.lease;
-    let attached = false;
-    try {
-      if (holder?.owner === deps.presence.id)
-        attached = deps.attachments.notifyFinalize(session._id);
-      else if (holder?.owner_url) {
-        attached = (
-          await deps.peers
-            .of(holder.owner_url)
-            .notifyFinalize({ sessionId: session._id }, { timeoutMs: config.rpcTimeoutMs })
-        ).attached;
-      }
-    } catch (error) {
-      logger.warn(
-        { err: (error as Error).message, session_id: session._id },
-        "NotifyFinalize failed",
-      );
-    }
-    if (!attached) deps.settlement.settleLater(session._id);
+    if (holder?.owner === deps.presence.id) return deps.attachments.notifyFinalize(session._id);
+    if (!holder?.owner_url) return false;
+    const answer = await deps.peers
+      .of(holder.owner_url)
+      .notifyFinalize({ sessionId: session._id }, { timeoutMs: config.rpcTimeoutMs });
+    return answer.attached;
   }
+
+  /**
+   * The attached replica completes a finalized session; with none, this one does. A holder that
+   * says it has no such stream may be attaching it right now (its lease write answered after
+   * ours): it is asked again, briefly, rather than having the session settled from under it.
+   */
+  async function completeFinalized(finalizing: SessionDocument): Promise<void> {
+    let session: SessionDocument | null = finalizing;
+    for (const pause of NOTIFY_RETRY_MS) {
+      try {
+        if (pause > 0) {
+          await sleep(pause);
+          session = await store.find(finalizing._id);
+        }
+        if (!session || isTerminal(session.status)) return;
+        if (session.lease?.purpose !== "attach") break;
+        if (await notifyHolder(session)) return;
+      } catch (error) {
+        logger.warn(
+          { err: (error as Error).message, session_id: finalizing._id },
+          "NotifyFinalize failed",
+        );
+        break;
+      }
+    }
+    deps.settlement.settleLater(finalizing._id, { yieldToAttachment: true });
+  }
+}
+
+/** Pauses before each NotifyFinalize: an attach registers its stream as soon as its lease is taken. */
+const NOTIFY_RETRY_MS = [0, 20, 50, 100, 250, 500, 1000];
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 export type SessionOperations = ReturnType<typeof createSessionOperations>;

@@ -22,10 +22,15 @@ import type { SpecCache } from "./spec-cache.js";
  */
 export interface SessionSettlement {
   /** Ends the session now if its state calls for it (see dueOutcome); resolves when written. */
-  settle(sessionId: string): Promise<void>;
+  settle(sessionId: string, options?: SettleOptions): Promise<void>;
   /** `settle` in the background, retried while the store is unavailable. */
-  settleLater(sessionId: string): void;
+  settleLater(sessionId: string, options?: SettleOptions): void;
   stop(): void;
+}
+
+export interface SettleOptions {
+  /** Leave the session alone while a live replica holds it for a client (AttachmentLeases). */
+  readonly yieldToAttachment?: boolean;
 }
 
 export interface SessionSettlementOptions {
@@ -93,8 +98,14 @@ export function createSessionSettlement(options: SessionSettlementOptions): Sess
         };
   }
 
-  async function settle(sessionId: string): Promise<void> {
-    const lease = await leases.acquire(sessionId, "settle");
+  async function settle(sessionId: string, settleOptions: SettleOptions = {}): Promise<void> {
+    const lease = await leases.acquire(
+      sessionId,
+      "settle",
+      undefined,
+      undefined,
+      settleOptions.yieldToAttachment,
+    );
     if (lease.kind !== "acquired") return;
     const session = lease.session;
     const outcome = dueOutcome(session, new Date(now()), options.limits);
@@ -132,13 +143,13 @@ export function createSessionSettlement(options: SessionSettlementOptions): Sess
 
   return {
     settle,
-    settleLater(sessionId) {
+    settleLater(sessionId, settleOptions) {
       const attempt = (index: number) => {
         if (stopped) return;
         const timer = setTimeout(async () => {
           pending.delete(timer);
           try {
-            await settle(sessionId);
+            await settle(sessionId, settleOptions);
           } catch (error) {
             logger.warn(
               { err: (error as Error).message, session_id: sessionId },

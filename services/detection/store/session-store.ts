@@ -63,8 +63,15 @@ export interface SessionStore {
     release: boolean,
   ): Promise<SessionStatus | undefined>;
   markStreaming(sessionId: string, epoch: number, at: Date): Promise<void>;
-  /** created|streaming -> finalizing; false if the status was not `from` any more. */
-  requestFinalize(sessionId: string, from: SessionStatus, at: Date): Promise<boolean>;
+  /**
+   * created|streaming -> finalizing; the session as the transition left it (its lease is the
+   * attachment that must complete it), or undefined if the status was not `from` any more.
+   */
+  requestFinalize(
+    sessionId: string,
+    from: SessionStatus,
+    at: Date,
+  ): Promise<SessionDocument | undefined>;
   /** Writes the terminal state under the lease (and clears it); false if the lease is lost. */
   end(sessionId: string, epoch: number, terminal: TerminalWrite): Promise<boolean>;
   /** Active sessions that may need the sweeper: past a deadline, idle, or finalizing. */
@@ -146,11 +153,12 @@ export function createSessionStore(db: Db): SessionStore {
     },
 
     async requestFinalize(sessionId, from, at) {
-      const result = await sessions.updateOne(
+      const after = await sessions.findOneAndUpdate(
         { _id: sessionId, status: from },
         { $set: { status: "finalizing", finalize_requested_at: at } },
+        { returnDocument: "after", projection: { checkpoint: 0 } },
       );
-      return result.modifiedCount === 1;
+      return after ?? undefined;
     },
 
     async end(sessionId, epoch, { started_at, ...terminal }) {
