@@ -1,7 +1,7 @@
 /**
  * Runs tasks one at a time per key, within this process. Version creation uses it so that 50
- * concurrent requests for one MoveSpec queue up instead of racing for the same number (the unique
- * index and a retry still guard against other processes).
+ * concurrent requests for one MoveSpec queue up instead of conflicting over the same number (the
+ * version store's transaction and unique index still guard against other processes).
  */
 export interface KeyedMutex {
   run<T>(key: string, task: () => Promise<T>): Promise<T>;

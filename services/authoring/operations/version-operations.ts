@@ -29,6 +29,7 @@ import type { VersionDoc } from "../store/documents.js";
 import { moveSpecMessage, versionMessage } from "../to-proto.js";
 import type { AuthoringDeps } from "./deps.js";
 import {
+  archivedRefusal,
   assertNotArchived,
   findOwned,
   findVisible,
@@ -47,8 +48,10 @@ export function contentHashOf(yamlSource: string): string {
 /** Immutable versions: freeze, list, read, release, resolve. */
 export function createVersionOperations(deps: AuthoringDeps) {
   /**
-   * Freezes the current draft as the next version. Numbers come from the newest existing version
-   * plus one, and the unique (movespec_id, version_number) index settles races: a loser simply
+   * Freezes the current draft as the next version. The version store numbers it after the newest
+   * version and stores it only while the MoveSpec is not archived, atomically (an archive that has
+   * answered is never followed by a version). Its unique (movespec_id, version_number) index
+   * settles any race the transaction did not see (a replica still on the old code): the loser
    * tries the next number. Nothing is reserved before the insert, so a failure leaves no gap.
    */
   async function freeze(
@@ -73,18 +76,22 @@ export function createVersionOperations(deps: AuthoringDeps) {
     }
     const contentHash = contentHashOf(yamlSource);
     for (let attempt = 0; attempt < NUMBER_ATTEMPTS; attempt += 1) {
-      const version: VersionDoc = {
+      const outcome = await deps.versions.append({
         _id: versionId,
         movespec_id: movespecId,
-        version_number: (await deps.versions.latestNumber(movespecId)) + 1,
         content_hash: contentHash,
         yaml_source: yamlSource,
         created_at: deps.now(),
         created_by: caller?.credentialId ?? "",
-      };
-      const outcome = await deps.versions.insert(version);
-      if (outcome === "inserted") return version;
-      if (outcome === "id_exists") {
+      });
+      if (outcome.kind === "inserted") return outcome.doc;
+      if (outcome.kind === "refused") {
+        // Archived since the check above (or deleted): answer as if it had been archived before.
+        const current = await deps.movespecs.findMetadata(movespecId);
+        if (!current) throw moveSpecNotFound(movespecId);
+        throw archivedRefusal(current);
+      }
+      if (outcome.kind === "id_exists") {
         const stored = await deps.versions.findById(versionId);
         if (stored) return stored;
       }

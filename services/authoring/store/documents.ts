@@ -17,6 +17,11 @@ export interface MoveSpecDoc {
   /** Archived because its project was: writes are refused as PROJECT_ARCHIVED, the cause. */
   archived_with_project?: true;
   current_released_version_id?: string;
+  /**
+   * The number of the newest version, written in the transaction that stores it (see
+   * VersionStore.append). Absent on MoveSpecs without versions since the field was added.
+   */
+  last_version_number?: number;
   created_by: string;
   updated_by: string;
   /** Bumped with every metadata change: the ETag, and the revision the catalogue orders by. */

@@ -1,16 +1,25 @@
-import type { Collection, Db } from "mongodb";
+import type { ClientSession, Collection, Db } from "mongodb";
+import { isDuplicateKey } from "../../shared/store/mongo-failure.js";
 import { guardStore, insertUnique } from "../../shared/store/store-errors.js";
-import type { VersionDoc } from "./documents.js";
+import type { MoveSpecDoc, VersionDoc } from "./documents.js";
 
 export type VersionInsertOutcome = "inserted" | "id_exists" | "number_taken";
+
+/** `refused`: the MoveSpec is archived or gone (read it to say which). */
+export type VersionAppendOutcome =
+  | { kind: "inserted"; doc: VersionDoc }
+  | { kind: "id_exists" | "number_taken" | "refused" };
 
 /** Immutable versions, unique by (movespec_id, version_number). */
 export interface VersionStore {
   ensureIndexes(): Promise<void>;
   insert(doc: VersionDoc): Promise<VersionInsertOutcome>;
+  /**
+   * Stores the next version of a MoveSpec (numbered after its newest) only if the MoveSpec is not
+   * archived, in one transaction that also writes `last_version_number` on the MoveSpec.
+   */
+  append(version: Omit<VersionDoc, "version_number">): Promise<VersionAppendOutcome>;
   findById(id: string): Promise<VersionDoc | null>;
-  /** The highest version number of a MoveSpec, 0 when it has none. */
-  latestNumber(movespecId: string): Promise<number>;
   /** Newest first. */
   list(movespecId: string, limit: number, offset: number): Promise<VersionDoc[]>;
   count(movespecId: string): Promise<number>;
@@ -18,6 +27,18 @@ export interface VersionStore {
 
 export function createVersionStore(db: Db): VersionStore {
   const collection: Collection<VersionDoc> = db.collection<VersionDoc>("versions");
+  const movespecs = db.collection<MoveSpecDoc>("movespecs");
+
+  /** The highest version number of a MoveSpec, 0 when it has none. */
+  async function latestNumber(movespecId: string, session?: ClientSession) {
+    const [latest] = await collection
+      .find({ movespec_id: movespecId }, { projection: { version_number: 1 }, session })
+      .sort({ version_number: -1 })
+      .limit(1)
+      .toArray();
+    return latest?.version_number ?? 0;
+  }
+
   return guardStore("versions", {
     async ensureIndexes() {
       await collection.createIndex(
@@ -35,13 +56,36 @@ export function createVersionStore(db: Db): VersionStore {
 
     findById: (id) => collection.findOne({ _id: id }),
 
-    async latestNumber(movespecId) {
-      const [latest] = await collection
-        .find({ movespec_id: movespecId }, { projection: { version_number: 1 } })
-        .sort({ version_number: -1 })
-        .limit(1)
-        .toArray();
-      return latest?.version_number ?? 0;
+    // The check that the MoveSpec is not archived and the insert must be one atomic write, or an
+    // archive answering in between is followed by a new version. Writing the MoveSpec document in
+    // the transaction is what makes it atomic: an archive (or another replica's append) that
+    // commits after the transaction's snapshot makes this write a WriteConflict, retried from a
+    // new snapshot; one that comes later waits for the commit. The number is read in the same
+    // snapshot, so documents from before `last_version_number` existed need no migration.
+    async append(version) {
+      try {
+        return await db.client.withSession((session) =>
+          session.withTransaction(async (): Promise<VersionAppendOutcome> => {
+            const doc = {
+              ...version,
+              version_number: (await latestNumber(version.movespec_id, session)) + 1,
+            };
+            const claimed = await movespecs.updateOne(
+              { _id: version.movespec_id, archived_at: { $exists: false } },
+              { $set: { last_version_number: doc.version_number } },
+              { session },
+            );
+            if (claimed.matchedCount === 0) return { kind: "refused" };
+            await collection.insertOne(doc, { session });
+            return { kind: "inserted", doc };
+          }),
+        );
+      } catch (error) {
+        // A duplicate key aborted the transaction: nothing of it was applied.
+        if (!isDuplicateKey(error)) throw error;
+        const sameId = await collection.findOne({ _id: version._id }, { projection: { _id: 1 } });
+        return { kind: sameId ? "id_exists" : "number_taken" };
+      }
     },
 
     list: (movespecId, limit, offset) =>
