@@ -9,7 +9,8 @@ import { FUNCTIONS } from "../expression/functions.js";
 import { ExpressionSyntaxError, parseExpression } from "../expression/parser.js";
 import type { ErrorCode } from "../issue-codes.js";
 import type { IssueList, Position } from "../issues.js";
-import { parseLandmarkName } from "../topology.js";
+import { landmarkSide, type SideKey } from "../sides.js";
+import { concreteNames, type LandmarkRef, parseLandmarkName } from "../topology.js";
 import { landmarkSuggestion } from "./landmark-suggestion.js";
 import { suggestion } from "./reader.js";
 import type { YScalar } from "./yaml-tree.js";
@@ -66,6 +67,19 @@ export interface CheckContext {
   readonly signalNames: ReadonlySet<string>;
   /** True in signal definitions; false in conditions (no geometry, no state there). */
   readonly allowGeometry: boolean;
+  /** The sides signals are evaluated on (the `sides` plan), which side-relative names follow. */
+  readonly sides?: readonly SideKey[];
+}
+
+/**
+ * What a landmark reference reads on a side, as the engine's point table keys it; a reference
+ * the side cannot resolve (`knee` with sides: none, reported elsewhere) stands for itself.
+ */
+function pointKey(ref: LandmarkRef, side: SideKey): string {
+  const concrete = concreteNames(ref, landmarkSide(side));
+  return concrete.length > 0
+    ? concrete.join("+")
+    : `${ref.kind}:${"base" in ref ? ref.base : ref.name}`;
 }
 
 /** Checks an expression; reports issues and returns what it uses (undefined on error). */
@@ -194,7 +208,7 @@ export function checkExpression(
       return;
     }
     if (fn.scaled) info.usesScale = true;
-    const named = new Set<string>();
+    const named: { name: string; ref: LandmarkRef; span: Span }[] = [];
     fn.args.forEach((kind, i) => {
       const a = n.args[i];
       if (kind === "landmark") {
@@ -217,16 +231,7 @@ export function checkExpression(
         }
         if (lm.kind === "sided" || lm.kind === "opposite") info.sidedLandmarks = true;
         info.landmarks.add(a.name);
-        // Loads and runs, but a segment from a point to itself has no direction (the signal
-        // never gets a value) and a point's distance to itself is always 0: almost always a
-        // typo for another landmark, which the author should hear about.
-        if (named.has(a.name))
-          ctx.issues.warn(
-            "GEOMETRY_DEGENERATE",
-            `${n.fn}() names the landmark '${a.name}' twice, so it measures nothing (always the same value, or none); another landmark was probably meant`,
-            { pos: spanPosition(src, a.span), path: src.path },
-          );
-        named.add(a.name);
+        named.push({ name: a.name, ref: lm, span: a.span });
       } else if (kind === "seconds") {
         if (a.kind !== "num" || !(a.value > 0) || a.value > 3600) {
           fail(
@@ -237,6 +242,41 @@ export function checkExpression(
         }
       } else value(a);
     });
+    if (!degenerateWarned) warnDegenerate(n.fn, named);
+  };
+
+  // Loads and runs, but a segment from a point to itself has no direction (the signal never gets
+  // a value) and a point's distance to itself is always 0: almost always a typo for another
+  // landmark, which the author should hear about. Names are compared as the engine resolves them
+  // on each side the MoveSpec runs on (`knee` is `left_knee` with sides: left), and one warning
+  // per expression is enough to send the author to it.
+  let degenerateWarned = false;
+  const warnDegenerate = (
+    fn: string,
+    named: readonly { name: string; ref: LandmarkRef; span: Span }[],
+  ) => {
+    for (const side of ctx.sides ?? ["none"]) {
+      const first = new Map<string, string>();
+      for (const { name, ref, span } of named) {
+        const key = pointKey(ref, side);
+        const earlier = first.get(key);
+        if (earlier === undefined) {
+          first.set(key, name);
+          continue;
+        }
+        const what =
+          earlier === name
+            ? `the landmark '${name}' twice`
+            : `'${earlier}' and '${name}', the same landmark ('${key}')${side === "none" ? "" : ` on the ${side} side`}`;
+        ctx.issues.warn(
+          "GEOMETRY_DEGENERATE",
+          `${fn}() names ${what}, so it measures nothing (always the same value, or none); another landmark was probably meant`,
+          { pos: spanPosition(src, span), path: src.path },
+        );
+        degenerateWarned = true;
+        return;
+      }
+    }
   };
 
   if (want === "value") value(e);

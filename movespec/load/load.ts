@@ -5,6 +5,7 @@
 
 import type { CompiledSpec, FormRuleDef, HoldDef, RepetitionDef } from "../compiled-spec.js";
 import { type Issue, IssueList, type Position } from "../issues.js";
+import { sidesPlan } from "../sides.js";
 import { checkRadians, checkThresholdRanges } from "./check-thresholds.js";
 import {
   type Behaviour,
@@ -95,7 +96,13 @@ function loadInto(source: string, issues: IssueList): CompiledSpec | undefined {
     ? (readSmoothing(r, k.get("smoothing")!.value, "smoothing") ?? DEFAULT_SMOOTHING)
     : DEFAULT_SMOOTHING;
   const signalsNode = r.required(k, "signals", root, "the MoveSpec");
-  const sig = readSignals(r, signalsNode, globalSmoothing, parsed.position);
+  const sig = readSignals(
+    r,
+    signalsNode,
+    globalSmoothing,
+    parsed.position,
+    sidesPlan(header.sides).evaluated,
+  );
   const phaseSources = readPhases(
     r,
     r.required(k, "phases", root, "the MoveSpec"),

@@ -4,6 +4,7 @@ import type { SignalDef, Smoothing } from "../compiled-spec.js";
 import type { Expr } from "../expression/ast.js";
 import { FUNCTIONS } from "../expression/functions.js";
 import type { IssueList, Position } from "../issues.js";
+import type { SideKey } from "../sides.js";
 import { parseLandmarkName } from "../topology.js";
 import {
   checkExpression,
@@ -146,6 +147,7 @@ export function readSignals(
   node: YNode | undefined,
   globalSmoothing: Smoothing,
   position: (offset: number) => Position,
+  sides: readonly SideKey[],
 ): SignalsResult {
   const result: SignalsResult = {
     signals: [],
@@ -171,7 +173,7 @@ export function readSignals(
   }
   const pending = new Map<string, PendingSignal>();
   for (const entry of map.entries) {
-    const p = readSignal(r, entry, names, position);
+    const p = readSignal(r, entry, names, position, sides);
     if (p) pending.set(entry.key, p);
   }
   const adaptiveCount = [...pending.values()].filter((p) => p.adaptive).length;
@@ -212,6 +214,7 @@ function readSignal(
   entry: YEntry,
   names: ReadonlySet<string>,
   position: (offset: number) => Position,
+  sides: readonly SideKey[],
 ): PendingSignal | undefined {
   const issues = r.issues;
   const path = `signals.${entry.key}`;
@@ -271,7 +274,7 @@ function readSignal(
   const info = checkExpression(
     expr,
     src,
-    { issues, signalNames: names, allowGeometry: true },
+    { issues, signalNames: names, allowGeometry: true, sides },
     "value",
   );
   if (!info) return undefined;

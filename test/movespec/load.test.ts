@@ -415,12 +415,41 @@ describe("movespec load", () => {
         });
       }
 
-      it("not for the same name on both sides, or different landmarks", () => {
-        for (const expr of ["angle2d(left_knee, knee, ankle)", "distance(ankle, opposite_ankle)"])
-          expect(
-            load(BASE.replace("angle(hip, knee, ankle)", expr)).warnings.map((w) => w.code),
-            expr,
-          ).to.not.include("GEOMETRY_DEGENERATE");
+      const degenerate = (expr: string, sides = "left") => {
+        const r = load(
+          BASE.replace("angle(hip, knee, ankle)", expr).replace("sides: left", `sides: ${sides}`),
+        );
+        expect(r.errors, `${expr} with sides: ${sides}`).to.deep.equal([]);
+        return r.warnings.filter((w) => w.code === "GEOMETRY_DEGENERATE");
+      };
+
+      it("a side-relative name and the fixed one it resolves to: angle(knee, left_knee, ankle) with sides: left", () => {
+        const yaml = BASE.replace("angle(hip, knee, ankle)", "angle(knee, left_knee, ankle)");
+        expect(load(yaml).errors).to.deep.equal([]);
+        expect(degenerate("angle(knee, left_knee, ankle)")).to.have.length(1);
+        const found = issue(yaml, "GEOMETRY_DEGENERATE");
+        expect(found).to.include({ line: 4, column: 21, path: "signals.knee" });
+        expect(found.message).to.include("'knee' and 'left_knee'");
+        expect(found.message).to.include("left side");
+      });
+
+      it("on any side the MoveSpec runs on, once per expression", () => {
+        expect(degenerate("angle2d(left_knee, knee, ankle)", "both"), "both").to.have.length(1);
+        expect(degenerate("angle2d(right_knee, knee, ankle)", "auto"), "auto").to.have.length(1);
+        expect(degenerate("distance(knee, knee)", "both"), "both sides").to.have.length(1);
+        expect(degenerate("distance(hip, left_hip) + distance(knee, left_knee)")).to.have.length(1);
+        expect(degenerate("distance(opposite_hip, right_hip)")).to.have.length(1);
+      });
+
+      it("not for different landmarks, on every side", () => {
+        for (const [expr, sides] of [
+          ["angle(left_knee, right_knee, ankle)", "left"],
+          ["angle(left_knee, right_knee, ankle)", "both"],
+          ["distance(ankle, opposite_ankle)", "both"],
+          ["angle2d(left_knee, knee, ankle)", "right"],
+          ["distance(mid_hip, hip)", "either"],
+        ])
+          expect(degenerate(expr, sides), `${expr} with sides: ${sides}`).to.have.length(0);
       });
     });
 
