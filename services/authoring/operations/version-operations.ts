@@ -176,7 +176,10 @@ export function createVersionOperations(deps: AuthoringDeps) {
         },
       );
       // Only the archive filter can refuse a MoveSpec that was just found.
-      if (!updated) throw moveSpecArchived(existing._id);
+      if (!updated) {
+        const current = await deps.movespecs.findMetadata(existing._id);
+        throw current ? archivedRefusal(current) : moveSpecArchived(existing._id);
+      }
       deps.relay.nudge();
       return moveSpecMessage(updated);
     },

@@ -6,8 +6,8 @@
  * Words ignore case and accents ("Squat" = "squat", "Élan" = "elan"). Text is first cut at the
  * word boundaries of Unicode (UAX #29, `Intl.Segmenter`), which also splits scripts written
  * without spaces (Chinese, Japanese, Thai) with ICU's dictionaries; each piece is then split on
- * anything that is not a letter or a digit, as before, so Latin text gives the same words it
- * always did ("don't" is "don" and "t", "squat_drill" is "squat" and "drill").
+ * anything that is not a letter, a combining mark or a digit, so Latin text gives the same words
+ * it always did ("don't" is "don" and "t", "squat_drill" is "squat" and "drill").
  */
 
 /**
