@@ -1,21 +1,13 @@
 import { expect } from "chai";
 import { type Db, MongoClient } from "mongodb";
-import { Code, errorInfo, serviceError } from "../../services/shared/errors/service-error.js";
+import { Code, serviceError } from "../../services/shared/errors/service-error.js";
 import {
   createIdempotencyStore,
   fingerprintOf,
   type IdempotencyStore,
 } from "../../services/shared/idempotency/index.js";
 import { type EmbeddedMongoHandle, startEmbeddedMongo } from "../support/embedded-mongo.js";
-
-async function failure(promise: Promise<unknown>) {
-  try {
-    await promise;
-  } catch (error) {
-    return errorInfo(error);
-  }
-  throw new Error("expected a failure");
-}
+import { failure } from "../support/failure.js";
 
 describe("services/shared/idempotency over MongoDB", () => {
   let mongo: EmbeddedMongoHandle;

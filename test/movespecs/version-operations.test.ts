@@ -29,12 +29,12 @@ import {
   createVersionStore,
   type VersionStore,
 } from "../../services/authoring/store/version-store.js";
-import { errorInfo } from "../../services/shared/errors/service-error.js";
 import { createIdempotencyStore } from "../../services/shared/idempotency/index.js";
 import { newId } from "../../services/shared/ids/uuid-v7.js";
 import { createLogger } from "../../services/shared/logging/logger.js";
 import type { Caller } from "../../services/shared/security/caller.js";
 import { type EmbeddedMongoHandle, startEmbeddedMongo } from "../support/embedded-mongo.js";
+import { failure } from "../support/failure.js";
 
 const PROJECT = "0192f0c4-3b7e-7a51-9d3c-000000000001";
 const caller: Caller = {
@@ -44,15 +44,6 @@ const caller: Caller = {
   credentialId: "key-1",
   accessToken: "",
 };
-
-async function failure(promise: Promise<unknown>) {
-  try {
-    await promise;
-  } catch (error) {
-    return errorInfo(error);
-  }
-  throw new Error("expected a failure");
-}
 
 describe("authoring version operations over MongoDB", () => {
   let mongo: EmbeddedMongoHandle;
