@@ -82,34 +82,43 @@ describe("catalogue search words", function () {
     expect(await found("squatdrill")).to.deep.equal([]);
   });
 
-  it("re-splits entries stored before, when the operator resyncs the catalogue", async () => {
-    const id = await publish("深蹲起立");
-    // As an entry written by a catalogue that did not split these scripts: one word, no version.
-    const client = new MongoClient(system.mongodbUri);
-    try {
-      await client
-        .db(catalogueDatabase)
-        .collection("entries")
-        .updateOne(
-          { _id: id as never },
-          { $set: { keywords: ["深蹲起立"] }, $unset: { keywords_version: "" } },
-        );
-    } finally {
-      await client.close();
-    }
-    // A word no search asked for yet: no cache holds an answer from before the change above.
-    expect(await found("起立")).to.deep.equal([]);
-    let stdout = "";
-    const code = await runAdmin(
-      ["movespecs", "resync-catalogue", "--id", id, "--json"],
-      { stdout: (text) => (stdout += text), stderr: () => {} },
-      () => ({ authoring: authoringClient(system) }) as unknown as AdminClients,
-      loadAdminConfig({}),
-    );
-    expect(code).to.equal(0);
-    expect(JSON.parse(stdout)).to.deep.equal({ marked: 1 });
-    await eventually(async () => (await found("起立")).includes(id));
-  });
+  // Written by a catalogue that did not split these scripts: one word. Either before versions
+  // were stored, or by an old replica during a rolling deploy over an entry a new one had
+  // stored (its $set leaves the new version in place): the resync must re-split both.
+  for (const [name, word, version] of [
+    ["深蹲起立", "起立", "absent"],
+    ["平板支撑", "支撑", "current"],
+  ] as const) {
+    it(`re-splits entries stored with old words (version ${version}) when the operator resyncs`, async () => {
+      const id = await publish(name);
+      const client = new MongoClient(system.mongodbUri);
+      try {
+        await client
+          .db(catalogueDatabase)
+          .collection("entries")
+          .updateOne(
+            { _id: id as never },
+            version === "absent"
+              ? { $set: { keywords: [name] }, $unset: { keywords_version: "" } }
+              : { $set: { keywords: [name] } },
+          );
+      } finally {
+        await client.close();
+      }
+      // A word no search asked for yet: no cache holds an answer from before the change above.
+      expect(await found(word)).to.deep.equal([]);
+      let stdout = "";
+      const code = await runAdmin(
+        ["movespecs", "resync-catalogue", "--id", id, "--json"],
+        { stdout: (text) => (stdout += text), stderr: () => {} },
+        () => ({ authoring: authoringClient(system) }) as unknown as AdminClients,
+        loadAdminConfig({}),
+      );
+      expect(code).to.equal(0);
+      expect(JSON.parse(stdout)).to.deep.equal({ marked: 1 });
+      await eventually(async () => (await found(word)).includes(id));
+    });
+  }
 
   it("refuses q of more than 16 words together with every other invalid parameter", async () => {
     const sixteen = Array.from({ length: 16 }, (_, i) => `w${i}`).join(" ");

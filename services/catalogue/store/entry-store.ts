@@ -15,7 +15,8 @@ export interface EntryStore {
   ensureIndexes(): Promise<void>;
   /**
    * Stores the snapshot unless the entry already has this revision or a newer one; the same
-   * revision is stored again when the entry's keywords were split by an older version.
+   * revision with the same text is stored again when its words or name key, as this code splits
+   * them, differ.
    */
   upsertIfNewer(entry: Omit<EntryDoc, "star_count">): Promise<UpsertOutcome>;
   find(id: string): Promise<EntryDoc | null>;
@@ -55,10 +56,16 @@ export function createEntryStore(db: Db): EntryStore {
             $or: [
               { revision: { $lt: entry.revision } },
               // A resync re-pushes unchanged revisions: how else old entries get new keywords.
-              // `$not $gte` also matches entries stored before the version was.
+              // The same text split otherwise is decided on the words themselves, not on the
+              // stored version: an old replica's write during a rolling deploy keeps the newer
+              // version with older words, and a new ICU (Node) may split the same text
+              // differently at the same version. Another text at the same revision is ignored.
               {
                 revision: entry.revision,
-                keywords_version: { $not: { $gte: entry.keywords_version ?? 0 } },
+                name: entry.name,
+                // null matches a description left out and one stored as null (a first insert).
+                description: entry.description ?? (null as unknown as undefined),
+                $or: [{ keywords: { $ne: entry.keywords } }, { name_key: { $ne: entry.name_key } }],
               },
             ],
           },

@@ -15,9 +15,10 @@
  * an older version are re-split by a resync of the catalogue (docs/movespecs.md, "Search").
  * Version 1 (never stored: the field's absence) split on non letters/digits only; version 2 also
  * at Unicode word boundaries, and took every combining mark away (kana voicing, Indic and Thai
- * vowel signs: other words); version 3 takes away only accents.
+ * vowel signs: other words); version 3 takes away only accents; version 4 also the vowel points
+ * of Hebrew and Arabic, and emoji variation selectors (which version 3 kept as words).
  */
-export const SEARCH_WORDS_VERSION = 3;
+export const SEARCH_WORDS_VERSION = 4;
 
 /** Characters kept of one word (longer words are cut, in entries and queries alike). */
 export const SEARCH_WORD_LENGTH = 32;
@@ -30,16 +31,26 @@ export const SEARCH_QUERY_LIMITS = {
 } as const;
 
 /**
- * Accents: the combining diacritical marks of Latin, Greek and Cyrillic (é, ñ, ö, ệ). Every other
+ * What searching ignores: the combining diacritical marks of Latin, Greek and Cyrillic (é, ñ, ö,
+ * ệ); the vowel points and cantillation of Hebrew and the harakat of Arabic, which writers mostly
+ * leave out (שָׁלוֹם is שלום); variation selectors (the emoji presentation of ❤️). Every other
  * combining mark is part of its word: Japanese voicing (ク and グ are different sounds), the vowel
  * signs of Devanagari or Thai (किताब without them is another word).
  */
-const ACCENTS = /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+/gu;
+const IGNORED_MARKS = new RegExp(
+  [
+    "[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]",
+    "[\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7]",
+    "[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed]",
+    "[\ufe00-\ufe0f]|[\u{e0100}-\u{e01ef}]",
+  ].join("|"),
+  "gu",
+);
 const SEPARATORS = /[^\p{L}\p{M}\p{N}]+/u;
 
 /** Text without its accents, composed again (NFC), lower case: "Élan" is "elan", グ stays グ. */
 export function foldAccents(text: string): string {
-  return text.normalize("NFKD").replace(ACCENTS, "").normalize("NFC").toLowerCase();
+  return text.normalize("NFKD").replace(IGNORED_MARKS, "").normalize("NFC").toLowerCase();
 }
 // A fixed locale: the words must not depend on the LANG of the process that splits them (the
 // gateway and the catalogue may differ), and ICU's dictionaries apply whatever the locale.

@@ -103,6 +103,12 @@ describe("catalogue caches and keywords", () => {
       expect(keywordsOf("किताब")).to.deep.equal(["किताब"]);
       expect(keywordsOf("กิน")).to.deep.equal(["กิน"]);
       expect(nameKeyOf("Émile グ")).to.equal("emile グ");
+      // Hebrew points and Arabic harakat are left out by writers: ignored, like accents.
+      expect(keywordsOf("שָׁלוֹם")).to.deep.equal(keywordsOf("שלום"));
+      expect(keywordsOf("القُرفُصاء")).to.deep.equal(keywordsOf("القرفصاء"));
+      // An emoji's presentation selector is no word (it matched every entry with an emoji).
+      expect(keywordsOf("Squat ❤️ 1️⃣")).to.deep.equal(["squat", "1"]);
+      expect(keywordsOf("❤️")).to.deep.equal([]);
     });
   });
 });
