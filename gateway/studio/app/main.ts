@@ -97,7 +97,6 @@ byId("sign-out").addEventListener("click", () => {
   // Dropping the client drops the key and the token: nothing else holds them.
   current = undefined; // asked already: the reload below must not ask again
   connection = undefined;
-  current = undefined;
   window.location.reload();
 });
 
