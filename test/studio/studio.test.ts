@@ -206,6 +206,34 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     );
   });
 
+  it("says the optional examples could not be loaded when samples.json is not their list", async () => {
+    const error = page.locator("#sign-in-error");
+    const answers = [
+      { status: 404, contentType: "text/html", body: "<h1>Not Found</h1>" },
+      { status: 200, contentType: "text/html", body: "<html>a proxy's page</html>" },
+    ];
+    const said: (string | null)[] = [];
+    for (const answer of answers) {
+      if (answer.status === 404) expectedErrors.push(/status of 404/);
+      await page.route("**/studio/samples.json", (route) => route.fulfill(answer));
+      try {
+        await page.goto(`${system.gatewayUrl}/studio`);
+        await page.locator("#sign-in").waitFor({ state: "visible" });
+        said.push(await error.textContent());
+        expect(await error.getAttribute("data-tone")).to.equal("error");
+        // Signing in is still offered: the samples are only a convenience.
+        expect(await page.getByLabel("API key").isEditable()).to.equal(true);
+      } finally {
+        await page.unroute("**/studio/samples.json");
+      }
+    }
+    expect(said).to.deep.equal([
+      "The bundled examples and recordings could not be loaded (the service answered HTTP 404). You can still sign in and work without them.",
+      "The bundled examples and recordings could not be loaded (the service's answer was not their list). You can still sign in and work without them.",
+    ]);
+    expect(expectedErrors).to.deep.equal([]);
+  });
+
   it("signs in with the development key (kept out of storage), and creates the squat MoveSpec", async () => {
     await page.goto(`${system.gatewayUrl}/studio`);
     await page.getByLabel("API key").fill(system.devCredentials?.api_key ?? "");

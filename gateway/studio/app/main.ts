@@ -766,17 +766,35 @@ byId("camera-toggle").addEventListener("click", () => void toggleCamera());
 
 // ---- start ---------------------------------------------------------------------------------
 
+/**
+ * The bundled examples and recordings, or why the answer is not usable. A failed fetch throws.
+ */
+async function loadSamples(): Promise<Samples | string> {
+  const response = await fetch("/studio/samples.json");
+  if (!response.ok) return `the service answered HTTP ${response.status}`;
+  // A proxy's or a server's error page can come with a 200: a JSON parser's words about its
+  // first character would tell the user nothing.
+  const body: unknown = await response.json().catch(() => undefined);
+  const list = body as Partial<Samples> | undefined;
+  if (!Array.isArray(list?.recordings) || !Array.isArray(list?.examples))
+    return "the service's answer was not their list";
+  return list as Samples;
+}
+
 async function start() {
-  try {
-    const response = await fetch("/studio/samples.json");
-    samples = (await response.json()) as Samples;
-  } catch (e) {
+  const unusable = (why: string) => {
     samples = { recordings: [], examples: [] };
-    say(
-      byId("sign-in-error"),
-      `The examples and recordings did not load: ${errorText(e)}`,
-      "error",
-    );
+    say(byId("sign-in-error"), why, "error");
+  };
+  try {
+    const loaded = await loadSamples();
+    if (typeof loaded === "string")
+      unusable(
+        `The bundled examples and recordings could not be loaded (${loaded}). You can still sign in and work without them.`,
+      );
+    else samples = loaded;
+  } catch (e) {
+    unusable(`The bundled examples and recordings could not be loaded: ${errorText(e)}`);
   }
   byId("new-example").replaceChildren(
     h("option", { value: "" }, "the service's template"),
