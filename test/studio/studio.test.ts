@@ -434,8 +434,11 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     await page.route("**/api/**", (route) => route.abort("internetdisconnected"));
     try {
       await page.getByRole("button", { name: /Save draft/ }).click();
-      await status.filter({ hasText: /^Not saved: / }).waitFor({ timeout: 30_000 });
-      expect(await status.textContent()).to.equal(`Not saved: ${unreachable}`);
+      // Whether the PUT reached the service before the connection failed the page cannot tell.
+      await status.filter({ hasText: /^Not known to be saved: / }).waitFor({ timeout: 30_000 });
+      expect(await status.textContent()).to.equal(
+        "Not known to be saved: the connection was lost before the service answered. Check your connection and save again (that save finds out whether this one arrived).",
+      );
       expect(await status.getAttribute("data-tone")).to.equal("error");
       // A read the SDK retries (with backoff) before it gives up says the same.
       await page.getByRole("button", { name: "Search" }).click();
@@ -461,6 +464,91 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     expect((await api(draftPath)).body.yaml_source).to.not.contain("# offline");
     await page.getByRole("button", { name: "Search" }).click();
     await page.locator("#catalogue li.error").waitFor({ state: "detached" });
+  });
+
+  it("finds out whether a save whose answer was lost went through", async () => {
+    const status = page.locator("#editor-status");
+    const draftPath = `/api/movespecs/${movespecId}/draft`;
+    const draft = async () => (await api(draftPath)).body.yaml_source;
+    const saveButton = page.getByRole("button", { name: /Save draft/ });
+    const type = async (text: string) => {
+      await page
+        .locator(".cm-line")
+        .nth(LINE - 1)
+        .click();
+      await page.keyboard.press("End");
+      await page.keyboard.type(text);
+    };
+    // The last step's "Saved." is still there: a save's own status is waited for on a blank line.
+    const save = async () => {
+      await status.evaluate((element) => {
+        element.textContent = "";
+      });
+      await saveButton.click();
+    };
+    const released = (await api(`/api/movespecs/${movespecId}/released-source`)).body.yaml_source;
+    // The connection drops with the draft's PUT in flight: after it reached the service (its
+    // answer is lost), or before; and, while `down`, every other request is lost too.
+    let putReaches = true;
+    let down = false;
+    offline = true;
+    await page.route("**/api/**", async (route) => {
+      if (route.request().method() === "PUT") {
+        if (putReaches) await route.fetch();
+        return route.abort("internetdisconnected");
+      }
+      return down ? route.abort("internetdisconnected") : route.continue();
+    });
+    try {
+      // The draft read back holds the text: saved, with the draft's new ETag.
+      await type(" # answer lost");
+      await save();
+      await status.filter({ hasText: /^Saved\./ }).waitFor({ timeout: 30_000 });
+      expect(await saveButton.isDisabled()).to.equal(true);
+      expect(await draft()).to.contain(" # answer lost\n");
+
+      // The draft read back does not hold it: not saved.
+      putReaches = false;
+      await type(" # request lost");
+      await save();
+      await status.filter({ hasText: /^Not saved: / }).waitFor({ timeout: 30_000 });
+      expect(await status.textContent()).to.equal(
+        "Not saved: the connection was lost before the service had your text. Save again.",
+      );
+      expect(await draft()).to.not.contain("# request lost");
+
+      // No way to read it back: the page says it does not know.
+      putReaches = true;
+      down = true;
+      await type(" # both lost");
+      await save();
+      await status.filter({ hasText: /^Not known to be saved: / }).waitFor({ timeout: 30_000 });
+      expect(await status.textContent()).to.equal(
+        "Not known to be saved: the connection was lost before the service answered. Check your connection and save again (that save finds out whether this one arrived).",
+      );
+      expect(await status.getAttribute("data-tone")).to.equal("error");
+      expect(await draft()).to.contain(" # request lost # both lost\n");
+    } finally {
+      await page.unroute("**/api/**");
+      offline = false;
+    }
+    // Back, and edited further: the 412 is the lost save's own doing, not a change elsewhere.
+    await type(" # back");
+    expectedErrors.push(/status of 412/);
+    await save();
+    await status.filter({ hasText: /^Saved\./ }).waitFor({ timeout: 30_000 });
+    expect(expectedErrors).to.deep.equal([]);
+    expect(await page.locator("#conflict").isHidden()).to.equal(true);
+    expect(await draft()).to.contain(" # answer lost # request lost # both lost # back\n");
+
+    // Back to version 1's text, which the next step runs without a new version.
+    await api(draftPath, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ yaml_source: released }),
+    });
+    await page.locator("#recent button.link").first().click();
+    await status.filter({ hasText: /^Draft loaded\.$/ }).waitFor();
   });
 
   it("runs the bundled UI-PRMD squat recording with one key: 10 repetitions, 10 marks", async () => {

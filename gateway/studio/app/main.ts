@@ -5,7 +5,13 @@
  */
 import type { SessionSummary } from "../../../movespec/engine/events.js";
 import { load } from "../../../movespec/index.js";
-import { MdsApiError, type MoveSpec, type Version } from "../../../sdk/src/index.js";
+import {
+  MdsApiError,
+  type MdsClient,
+  MdsNetworkError,
+  type MoveSpec,
+  type Version,
+} from "../../../sdk/src/index.js";
 import { type LiveCamera, startLiveCamera } from "./camera.js";
 import { type Connection, signIn } from "./connection.js";
 import { byId, errorText, h, say } from "./dom.js";
@@ -35,6 +41,11 @@ interface OpenMoveSpec {
   etag: string | undefined;
   /** The text last saved (or loaded): the editor is dirty when it differs. */
   saved: string;
+  /**
+   * The text of the last save whose answer was lost: the service may hold it, and then refuses
+   * the next save (412) because of it, not because of a change elsewhere.
+   */
+  unconfirmed?: string;
   versions: Version[];
 }
 
@@ -300,13 +311,23 @@ async function save(): Promise<boolean> {
   const { client } = connection;
   const id = current.movespec.movespec_id;
   try {
-    const saved = await client.request(
-      "replaceDraft",
-      { movespec_id: id, body: { yaml_source: text } },
-      { ifMatch: current.etag },
-    );
-    current.etag = saved.etag;
-    current.saved = text;
+    const outcome = await writeDraft(client, current, text);
+    if (outcome === "not applied") {
+      say(
+        status,
+        "Not saved: the connection was lost before the service had your text. Save again.",
+        "error",
+      );
+      return false;
+    }
+    if (outcome === "unknown") {
+      say(
+        status,
+        "Not known to be saved: the connection was lost before the service answered. Check your connection and save again (that save finds out whether this one arrived).",
+        "error",
+      );
+      return false;
+    }
     byId("conflict").hidden = true;
   } catch (e) {
     if (e instanceof MdsApiError && e.reason === "ETAG_MISMATCH") {
@@ -338,6 +359,68 @@ async function save(): Promise<boolean> {
 }
 
 /**
+ * Writes `text` over the open draft with its ETag. A PUT whose answer was lost may have been
+ * applied all the same (the SDK does not repeat it: a repeat would be refused with 412), so the
+ * draft is read back: holding `text`, it was saved ("saved"); else "not applied"; unreadable,
+ * "unknown". Either way the text is remembered, so that a later 412 caused by that very save is
+ * recognised and does not send the user to the conflict box for their own text. Other errors
+ * (a 412 for a real change elsewhere among them) are thrown.
+ */
+async function writeDraft(
+  client: MdsClient,
+  open: OpenMoveSpec,
+  text: string,
+): Promise<"saved" | "not applied" | "unknown"> {
+  const id = open.movespec.movespec_id;
+  const settle = (etag: string | undefined, saved: string) => {
+    open.etag = etag;
+    open.saved = saved;
+    open.unconfirmed = undefined;
+  };
+  try {
+    const saved = await client.request(
+      "replaceDraft",
+      { movespec_id: id, body: { yaml_source: text } },
+      { ifMatch: open.etag },
+    );
+    settle(saved.etag, text);
+    return "saved";
+  } catch (e) {
+    if (e instanceof MdsNetworkError) {
+      open.unconfirmed = text;
+      let draft: Awaited<ReturnType<typeof readDraft>>;
+      try {
+        // A read the SDK repeats with backoff: a connection back within a second or two answers.
+        draft = await readDraft(client, id);
+      } catch {
+        return "unknown";
+      }
+      if (draft.data.yaml_source !== text) return "not applied";
+      settle(draft.etag, text);
+      return "saved";
+    }
+    if (
+      e instanceof MdsApiError &&
+      e.reason === "ETAG_MISMATCH" &&
+      open.unconfirmed !== undefined
+    ) {
+      const draft = await readDraft(client, id);
+      // Someone else writing the very same text since is no conflict either.
+      if (draft.data.yaml_source === open.unconfirmed) {
+        settle(draft.etag, draft.data.yaml_source);
+        // Edited since that save: once more, with the ETag of what it wrote.
+        return text === open.saved ? "saved" : writeDraft(client, open, text);
+      }
+    }
+    throw e;
+  }
+}
+
+function readDraft(client: MdsClient, id: string) {
+  return client.request("getDraft", { movespec_id: id });
+}
+
+/**
  * After a refused save (412): the draft as it is now replaces the editor's text as one edit, so
  * that the user's text is one undo away (and Save, with the new ETag, would then overwrite).
  */
@@ -353,6 +436,7 @@ async function loadLatestDraft() {
     const mine = editor.text();
     open.etag = draft.etag;
     open.saved = draft.data.yaml_source;
+    open.unconfirmed = undefined;
     editor.replaceText(draft.data.yaml_source);
     byId("conflict").hidden = true;
     say(
