@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
 import { expect } from "chai";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Page, WebSocketRoute } from "playwright-core";
 import { studioCsp } from "../../gateway/studio/routes.js";
 import { launchChromium } from "../support/chromium.js";
 import { writeStretchVideo } from "../support/fake-camera.js";
@@ -675,6 +675,58 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       .filter({ hasText: /^Stopped: completed, \d+ frames/ })
       .waitFor();
     expect(Number(await page.textContent("#live-count"))).to.be.at.least(counted);
+  });
+
+  it("keeps saying the camera's stream is reconnecting until it is back", async () => {
+    const status = page.locator("#camera-status");
+    // The stream client paces a live session's frames by the limit in the server's `ready`: with
+    // a low one, a frame is waiting to go when the connection drops (and goes, into the queue for
+    // the next connection, while the client reconnects).
+    let down = false;
+    const sockets: WebSocketRoute[] = [];
+    await page.routeWebSocket(
+      () => true,
+      (socket) => {
+        if (down) return socket.close({ code: 1013, reason: "try again later" });
+        const server = socket.connectToServer();
+        sockets.push(socket);
+        server.onMessage((message) => {
+          const ready = typeof message === "string" && JSON.parse(message);
+          if (ready?.type === "ready") ready.limits = { ...ready.limits, live_max_fps: 1 };
+          socket.send(ready?.type === "ready" ? JSON.stringify(ready) : message);
+        });
+      },
+    );
+    // Every text the status line shows, in order (the test's own reads would miss some).
+    await page.evaluate(`{
+      const element = document.querySelector("#camera-status");
+      window.cameraStatuses = [];
+      new MutationObserver(() => window.cameraStatuses.push(element.textContent)).observe(element, {
+        childList: true,
+        characterData: true,
+        subtree: true,
+      });
+    }`);
+    const statuses = () => page.evaluate("window.cameraStatuses") as Promise<string[]>;
+    await page.getByRole("button", { name: "Start camera" }).click();
+    await status.filter({ hasText: /^Live: 2 frames sent/ }).waitFor({ timeout: 90_000 });
+    await page.waitForTimeout(400);
+    down = true;
+    await sockets.at(-1)?.close({ code: 1011, reason: "gone" });
+    await status.filter({ hasText: /reconnecting \(attempt 3\)/ }).waitFor({ timeout: 30_000 });
+    await page.evaluate('window.cameraStatuses.push("(let back)")');
+    down = false;
+    await status.filter({ hasText: /^Live: / }).waitFor({ timeout: 30_000 });
+    const seen = await statuses();
+    const lost = seen.findIndex((text) => text.includes("reconnecting"));
+    const back = seen.indexOf("(let back)");
+    expect(lost).to.be.above(0);
+    expect(
+      seen.slice(lost, back).filter((text) => !text.includes("reconnecting")),
+      seen.join("\n"),
+    ).to.deep.equal([]);
+    await page.getByRole("button", { name: "Stop camera" }).click();
+    await status.filter({ hasText: /^Stopped: completed/ }).waitFor({ timeout: 30_000 });
   });
 
   it("fits a narrow screen, with no console error, no CSP violation and nothing fetched elsewhere", async () => {

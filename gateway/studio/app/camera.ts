@@ -120,6 +120,8 @@ export async function startLiveCamera(input: {
   onNotice: (text: string) => void;
   /** The stream lost its connection and tries again (`attempt` from 1). */
   onReconnect: (attempt: number) => void;
+  /** The stream is attached: at the start, and again after each reconnect. */
+  onReady: () => void;
   /** Frames stopped going to the service (the stream could not reconnect, the model failed). */
   onFailure: (error: unknown) => void;
   onStats: (stats: CameraStats) => void;
@@ -154,6 +156,7 @@ export async function startLiveCamera(input: {
       onEvent: input.onEvent,
       onNotice: (notice) => input.onNotice(`${notice.code}: ${notice.message}`),
       onReconnect: (attempt) => input.onReconnect(attempt),
+      onReady: () => input.onReady(),
     });
     await stream.connect();
 

@@ -12,7 +12,7 @@ import {
   type MoveSpec,
   type Version,
 } from "../../../sdk/src/index.js";
-import { type LiveCamera, startLiveCamera } from "./camera.js";
+import { type CameraStats, type LiveCamera, startLiveCamera } from "./camera.js";
 import { type Connection, signIn } from "./connection.js";
 import { byId, errorText, h, say } from "./dom.js";
 import { createYamlEditor, type PositionedIssue } from "./editor.js";
@@ -620,7 +620,7 @@ async function run() {
         topology,
         onProgress: (sent) =>
           say(status, `Streaming: ${sent} of ${recording.frames.length} frames sent…`),
-        onReconnect: (attempt) => say(status, reconnecting(attempt), "error"),
+        onReconnect: (attempt) => say(status, reconnectingText(attempt), "error"),
       });
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
       const { samples: signalRows } = signalSamples(loaded.spec, recording.frames, topology);
@@ -743,7 +743,7 @@ document.addEventListener("keydown", (event) => {
 });
 
 /** While the stream client tries again (the SDK's backoff: about half a minute in all). */
-function reconnecting(attempt: number): string {
+function reconnectingText(attempt: number): string {
   return `The connection to the service was lost: reconnecting (attempt ${attempt})… Check your connection.`;
 }
 
@@ -796,6 +796,16 @@ async function toggleCamera() {
       events.prepend(h("li", {}, text));
       while (events.children.length > 8) events.lastElementChild?.remove();
     };
+    // A frame already on its way when the connection dropped still reports its stats (the
+    // stream queues it for the next connection): those must not hide that it is reconnecting.
+    let reconnecting = false;
+    let lastStats: CameraStats | undefined;
+    const showStats = (stats: CameraStats) =>
+      say(
+        status,
+        `Live: ${stats.frames} frames sent (${stats.framesWithPose} with a pose), ${stats.framesPerSecond.toFixed(1)} frames/s, MoveNet Lightning on ${stats.backend}.`,
+        "ok",
+      );
     try {
       camera = await startLiveCamera({
         client,
@@ -820,17 +830,23 @@ async function toggleCamera() {
           events.dataset.events = String(Number(events.dataset.events ?? "0") + 1);
         },
         onNotice: (text) => note(text),
-        onReconnect: (attempt) => say(status, reconnecting(attempt), "error"),
+        onReconnect: (attempt) => {
+          reconnecting = true;
+          say(status, reconnectingText(attempt), "error");
+        },
+        onReady: () => {
+          if (!reconnecting) return;
+          reconnecting = false;
+          if (lastStats) showStats(lastStats);
+        },
         onFailure: (error) => {
           say(status, `Live counting stopped: ${errorText(error)}`, "error");
           note("live counting stopped");
         },
-        onStats: (stats) =>
-          say(
-            status,
-            `Live: ${stats.frames} frames sent (${stats.framesWithPose} with a pose), ${stats.framesPerSecond.toFixed(1)} frames/s, MoveNet Lightning on ${stats.backend}.`,
-            "ok",
-          ),
+        onStats: (stats) => {
+          lastStats = stats;
+          if (!reconnecting) showStats(stats);
+        },
       });
       byId("camera-toggle").textContent = "Stop camera";
     } catch (e) {
