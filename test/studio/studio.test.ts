@@ -112,8 +112,12 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     // whether or not the browser also logs it.
     await page.exposeFunction("reportCspViolation", (text: string) => violations.push(text));
     await page.addInitScript({
-      content: `document.addEventListener("securitypolicyviolation", (e) =>
-        window.reportCspViolation(e.effectiveDirective + ": " + e.blockedURI));`,
+      content: `window.cspViolations = [];
+      document.addEventListener("securitypolicyviolation", (e) => {
+        const text = e.effectiveDirective + ": " + e.blockedURI;
+        window.cspViolations.push(text);
+        window.reportCspViolation(text);
+      });`,
     });
     page.on("console", (message) => {
       if (message.type() !== "error") return;
@@ -312,8 +316,11 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
         .textContent(),
     ).to.match(/^ *x *exit: depth > 0\.4 # tuned in the Studio$/);
     expect(await page.locator(".cm-line").count()).to.equal(lineCount - 2);
-    // A violation event is a task queued by the blocked change: let it run.
-    await page.evaluate("new Promise((resolve) => setTimeout(resolve, 200))");
+    // A violation event is a task queued by the blocked change: read the page's own list after
+    // a frame and two later tasks, not after a guessed time (a loaded machine is slow).
+    const inPage = await page.evaluate(`new Promise((resolve) =>
+      requestAnimationFrame(() => setTimeout(() => setTimeout(() => resolve(window.cspViolations)))))`);
+    expect(inPage, String(inPage)).to.deep.equal([]);
     expect(violations, violations.join("\n")).to.deep.equal([]);
     await page.keyboard.press("Control+z");
     expect(await editorText()).to.equal(before);
