@@ -89,11 +89,10 @@ function rewrite(value: unknown): unknown {
           ? pattern
           : undefined;
     if (source !== undefined) {
-      return {
-        ...target,
-        $regex: withoutExtendedLayout(source),
-        $options: options.replaceAll("x", ""),
-      };
+      // A regex's own flags (/a b/i with $options "x") count with the options, as in mongod.
+      const flags = new Set(`${pattern instanceof RegExp ? pattern.flags : ""}${options}`);
+      flags.delete("x");
+      return { ...target, $regex: withoutExtendedLayout(source), $options: [...flags].join("") };
     }
   }
   return target;

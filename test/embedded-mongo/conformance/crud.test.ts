@@ -217,6 +217,8 @@ describe("embedded-mongo conformance: CRUD", () => {
       expect(await ids({ name: { $regex: extended, $options: "x" } })).to.deep.equal([1]);
       expect(await ids({ name: { $regex: extended, $options: "xi" } })).to.deep.equal([1, 4]);
       expect(await ids({ name: { $regex: "^ab[ ]c$", $options: "x" } })).to.deep.equal([2]);
+      // The regex's own flags count with the options.
+      expect(await ids({ name: { $regex: /^a b c$/i, $options: "x" } })).to.deep.equal([1, 4]);
       expect(await ids({ name: { $regex: "^ab\\ c$", $options: "x" } })).to.deep.equal([2]);
       expect(await ids({ name: { $regex: "^a\\#b$", $options: "x" } })).to.deep.equal([3]);
       expect(await ids({ $or: [{ name: { $regex: "^A B C$", $options: "x" } }] })).to.deep.equal([
