@@ -10,12 +10,14 @@ import { expect } from "chai";
 import { type Db, MongoClient } from "mongodb";
 import {
   ArchiveMoveSpecRequestSchema,
+  CreateMoveSpecRequestSchema,
   CreateVersionRequestSchema,
 } from "../../proto/gen/authoring/v1/authoring_pb.js";
 import { MOVESPEC_TEMPLATE } from "../../services/authoring/domain/movespec-loader.js";
 import type { AuthoringDeps } from "../../services/authoring/operations/deps.js";
 import { createKeyedMutex } from "../../services/authoring/operations/keyed-mutex.js";
 import { createMoveSpecOperations } from "../../services/authoring/operations/movespec-operations.js";
+import { createProjectGuard } from "../../services/authoring/operations/project-guard.js";
 import {
   contentHashOf,
   createVersionOperations,
@@ -34,6 +36,7 @@ import { newId } from "../../services/shared/ids/uuid-v7.js";
 import { createLogger } from "../../services/shared/logging/logger.js";
 import type { Caller } from "../../services/shared/security/caller.js";
 import { type EmbeddedMongoHandle, startEmbeddedMongo } from "../support/embedded-mongo.js";
+import { eventually } from "../support/eventually.js";
 import { failure } from "../support/failure.js";
 
 const PROJECT = "0192f0c4-3b7e-7a51-9d3c-000000000001";
@@ -66,13 +69,19 @@ describe("authoring version operations over MongoDB", () => {
   });
 
   /** One authoring replica: its own in-process lock, the shared database. */
-  function replica(store: MoveSpecStore = movespecs) {
+  function replica(
+    store: MoveSpecStore = movespecs,
+    projects: AuthoringDeps["projects"] = {
+      assertWritable: async () => {},
+      recheckAfterCreate: () => {},
+    },
+  ) {
     const deps: AuthoringDeps = {
       movespecs: store,
       versions,
       idempotency: createIdempotencyStore(db),
       relay: { nudge() {}, start() {}, stop: async () => {}, flush: async () => true },
-      projects: { assertWritable: async () => {} },
+      projects,
       versionLocks: createKeyedMutex(),
       logger: createLogger({ service: "authoring-test", level: "silent" }),
       now: () => new Date(),
@@ -151,6 +160,36 @@ describe("authoring version operations over MongoDB", () => {
     const refused = await failure(racing.versionOps.createVersion(request(id, "k1")));
     expect(refused.reason).to.equal("PROJECT_ARCHIVED");
     expect(await versions.count(id)).to.equal(0);
+  });
+
+  it("a MoveSpec created while its project is being archived ends archived with it", async () => {
+    // Auth says "not archived" to the check before the insert, "archived" to any later question:
+    // the admin tool's archive of the project's MoveSpecs ran before this one existed.
+    const archivedAt = new Date("2026-01-02T03:04:05.000Z");
+    let asked = 0;
+    const auth = {
+      async getProject() {
+        asked += 1;
+        return { project: { archivedAt: asked > 1 ? archivedAt.toISOString() : undefined } };
+      },
+    };
+    const guard = createProjectGuard(
+      auth as unknown as Parameters<typeof createProjectGuard>[0],
+      createLogger({ service: "authoring-test", level: "silent" }),
+      async (projectId, at) => {
+        await movespecs.archiveAllOfProject(projectId, at);
+      },
+    );
+    const { movespecOps } = replica(movespecs, guard);
+    const created = await movespecOps.createMoveSpec({
+      ...create(CreateMoveSpecRequestSchema, { projectId: PROJECT, name: "Created late" }),
+      caller,
+    });
+    const id = created.movespec?.movespecId ?? "";
+    await eventually(async () => (await movespecs.findMetadata(id))?.archived_at !== undefined);
+    const stored = await movespecs.findMetadata(id);
+    expect(stored?.archived_at?.toISOString()).to.equal(archivedAt.toISOString());
+    expect(stored?.archived_with_project).to.equal(true);
   });
 
   it("two replicas creating 30 versions of one MoveSpec at once number them 1..30", async () => {

@@ -157,6 +157,7 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
         );
         response = fromJson(CreateMoveSpecResponseSchema, outcome.value);
       }
+      deps.projects.recheckAfterCreate(caller);
       deps.relay.nudge();
       return response;
     },

@@ -14,6 +14,11 @@ import { projectArchived } from "./visibility-checks.js";
  */
 export interface ProjectGuard {
   assertWritable(caller: Caller): Promise<void>;
+  /**
+   * After a MoveSpec was created: asks again in the background. A project archived while the
+   * creation ran had its MoveSpecs archived before the new one existed; this archives it too.
+   */
+  recheckAfterCreate(caller: Caller): void;
 }
 
 export function createProjectGuard(
@@ -23,7 +28,11 @@ export function createProjectGuard(
   onArchived?: (projectId: string, archivedAt: Date) => Promise<void>,
 ): ProjectGuard {
   let warnedUnimplemented = false;
-  return {
+  const guard: ProjectGuard = {
+    recheckAfterCreate(caller) {
+      // The refusal is for the caller of a write; here only its side effect (onArchived) counts.
+      guard.assertWritable(caller).catch(() => undefined);
+    },
     async assertWritable(caller) {
       let archivedAt: string | undefined;
       try {
@@ -65,4 +74,5 @@ export function createProjectGuard(
       }
     },
   };
+  return guard;
 }
