@@ -38,6 +38,21 @@ async function toolWithEnv(script: string, env: Record<string, string>, ...args:
   }
 }
 
+/**
+ * Runs every case's command at once (each is a process that mostly waits on its start-up: the
+ * suite then waits for the slowest, not for the sum), then checks each result in order.
+ */
+async function eachAtOnce<C>(
+  cases: readonly C[],
+  start: (testCase: C) => Promise<ToolResult>,
+  check: (testCase: C, result: ToolResult) => void,
+): Promise<void> {
+  const results = await Promise.all(cases.map(start));
+  for (const [i, testCase] of cases.entries()) check(testCase, results[i]);
+}
+
+type ToolResult = Awaited<ReturnType<typeof toolWithEnv>>;
+
 function expectNoStackTrace(text: string): void {
   expect(text).to.not.match(/^\s+at /m);
   expect(text).to.not.contain("ERR_");
@@ -61,16 +76,14 @@ describe("command-line tools: --help and bad arguments", function () {
 
   describe("admin (services/admin)", () => {
     it("--help at every level lists every environment variable it reads", async () => {
-      for (const args of [
-        ["--help"],
-        ["auth", "--help"],
-        ["movespecs", "set-visibility", "--help"],
-        [],
-      ]) {
-        const result = await tool("services/admin/main.ts", ...args);
-        expect(result.code, args.join(" ")).to.equal(0);
-        for (const variable of ADMIN_ENVIRONMENT) expect(result.stdout).to.contain(variable.name);
-      }
+      await eachAtOnce(
+        [["--help"], ["auth", "--help"], ["movespecs", "set-visibility", "--help"], []],
+        (args) => tool("services/admin/main.ts", ...args),
+        (args, result) => {
+          expect(result.code, args.join(" ")).to.equal(0);
+          for (const variable of ADMIN_ENVIRONMENT) expect(result.stdout).to.contain(variable.name);
+        },
+      );
       expect(ADMIN_ENVIRONMENT.map((v) => v.name)).to.include.members([
         "AUTH_SERVICE_URL",
         "AUTHORING_SERVICE_URL",
@@ -81,18 +94,21 @@ describe("command-line tools: --help and bad arguments", function () {
     });
 
     it("answers a bad command line with one line and exit 2", async () => {
-      for (const args of [
-        ["nope"],
-        ["auth", "bogus"],
-        ["auth", "create-org", "--bogus"],
-        ["auth", "create-project", "--name", "x"],
-        ["auth", "create-org", "--name"],
-      ]) {
-        const result = await tool("services/admin/main.ts", ...args);
-        expect(result.code, args.join(" ")).to.equal(2);
-        expect(result.stderr, args.join(" ")).to.match(/^error: /);
-        expectNoStackTrace(result.stderr);
-      }
+      await eachAtOnce(
+        [
+          ["nope"],
+          ["auth", "bogus"],
+          ["auth", "create-org", "--bogus"],
+          ["auth", "create-project", "--name", "x"],
+          ["auth", "create-org", "--name"],
+        ],
+        (args) => tool("services/admin/main.ts", ...args),
+        (args, result) => {
+          expect(result.code, args.join(" ")).to.equal(2);
+          expect(result.stderr, args.join(" ")).to.match(/^error: /);
+          expectNoStackTrace(result.stderr);
+        },
+      );
     });
   });
 
@@ -117,27 +133,30 @@ describe("command-line tools: --help and bad arguments", function () {
     });
 
     it("answers an unknown option or a bad number with its reason and exit 2, starting nothing", async () => {
-      for (const [args, reason] of [
-        [["--bogus"], /Unknown option '--bogus'/],
-        [["--minutes", "x"], /--minutes must be a positive number/],
-        [["--sessions", "0"], /--sessions must be a positive number/],
-        [["--churn=-1"], /--churn must be 0 or more/],
-        [["--churn-spread=-1"], /--churn-spread must be 0 or more/],
-        [["--churn-spread", "120", "--churn-every", "2"], /--churn-spread must be shorter/],
-        [["--churn-spread", "121", "--churn-every", "2"], /--churn-spread must be shorter/],
+      await eachAtOnce(
         [
-          ["--control-plane-nice", "20"],
-          /--control-plane-nice must be a whole number from 0 to 19/,
-        ],
-        [["--control-plane-nice=-1"], /--control-plane-nice must be a whole number from 0 to 19/],
-        [
-          ["--control-plane-nice", "2.5"],
-          /--control-plane-nice must be a whole number from 0 to 19/,
-        ],
-      ] as const) {
-        const result = await tool("bench/detection/soak.bench.ts", ...args);
-        expectRefused(result, args.join(" "), { code: 2, prefix: /^soak\.bench: /, reason });
-      }
+          [["--bogus"], /Unknown option '--bogus'/],
+          [["--minutes", "x"], /--minutes must be a positive number/],
+          [["--sessions", "0"], /--sessions must be a positive number/],
+          [["--churn=-1"], /--churn must be 0 or more/],
+          [["--churn-spread=-1"], /--churn-spread must be 0 or more/],
+          [["--churn-spread", "120", "--churn-every", "2"], /--churn-spread must be shorter/],
+          [["--churn-spread", "121", "--churn-every", "2"], /--churn-spread must be shorter/],
+          [
+            ["--control-plane-nice", "20"],
+            /--control-plane-nice must be a whole number from 0 to 19/,
+          ],
+          [["--control-plane-nice=-1"], /--control-plane-nice must be a whole number from 0 to 19/],
+          [
+            ["--control-plane-nice", "2.5"],
+            /--control-plane-nice must be a whole number from 0 to 19/,
+          ],
+        ] as const,
+        ([args]) => tool("bench/detection/soak.bench.ts", ...args),
+        ([args, reason], result) => {
+          expectRefused(result, args.join(" "), { code: 2, prefix: /^soak\.bench: /, reason });
+        },
+      );
     });
   });
 
@@ -151,20 +170,24 @@ describe("command-line tools: --help and bad arguments", function () {
     });
 
     it("a bad LAUNCHER_CONTROL_PLANE_NICE is one line and exit 1, starting nothing", async () => {
-      for (const [value, reason] of [
-        ["20", /must be <= 19, got 20/],
-        ["-1", /must be >= 0, got -1/],
-        ["ten", /must be an integer, got "ten"/],
-      ] as const) {
-        const result = await toolWithEnv("deploy/local/start.ts", {
-          LAUNCHER_CONTROL_PLANE_NICE: value,
-        });
-        expectRefused(result, value, {
-          code: 1,
-          prefix: /^start failed: invalid configuration: LAUNCHER_CONTROL_PLANE_NICE /,
-          reason,
-        });
-      }
+      await eachAtOnce(
+        [
+          ["20", /must be <= 19, got 20/],
+          ["-1", /must be >= 0, got -1/],
+          ["ten", /must be an integer, got "ten"/],
+        ] as const,
+        ([value]) =>
+          toolWithEnv("deploy/local/start.ts", {
+            LAUNCHER_CONTROL_PLANE_NICE: value,
+          }),
+        ([value, reason], result) => {
+          expectRefused(result, value, {
+            code: 1,
+            prefix: /^start failed: invalid configuration: LAUNCHER_CONTROL_PLANE_NICE /,
+            reason,
+          });
+        },
+      );
     });
   });
 
@@ -238,17 +261,20 @@ describe("command-line tools: --help and bad arguments", function () {
     });
 
     it("answers an unknown option or a bad number with its reason and exit 2, starting nothing", async () => {
-      for (const [args, reason] of [
-        [["--bogus"], /Unknown option '--bogus'/],
-        [["--sessions", "0"], /--sessions must be a whole number, 1 or more/],
-        [["--concurrency", "x"], /--concurrency must be a whole number, 1 or more/],
-        [["--frames=-1"], /--frames must be a whole number, 0 or more/],
-        [["--frames", "1001"], /--frames must be 1000 or fewer/],
-        [["--warm-up=-1"], /--warm-up must be a whole number, 0 or more/],
-      ] as const) {
-        const result = await tool("bench/detection/lifecycle.bench.ts", ...args);
-        expectRefused(result, args.join(" "), { code: 2, prefix: /^lifecycle\.bench: /, reason });
-      }
+      await eachAtOnce(
+        [
+          [["--bogus"], /Unknown option '--bogus'/],
+          [["--sessions", "0"], /--sessions must be a whole number, 1 or more/],
+          [["--concurrency", "x"], /--concurrency must be a whole number, 1 or more/],
+          [["--frames=-1"], /--frames must be a whole number, 0 or more/],
+          [["--frames", "1001"], /--frames must be 1000 or fewer/],
+          [["--warm-up=-1"], /--warm-up must be a whole number, 0 or more/],
+        ] as const,
+        ([args]) => tool("bench/detection/lifecycle.bench.ts", ...args),
+        ([args, reason], result) => {
+          expectRefused(result, args.join(" "), { code: 2, prefix: /^lifecycle\.bench: /, reason });
+        },
+      );
     });
   });
 
@@ -264,19 +290,22 @@ describe("command-line tools: --help and bad arguments", function () {
     it("answers a bad value with its reason and exit 2, just past each edge, starting nothing", async () => {
       const sessions = /--sessions must be a whole number from 1 to 200/;
       const minutes = /--minutes must be ages from above 0 to 240 minutes/;
-      for (const [args, reason] of [
-        [["--bogus"], /Unknown option '--bogus'/],
-        [["--sessions", "0"], sessions],
-        [["--sessions", "201"], sessions],
-        [["--sessions", "2.5"], sessions],
-        [["--minutes", "0"], minutes],
-        [["--minutes", "240.5"], minutes],
-        [["--minutes", "1,x"], minutes],
-        [["--rounds", "0"], /--rounds must be 1 or more/],
-      ] as const) {
-        const result = await tool("bench/detection/end-burst.bench.ts", ...args);
-        expectRefused(result, args.join(" "), { code: 2, prefix: /^end-burst\.bench: /, reason });
-      }
+      await eachAtOnce(
+        [
+          [["--bogus"], /Unknown option '--bogus'/],
+          [["--sessions", "0"], sessions],
+          [["--sessions", "201"], sessions],
+          [["--sessions", "2.5"], sessions],
+          [["--minutes", "0"], minutes],
+          [["--minutes", "240.5"], minutes],
+          [["--minutes", "1,x"], minutes],
+          [["--rounds", "0"], /--rounds must be 1 or more/],
+        ] as const,
+        ([args]) => tool("bench/detection/end-burst.bench.ts", ...args),
+        ([args, reason], result) => {
+          expectRefused(result, args.join(" "), { code: 2, prefix: /^end-burst\.bench: /, reason });
+        },
+      );
     });
   });
 
@@ -291,24 +320,27 @@ describe("command-line tools: --help and bad arguments", function () {
 
     it("answers an unknown option, levels that do not rise or a bad value with its reason and exit 2, starting nothing", async () => {
       const levels = /--levels must be whole numbers of sessions, 1 or more, rising/;
-      for (const [args, reason] of [
-        [["--bogus"], /Unknown option '--bogus'/],
-        [["--levels", "0,100"], levels],
-        [["--levels", "100,100"], levels],
-        [["--levels", "300,100"], levels],
-        [["--levels", "100,2.5"], levels],
-        [["--levels", "many"], levels],
-        [["--encoding", "xml"], /--encoding must be json or binary/],
-        [["--settle", "0.99"], /--settle must be 1 second or more/],
-        [["--settle", "soon"], /--settle must be 1 second or more/],
-      ] as const) {
-        const result = await tool("bench/detection/session-memory.bench.ts", ...args);
-        expectRefused(result, args.join(" "), {
-          code: 2,
-          prefix: /^session-memory\.bench: /,
-          reason,
-        });
-      }
+      await eachAtOnce(
+        [
+          [["--bogus"], /Unknown option '--bogus'/],
+          [["--levels", "0,100"], levels],
+          [["--levels", "100,100"], levels],
+          [["--levels", "300,100"], levels],
+          [["--levels", "100,2.5"], levels],
+          [["--levels", "many"], levels],
+          [["--encoding", "xml"], /--encoding must be json or binary/],
+          [["--settle", "0.99"], /--settle must be 1 second or more/],
+          [["--settle", "soon"], /--settle must be 1 second or more/],
+        ] as const,
+        ([args]) => tool("bench/detection/session-memory.bench.ts", ...args),
+        ([args, reason], result) => {
+          expectRefused(result, args.join(" "), {
+            code: 2,
+            prefix: /^session-memory\.bench: /,
+            reason,
+          });
+        },
+      );
     });
   });
 
@@ -334,19 +366,22 @@ describe("command-line tools: --help and bad arguments", function () {
 
     it("answers a bad command line with one line and exit 2", async () => {
       const recording = "test/fixtures/posedata/uiprmd/m01_s01.jsonl.gz";
-      for (const args of [
-        ["--bogus"],
-        ["--api-key", "msk_x", "--spec", "examples/movespecs/squat.yaml"],
-        ["--spec", "examples/movespecs/squat.yaml", "--recording", recording],
-        ["--api-key", "msk_x", "--recording", recording],
-        ["--api-key", "msk_x", "--spec", "x.yaml", "--recording", recording, "--batch", "0"],
-        ["--api-key", "msk_x", "--spec", "x.yaml", "--recording", recording, "--mode", "fast"],
-      ]) {
-        const result = await tool("examples/stream-client/main.ts", ...args);
-        expect(result.code, args.join(" ")).to.equal(2);
-        expect(result.stderr, args.join(" ")).to.match(/^error: /m);
-        expectNoStackTrace(result.stderr);
-      }
+      await eachAtOnce(
+        [
+          ["--bogus"],
+          ["--api-key", "msk_x", "--spec", "examples/movespecs/squat.yaml"],
+          ["--spec", "examples/movespecs/squat.yaml", "--recording", recording],
+          ["--api-key", "msk_x", "--recording", recording],
+          ["--api-key", "msk_x", "--spec", "x.yaml", "--recording", recording, "--batch", "0"],
+          ["--api-key", "msk_x", "--spec", "x.yaml", "--recording", recording, "--mode", "fast"],
+        ],
+        (args) => tool("examples/stream-client/main.ts", ...args),
+        (args, result) => {
+          expect(result.code, args.join(" ")).to.equal(2);
+          expect(result.stderr, args.join(" ")).to.match(/^error: /m);
+          expectNoStackTrace(result.stderr);
+        },
+      );
     });
 
     it("reports a recording it cannot read in one line naming the file and the line, exit 1", async () => {
