@@ -55,13 +55,16 @@ export interface TestProject {
 const clients = new Map<string, Client<typeof AuthService>>();
 let counter = 0;
 
-/** The auth service's gRPC client for this system, as the operator (cached per address). */
+/**
+ * The auth service's gRPC client for this system, as the operator (cached per address and
+ * certificate directory: a later system can get a stopped one's port, never its CA).
+ */
 export function authAdminClient(system: AuthTestSystem): Client<typeof AuthService> {
-  const url = system.services.auth.grpcUrl;
-  let client = clients.get(url);
+  const key = `${system.services.auth.grpcUrl} ${system.pki?.tlsDirOf("operator") ?? "h2c"}`;
+  let client = clients.get(key);
   if (!client) {
     client = workloadClient(system, AuthService, "operator");
-    clients.set(url, client);
+    clients.set(key, client);
   }
   return client;
 }
