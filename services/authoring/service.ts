@@ -12,7 +12,10 @@ import { createAuthoringHandlers } from "./handlers.js";
 import { createCatalogueRelay } from "./operations/catalogue-relay.js";
 import { createDraftOperations } from "./operations/draft-operations.js";
 import { createKeyedMutex } from "./operations/keyed-mutex.js";
-import { createMoveSpecOperations } from "./operations/movespec-operations.js";
+import {
+  archiveMoveSpecsOfProject,
+  createMoveSpecOperations,
+} from "./operations/movespec-operations.js";
 import { createProjectGuard } from "./operations/project-guard.js";
 import { createVersionOperations } from "./operations/version-operations.js";
 import { createMoveSpecStore } from "./store/movespec-store.js";
@@ -47,7 +50,12 @@ export const authoringService: ServiceDefinition<AuthoringConfig> = {
       // A write finding its project archived archives the project's MoveSpecs too: the
       // admin tool does it when it archives a project, this catches any other way it happened.
       projects: createProjectGuard(auth, logger, async (projectId, archivedAt) => {
-        if ((await movespecs.archiveAllOfProject(projectId, archivedAt)) > 0) relay.nudge();
+        await archiveMoveSpecsOfProject(
+          { movespecs, relay, logger },
+          projectId,
+          archivedAt,
+          "authoring",
+        );
       }),
       versionLocks: createKeyedMutex(),
       logger,

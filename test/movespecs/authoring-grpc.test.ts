@@ -241,6 +241,22 @@ describe("authoring.v1.AuthoringService over gRPC", function () {
         });
       }
     });
+
+    it("archives a project's MoveSpecs only for a project id: anything else is FIELD_INVALID", async () => {
+      for (const projectId of ["junk", ""]) {
+        expect(
+          await rejection(authoring.archiveProjectMoveSpecs({ projectId })),
+          projectId,
+        ).to.include({
+          code: Code.InvalidArgument,
+          reason: "FIELD_INVALID",
+        });
+      }
+      // A project that has no MoveSpecs (or none left to archive): nothing to do, not an error.
+      expect(
+        (await authoring.archiveProjectMoveSpecs({ projectId: UNKNOWN_ID })).archived,
+      ).to.equal(0);
+    });
   });
 
   describe("admin operations", () => {

@@ -16,7 +16,10 @@ import {
 import { MOVESPEC_TEMPLATE } from "../../services/authoring/domain/movespec-loader.js";
 import type { AuthoringDeps } from "../../services/authoring/operations/deps.js";
 import { createKeyedMutex } from "../../services/authoring/operations/keyed-mutex.js";
-import { createMoveSpecOperations } from "../../services/authoring/operations/movespec-operations.js";
+import {
+  archiveMoveSpecsOfProject,
+  createMoveSpecOperations,
+} from "../../services/authoring/operations/movespec-operations.js";
 import { createProjectGuard } from "../../services/authoring/operations/project-guard.js";
 import {
   contentHashOf,
@@ -173,11 +176,23 @@ describe("authoring version operations over MongoDB", () => {
         return { project: { archivedAt: asked > 1 ? archivedAt.toISOString() : undefined } };
       },
     };
+    const logger = createLogger({ service: "authoring-test", level: "silent" });
+    let nudged = 0;
+    const relay = {
+      nudge() {
+        nudged += 1;
+      },
+    };
     const guard = createProjectGuard(
       auth as unknown as Parameters<typeof createProjectGuard>[0],
-      createLogger({ service: "authoring-test", level: "silent" }),
+      logger,
       async (projectId, at) => {
-        await movespecs.archiveAllOfProject(projectId, at);
+        await archiveMoveSpecsOfProject(
+          { movespecs, relay: relay as never, logger },
+          projectId,
+          at,
+          "test",
+        );
       },
     );
     const { movespecOps } = replica(movespecs, guard);
@@ -190,6 +205,7 @@ describe("authoring version operations over MongoDB", () => {
     const stored = await movespecs.findMetadata(id);
     expect(stored?.archived_at?.toISOString()).to.equal(archivedAt.toISOString());
     expect(stored?.archived_with_project).to.equal(true);
+    expect(nudged, "the catalogue is told").to.equal(1);
   });
 
   it("two replicas creating 30 versions of one MoveSpec at once number them 1..30", async () => {

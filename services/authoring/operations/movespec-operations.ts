@@ -248,15 +248,7 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
         });
       }
       const at = request.archivedAt ? timestampDate(request.archivedAt) : deps.now();
-      const archived = await deps.movespecs.archiveAllOfProject(request.projectId, at);
-      if (archived > 0) {
-        deps.logger.info(
-          { project_id: request.projectId, actor: request.actor, archived },
-          "movespecs of an archived project archived",
-        );
-        deps.relay.nudge();
-      }
-      return archived;
+      return archiveMoveSpecsOfProject(deps, request.projectId, at, request.actor);
     },
 
     async resyncCatalogue(request: ResyncCatalogueRequest): Promise<number> {
@@ -269,6 +261,27 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
       return marked;
     },
   };
+}
+
+/**
+ * Archives, at `at`, the MoveSpecs of a project auth has archived, and tells the catalogue: the
+ * admin tool's ArchiveProjectMoveSpecs and a write finding its project archived both come here.
+ */
+export async function archiveMoveSpecsOfProject(
+  deps: Pick<AuthoringDeps, "movespecs" | "relay" | "logger">,
+  projectId: string,
+  at: Date,
+  actor: string,
+): Promise<number> {
+  const archived = await deps.movespecs.archiveAllOfProject(projectId, at);
+  if (archived > 0) {
+    deps.logger.info(
+      { project_id: projectId, actor, archived },
+      "movespecs of an archived project archived",
+    );
+    deps.relay.nudge();
+  }
+  return archived;
 }
 
 export type MoveSpecOperations = ReturnType<typeof createMoveSpecOperations>;

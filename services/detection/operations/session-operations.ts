@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { create, fromJson, type JsonValue, toJson } from "@bufbuild/protobuf";
 import type { Client } from "@connectrpc/connect";
 import type { AuthService } from "../../../proto/gen/auth/v1/auth_pb.js";
@@ -342,9 +343,5 @@ export function createSessionOperations(deps: SessionOperationsDeps) {
 
 /** Pauses before each NotifyFinalize: an attach registers its stream as soon as its lease is taken. */
 const NOTIFY_RETRY_MS = [0, 20, 50, 100, 250, 500, 1000];
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 export type SessionOperations = ReturnType<typeof createSessionOperations>;

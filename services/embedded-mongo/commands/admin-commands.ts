@@ -5,6 +5,7 @@
 import { type Doc, isPlainObject } from "../bson-values.js";
 import { badValue, MongoCommandError } from "../errors.js";
 import { compileFilter } from "../query/matcher.js";
+import { withRegexOptionsResolved } from "../query/regex-options.js";
 import type { Collection } from "../storage/collection.js";
 import { normalizeIndexSpec } from "../storage/collection-index.js";
 import { type CommandContext, type CommandHandler, collectionName } from "./command-context.js";
@@ -71,7 +72,7 @@ function collectionInfo(collection: Collection): Doc {
 }
 
 const listCollections: CommandHandler = (ctx) => {
-  const filter = compileFilter(ctx.body.filter ?? {});
+  const filter = compileFilter(withRegexOptionsResolved(ctx.body.filter ?? {}));
   const nameOnly = Boolean(ctx.body.nameOnly);
   const infos = ctx.engine
     .collectionsOf(ctx.db)

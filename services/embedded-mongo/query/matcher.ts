@@ -6,7 +6,6 @@ import { cloneDoc, compareValues, type Doc, isPlainObject, typeOrder } from "../
 import { valuesAtPath } from "../document-paths.js";
 import { badValue, MongoCommandError } from "../errors.js";
 import { MINGO_OPTIONS, MingoQuery } from "./mingo-context.js";
-import { withRegexOptionsResolved } from "./regex-options.js";
 
 export type Matcher = (doc: Doc) => boolean;
 
@@ -19,13 +18,13 @@ function mingoError(error: unknown, what: string): MongoCommandError {
   return badValue(`${what}: ${message}`);
 }
 
+/** `filter` as mingo reads it: resolve `$options: "x"` first (withRegexOptionsResolved). */
 export function compileFilter(filter: unknown): Matcher {
   if (filter === undefined || filter === null) return matchAll;
   if (typeof filter !== "object" || Array.isArray(filter)) {
     throw new MongoCommandError("TypeMismatch", "filter must be an object");
   }
   if (Object.keys(filter).length === 0) return matchAll;
-  filter = withRegexOptionsResolved(filter);
   const fast = equalityMatcher(filter as Doc);
   if (fast) return fast;
   let query: MingoQuery;
