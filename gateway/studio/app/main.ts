@@ -223,7 +223,7 @@ async function openMoveSpec(id: string, options: { confirmed?: boolean } = {}) {
     let text: string;
     let etag: string | undefined;
     if (own) {
-      const draft = await client.request("getDraft", { movespec_id: id });
+      const draft = await readDraft(client, id);
       text = draft.data.yaml_source;
       etag = draft.etag;
     } else {
@@ -429,9 +429,7 @@ async function loadLatestDraft() {
   const open = current;
   const status = byId("editor-status");
   try {
-    const draft = await connection.client.request("getDraft", {
-      movespec_id: open.movespec.movespec_id,
-    });
+    const draft = await readDraft(connection.client, open.movespec.movespec_id);
     if (current !== open) return;
     const mine = editor.text();
     open.etag = draft.etag;
@@ -457,9 +455,7 @@ async function overwriteDraft() {
   if (!connection || !current?.own) return;
   const open = current;
   try {
-    const draft = await connection.client.request("getDraft", {
-      movespec_id: open.movespec.movespec_id,
-    });
+    const draft = await readDraft(connection.client, open.movespec.movespec_id);
     if (current !== open) return;
     // Only the ETag: whatever changed since is what the user chose to overwrite. A change made
     // after this read is refused again, and asked about again.
