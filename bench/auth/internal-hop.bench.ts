@@ -10,11 +10,15 @@
  * the gateway builds its clients (createInternalTransport, the user's token forwarded), once over
  * mutual TLS 1.3 and once over h2c. Calls run 4 at a time on one HTTP/2 connection, in
  * alternating blocks of 2,000; medians of the blocks' calls per second, and their ratio.
+ *
+ * Baseline in the same run: the same calls with the gRPC protocol (what createInternalTransport
+ * used before it spoke the Connect protocol), over both transports.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createClient } from "@connectrpc/connect";
+import { createClient, type Transport } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
 import { ensureLocalPki } from "../../deploy/local/local-pki.js";
 import { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
@@ -26,7 +30,9 @@ import { authorizationInterceptor } from "../../services/shared/security/authori
 import { callerOf, onBehalfOf } from "../../services/shared/security/caller.js";
 import type { InternalSecurity } from "../../services/shared/security/internal-security-config.js";
 import {
+  ASSERTED_WORKLOAD_HEADER,
   createInternalTransport,
+  type InternalIdentity,
   loadInternalIdentity,
 } from "../../services/shared/security/internal-transport.js";
 import type { Workload } from "../../services/shared/security/workloads.js";
@@ -75,7 +81,27 @@ const security = (transport: "mtls" | "h2c", workload: Workload): InternalSecuri
   reloadSeconds: 3600,
 });
 
-async function endpoint(transport: "mtls" | "h2c") {
+type Protocol = "connect" | "grpc";
+
+/** createInternalTransport as it was with the gRPC protocol: the baseline. */
+function grpcTransport(identity: InternalIdentity, baseUrl: string): Transport {
+  return createGrpcTransport({
+    baseUrl,
+    defaultTimeoutMs: 10_000,
+    acceptCompression: [],
+    interceptors: identity.tls
+      ? []
+      : [
+          (next) => (request) => {
+            request.header.set(ASSERTED_WORKLOAD_HEADER, identity.security.workload);
+            return next(request);
+          },
+        ],
+    nodeOptions: identity.tls?.clientOptions("auth"),
+  });
+}
+
+async function endpoint(transport: "mtls" | "h2c", protocol: Protocol) {
   const verifier = createTokenVerifier({
     issuer: DEFAULT_TOKEN_ISSUER,
     fetchJwks: async () => ({ keys: [jwk] }),
@@ -96,13 +122,13 @@ async function endpoint(transport: "mtls" | "h2c") {
   );
   const port = await server.listen(0, "127.0.0.1");
   const scheme = transport === "mtls" ? "https" : "http";
+  const baseUrl = `${scheme}://127.0.0.1:${port}`;
+  const identity = loadInternalIdentity(security(transport, "gateway"));
   const client = createClient(
     AuthService,
-    createInternalTransport(loadInternalIdentity(security(transport, "gateway")), {
-      baseUrl: `${scheme}://127.0.0.1:${port}`,
-      expected: "auth",
-      timeoutMs: 10_000,
-    }),
+    protocol === "grpc"
+      ? grpcTransport(identity, baseUrl)
+      : createInternalTransport(identity, { baseUrl, expected: "auth", timeoutMs: 10_000 }),
   );
   const user = onBehalfOf({ accessToken: token });
   const block = async (): Promise<number> => {
@@ -118,26 +144,43 @@ async function endpoint(transport: "mtls" | "h2c") {
   return { block, close: () => server.close(0) };
 }
 
-const plain = await endpoint("h2c");
-const secure = await endpoint("mtls");
+const variants = {
+  "h2c, Connect": await endpoint("h2c", "connect"),
+  "mtls, Connect": await endpoint("mtls", "connect"),
+  "h2c, gRPC (before)": await endpoint("h2c", "grpc"),
+  "mtls, gRPC (before)": await endpoint("mtls", "grpc"),
+};
+type Variant = keyof typeof variants;
 try {
-  await plain.block();
-  await secure.block();
-  const rates = { h2c: [] as number[], mtls: [] as number[] };
-  for (let round = 0; round < ROUNDS; round += 1) {
-    rates.h2c.push(await plain.block());
-    rates.mtls.push(await secure.block());
+  const rates = new Map<Variant, number[]>();
+  for (const [name, variant] of Object.entries(variants) as [
+    Variant,
+    (typeof variants)[Variant],
+  ][]) {
+    await variant.block();
+    rates.set(name, []);
   }
-  const [p, s] = [median(rates.h2c), median(rates.mtls)];
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const [name, variant] of Object.entries(variants) as [
+      Variant,
+      (typeof variants)[Variant],
+    ][]) {
+      rates.get(name)?.push(await variant.block());
+    }
+  }
+  const rate = (name: Variant) => median(rates.get(name) ?? []);
   const out = (line: string) => process.stdout.write(`${line}\n`);
   out(`\none internal hop, GetProject with a forwarded user token (median of ${ROUNDS} blocks)`);
-  out(`  h2c   ${p.toFixed(0)} calls/s (${(1e6 / p).toFixed(0)} us each)`);
-  out(`  mtls  ${s.toFixed(0)} calls/s (${(1e6 / s).toFixed(0)} us each)`);
-  out(
-    `  mtls / h2c  ${((s / p) * 100).toFixed(1)} %  (+${(1e6 / s - 1e6 / p).toFixed(1)} us per call)`,
-  );
+  for (const name of Object.keys(variants) as Variant[]) {
+    const r = rate(name);
+    out(`  ${name.padEnd(20)} ${r.toFixed(0)} calls/s (${(1e6 / r).toFixed(0)} us each)`);
+  }
+  const ratio = (a: Variant, b: Variant) =>
+    `${((rate(a) / rate(b)) * 100).toFixed(1)} %  (${(1e6 / rate(a) - 1e6 / rate(b)).toFixed(1)} us per call)`;
+  out(`  mtls / h2c, Connect        ${ratio("mtls, Connect", "h2c, Connect")}`);
+  out(`  Connect / gRPC, h2c        ${ratio("h2c, Connect", "h2c, gRPC (before)")}`);
+  out(`  Connect / gRPC, mtls       ${ratio("mtls, Connect", "mtls, gRPC (before)")}`);
 } finally {
-  await plain.close();
-  await secure.close();
+  for (const variant of Object.values(variants)) await variant.close();
   await rm(dir, { recursive: true, force: true });
 }

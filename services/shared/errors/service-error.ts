@@ -24,9 +24,11 @@ export function serviceError(
 }
 
 /**
- * The most bytes of JSON an error's metadata keeps. It travels in the answer's trailers
- * (grpc-status-details-bin, base64), and HTTP/2 refuses a header block much past 64 KiB: the
- * caller then gets a broken stream, an internal error, instead of this one.
+ * The most bytes of JSON an error's metadata keeps. To a gRPC client (grpcurl, grpc-js) it travels
+ * in the answer's trailers (grpc-status-details-bin, base64), and HTTP/2 refuses a header block
+ * much past 64 KiB: the caller then gets a broken stream, an internal error, instead of this one.
+ * (Our own workloads call each other with the Connect protocol, the error in the body; the bound
+ * is the same for every caller.)
  */
 export const ERROR_METADATA_MAX_BYTES = 16 * 1024;
 
