@@ -30,6 +30,8 @@ export interface AuthConfig extends ServiceConfig {
   readonly failureLimit: number;
   readonly failureWindowSeconds: number;
   readonly failureBlockSeconds: number;
+  /** How long the token paths may use a project as read (recent-projects.ts); 0: never. */
+  readonly projectCacheMs: number;
   /**
    * Create a development organization, project and key on an empty database (npm start), handing
    * the key to the launcher through this file descriptor (DEV_CREDENTIALS_FD), never a log.
@@ -94,6 +96,7 @@ export function loadAuthConfig(env: Env): AuthConfig {
     failureLimit: envInt(env, "AUTH_FAILURE_LIMIT", 10, { min: 1, max: 1_000_000 }),
     failureWindowSeconds: envInt(env, "AUTH_FAILURE_WINDOW_SECONDS", 60, { min: 1, max: 86_400 }),
     failureBlockSeconds: envInt(env, "AUTH_FAILURE_BLOCK_SECONDS", 60, { min: 1, max: 86_400 }),
+    projectCacheMs: envInt(env, "AUTH_PROJECT_CACHE_MS", 1000, { min: 0, max: 60_000 }),
     devBootstrap,
   });
 }

@@ -7,6 +7,7 @@ import { createAuthHandlers } from "./handlers.js";
 import { createAccounts } from "./operations/accounts.js";
 import { bootstrapDevelopment, launcherChannel } from "./operations/dev-bootstrap.js";
 import { createFailureLimiter } from "./operations/failure-limiter.js";
+import { createRecentProjects } from "./operations/recent-projects.js";
 import { createRuntimeTokens } from "./operations/runtime-tokens.js";
 import { createSigningKeys } from "./operations/signing-keys.js";
 import { createTokenExchange } from "./operations/token-exchange.js";
@@ -60,10 +61,21 @@ export const authService: ServiceDefinition<AuthConfig> = {
     });
     await ring.load();
     const signer = createTokenSigner({ ring, issuer: config.tokens.issuer });
-    const accounts = createAccounts({ organizations, projects, credentials, pepper });
+    const recentProjects = createRecentProjects({
+      find: (id) => projects.find(id),
+      ttlMs: config.projectCacheMs,
+      clock: Date.now,
+    });
+    const accounts = createAccounts({
+      organizations,
+      projects,
+      credentials,
+      pepper,
+      recentProjects,
+    });
     const exchange = createTokenExchange({
       credentials,
-      projects,
+      projects: recentProjects,
       pepper,
       signer,
       settings: config.tokens,
@@ -88,7 +100,7 @@ export const authService: ServiceDefinition<AuthConfig> = {
       runtimeTokens: createRuntimeTokens({
         signer,
         settings: config.tokens,
-        project: accounts.project,
+        project: accounts.recentProject,
         credential: (id) => credentials.find(id),
       }),
       signingKeys: createSigningKeys({

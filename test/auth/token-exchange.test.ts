@@ -48,7 +48,9 @@ describe("POST /api/auth/access-tokens (black box)", function () {
   before(async () => {
     system = await startTestSystem({
       devBootstrap: true,
-      serviceEnv: { auth: { AUTH_FAILURE_LIMIT: "25" } },
+      // A minute: an archive that the token paths did not see at once would show, however slow
+      // the machine (the default is a second).
+      serviceEnv: { auth: { AUTH_FAILURE_LIMIT: "25", AUTH_PROJECT_CACHE_MS: "60000" } },
     });
     project = await createProjectWithKey(system, { name: "exchange" });
   });
@@ -315,6 +317,25 @@ describe("POST /api/auth/access-tokens (black box)", function () {
         () => expect.fail("created a key in an archived project"),
         (error: Error) => expect(error.message).to.match(/archived/),
       );
+    });
+  });
+
+  describe("archiving, seen at once by the token paths that read the project just before", () => {
+    it("the exchange and session creation refuse the project right after the archive (409 PROJECT_ARCHIVED)", async () => {
+      const tenant = await createTenant(system);
+      const spec = await publishMoveSpec(tenant, exampleYaml("squat"));
+      const open = () =>
+        tenant.call("POST", "/api/detection/sessions", {
+          project_id: tenant.projectId,
+          movespec_id: spec.movespecId,
+        });
+      expect((await mint({ api_key: tenant.apiKey })).response.status).to.equal(200);
+      expect((await open()).status).to.equal(201);
+      await authAdminClient(system).archiveProject({ projectId: tenant.projectId });
+      await expectError({ api_key: tenant.apiKey }, 409, "PROJECT_ARCHIVED");
+      const refused = await open();
+      expect(refused.status, JSON.stringify(refused.body)).to.equal(409);
+      expect(refused.body.error.details.reason).to.equal("PROJECT_ARCHIVED");
     });
   });
 

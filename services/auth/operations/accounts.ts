@@ -20,6 +20,7 @@ import { AuthReason } from "../reasons.js";
 import type { CredentialRecord, CredentialsStore } from "../store/credentials-store.js";
 import type { OrganizationRecord, OrganizationsStore } from "../store/organizations-store.js";
 import type { ProjectRecord, ProjectsStore } from "../store/projects-store.js";
+import type { RecentProjects } from "./recent-projects.js";
 
 const NAME_MAX = 120;
 
@@ -33,6 +34,8 @@ export function createAccounts(deps: {
   credentials: CredentialsStore;
   pepper: string;
   now?: () => number;
+  /** The token paths' reads of projects; told when this replica archives one. */
+  recentProjects?: RecentProjects;
 }) {
   const now = () => new Date((deps.now ?? Date.now)());
 
@@ -46,8 +49,11 @@ export function createAccounts(deps: {
     return found;
   };
 
-  const project = async (id: string): Promise<ProjectRecord> => {
-    const found = isUuid(id) ? await deps.projects.find(id) : null;
+  const projectFrom = async (
+    projects: Pick<ProjectsStore, "find">,
+    id: string,
+  ): Promise<ProjectRecord> => {
+    const found = isUuid(id) ? await projects.find(id) : null;
     if (!found) {
       throw serviceError(Code.NotFound, AuthReason.projectNotFound, "project not found", {
         project_id: id,
@@ -55,6 +61,7 @@ export function createAccounts(deps: {
     }
     return found;
   };
+  const project = (id: string) => projectFrom(deps.projects, id);
 
   const createCredential = async (
     kind: CredentialKind,
@@ -105,6 +112,8 @@ export function createAccounts(deps: {
     listOrganizations: () => deps.organizations.list(),
     organization,
     project,
+    /** As `project`, for the token paths: possibly as read a moment ago (recent-projects.ts). */
+    recentProject: (id: string) => projectFrom(deps.recentProjects ?? deps.projects, id),
 
     async createProject(input: {
       organizationId: string;
@@ -153,7 +162,9 @@ export function createAccounts(deps: {
     },
     async archiveProject(id: string): Promise<ProjectRecord> {
       await project(id);
-      return (await deps.projects.archive(id, now())) as ProjectRecord;
+      const archived = (await deps.projects.archive(id, now())) as ProjectRecord;
+      deps.recentProjects?.forget(id);
+      return archived;
     },
 
     createApiKey: (input: { projectId: string; name: string; scopes: readonly string[] }) =>

@@ -42,7 +42,8 @@ export interface IssuedAccessToken {
  */
 export function createTokenExchange(deps: {
   credentials: CredentialsStore;
-  projects: ProjectsStore;
+  /** Only asked whether the project exists and is archived (recent-projects.ts may answer). */
+  projects: Pick<ProjectsStore, "find">;
   pepper: string;
   signer: TokenSigner;
   limiter: FailureLimiter;

@@ -1,0 +1,56 @@
+import type { ProjectRecord } from "../store/projects-store.js";
+
+/** Projects held at most; past it the least recently read is dropped. */
+export const RECENT_PROJECTS_MAX = 10_000;
+
+/**
+ * The projects the token paths (the exchange, runtime tokens) read, each kept for `ttlMs` after it
+ * was read, so that a client exchanging its key again and again costs one store round trip, not
+ * two. Those paths only ask whether the project exists and is archived, and an archive done on
+ * this replica is seen at once (`forget`); one done on another replica is seen here within
+ * `ttlMs`. That lag is small beside what archiving never undid at once: access tokens minted
+ * before it verify until they expire (15 minutes by default). Reads that must show the stored
+ * project (GetProject) do not come here. `ttlMs` 0: every read goes to the store.
+ */
+export function createRecentProjects(deps: {
+  find: (id: string) => Promise<ProjectRecord | null>;
+  ttlMs: number;
+  clock: () => number;
+  maxEntries?: number;
+}) {
+  const maxEntries = deps.maxEntries ?? RECENT_PROJECTS_MAX;
+  const held = new Map<string, { readonly record: ProjectRecord; readonly at: number }>();
+  // A read that started before an archive must not put back what the archive removed.
+  let forgets = 0;
+
+  return {
+    async find(id: string): Promise<ProjectRecord | null> {
+      const now = deps.clock();
+      const entry = held.get(id);
+      // A clock that stepped back counts as expired, not as fresh for ever.
+      if (entry && now >= entry.at && now - entry.at < deps.ttlMs) {
+        held.delete(id);
+        held.set(id, entry);
+        return entry.record;
+      }
+      const forgetsBefore = forgets;
+      const record = await deps.find(id);
+      held.delete(id);
+      if (record && deps.ttlMs > 0 && forgets === forgetsBefore) {
+        held.set(id, { record, at: now });
+        if (held.size > maxEntries) held.delete(held.keys().next().value as string);
+      }
+      return record;
+    },
+    /** This replica changed the project: the next read goes to the store. */
+    forget(id: string): void {
+      forgets += 1;
+      held.delete(id);
+    },
+    get size(): number {
+      return held.size;
+    },
+  };
+}
+
+export type RecentProjects = ReturnType<typeof createRecentProjects>;
