@@ -27,7 +27,10 @@ export interface RuntimeTokenRequest {
 export function createRuntimeTokens(deps: {
   signer: TokenSigner;
   settings: TokenSettings;
-  /** The project by id; throws NOT_FOUND `PROJECT_NOT_FOUND` when there is none. */
+  /**
+   * The project by id, possibly as this replica read it a moment ago (recent-projects.ts); throws
+   * NOT_FOUND `PROJECT_NOT_FOUND` when there is none.
+   */
   project: (id: string) => Promise<ProjectRecord>;
   /** The credential by id, or null. */
   credential: (id: string) => Promise<CredentialRecord | null>;
