@@ -38,6 +38,17 @@ describe("POST /api/auth/access-tokens (black box)", function () {
     const response = await mintTokenResponse(system, body);
     return { response, body: (await response.json()) as Record<string, unknown> & ErrorBody };
   };
+  /** A new tenant with a released squat MoveSpec, and how it opens a session of it. */
+  const tenantWithSquat = async () => {
+    const tenant = await createTenant(system);
+    const spec = await publishMoveSpec(tenant, exampleYaml("squat"));
+    const open = () =>
+      tenant.call("POST", "/api/detection/sessions", {
+        project_id: tenant.projectId,
+        movespec_id: spec.movespecId,
+      });
+    return { tenant, open };
+  };
   const expectError = async (body: unknown, status: number, reason: string) => {
     const result = await mint(body);
     expect(result.response.status, JSON.stringify(result.body)).to.equal(status);
@@ -291,13 +302,7 @@ describe("POST /api/auth/access-tokens (black box)", function () {
     });
 
     it("a revoked key's access token opens no session (401 TOKEN_INVALID), though it verifies until it expires", async () => {
-      const tenant = await createTenant(system);
-      const spec = await publishMoveSpec(tenant, exampleYaml("squat"));
-      const open = () =>
-        tenant.call("POST", "/api/detection/sessions", {
-          project_id: tenant.projectId,
-          movespec_id: spec.movespecId,
-        });
+      const { tenant, open } = await tenantWithSquat();
       expect((await open()).status).to.equal(201);
       await authAdminClient(system).revokeCredential({ credentialId: tenant.apiKeyId });
       const refused = await open();
@@ -322,13 +327,7 @@ describe("POST /api/auth/access-tokens (black box)", function () {
 
   describe("archiving, seen at once by the token paths that read the project just before", () => {
     it("the exchange and session creation refuse the project right after the archive (409 PROJECT_ARCHIVED)", async () => {
-      const tenant = await createTenant(system);
-      const spec = await publishMoveSpec(tenant, exampleYaml("squat"));
-      const open = () =>
-        tenant.call("POST", "/api/detection/sessions", {
-          project_id: tenant.projectId,
-          movespec_id: spec.movespecId,
-        });
+      const { tenant, open } = await tenantWithSquat();
       expect((await mint({ api_key: tenant.apiKey })).response.status).to.equal(200);
       expect((await open()).status).to.equal(201);
       await authAdminClient(system).archiveProject({ projectId: tenant.projectId });
