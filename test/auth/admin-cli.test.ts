@@ -182,6 +182,35 @@ describe("admin tool (services/admin)", function () {
       expect((await read(token, ids[0])).archived_at).to.equal(archived.archived_at);
     });
 
+    it("archive-project with authoring unreachable: archived in auth, says so (exit 1), and running it again finishes the job", async () => {
+      const owner = await createProjectWithToken(system);
+      const id = await createPublic(owner, "archived in two steps");
+      const closed = createServer();
+      await new Promise<void>((done) => closed.listen(0, "127.0.0.1", done));
+      const { port } = closed.address() as AddressInfo;
+      await new Promise((done) => closed.close(done));
+      const deadAuthoring = new URL(system.services.authoring.grpcUrl);
+      deadAuthoring.port = String(port);
+      const stderr: string[] = [];
+      const code = await runAdmin(
+        ["auth", "archive-project", owner.projectId],
+        { stdout: () => undefined, stderr: (text) => stderr.push(text) },
+        createAdminClients,
+        loadAdminConfig({
+          AUTH_SERVICE_URL: system.services.auth.grpcUrl,
+          AUTHORING_SERVICE_URL: deadAuthoring.toString().replace(/\/$/, ""),
+          INTERNAL_TLS_DIR: system.pki?.tlsDirOf("operator"),
+        }),
+      );
+      expect(code, stderr.join("")).to.equal(1);
+      expect(stderr.join("")).to.include("the project is archived, but its MoveSpecs are not yet");
+      expect(stderr.join("")).to.include("run archive-project again");
+      expect((await read(owner.token, id)).archived_at).to.equal(undefined);
+      const again = await json("auth", "archive-project", owner.projectId);
+      expect(again.movespecs_archived).to.equal(1);
+      expect((await read(owner.token, id)).archived_at).to.equal(again.archived_at);
+    });
+
     it("a write that finds its project archived another way archives the project's MoveSpecs", async () => {
       const owner = await createProjectWithToken(system);
       const { token, projectId } = owner;

@@ -25,7 +25,7 @@ import {
   contentHashOf,
   createVersionOperations,
 } from "../../services/authoring/operations/version-operations.js";
-import type { MoveSpecDoc } from "../../services/authoring/store/documents.js";
+import type { MoveSpecDoc, VersionDoc } from "../../services/authoring/store/documents.js";
 import {
   createMoveSpecStore,
   type MoveSpecStore,
@@ -224,7 +224,8 @@ describe("authoring version operations over MongoDB", () => {
   it("an Idempotency-Key replays its version; versions stored before the change are counted on", async () => {
     const id = await newMoveSpec();
     for (const n of [1, 2]) {
-      await versions.insert({
+      // Seeded as the code before `last_version_number` stored them: straight into the collection.
+      await db.collection<VersionDoc>("versions").insertOne({
         _id: newId(),
         movespec_id: id,
         version_number: n,

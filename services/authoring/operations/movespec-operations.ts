@@ -137,9 +137,17 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
       }
       await deps.projects.assertWritable(caller);
       const fields = { name, description, visibility } as const;
+      // Only a MoveSpec stored now (not a replay of an Idempotency-Key) needs the project asked
+      // again and the catalogue relay woken.
+      const create = async (id: string) => {
+        const created = await insertNew(request, fields, id);
+        deps.projects.recheckAfterCreate(caller);
+        deps.relay.nudge();
+        return created;
+      };
       let response: CreateMoveSpecResponse;
       if (request.idempotencyKey === "") {
-        response = await insertNew(request, fields, newId());
+        response = await create(newId());
       } else {
         const outcome = await deps.idempotency.run(
           {
@@ -152,13 +160,10 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
               visibility: request.visibility,
             }),
           },
-          async ({ reservedId }) =>
-            toJson(CreateMoveSpecResponseSchema, await insertNew(request, fields, reservedId)),
+          async ({ reservedId }) => toJson(CreateMoveSpecResponseSchema, await create(reservedId)),
         );
         response = fromJson(CreateMoveSpecResponseSchema, outcome.value);
       }
-      deps.projects.recheckAfterCreate(caller);
-      deps.relay.nudge();
       return response;
     },
 

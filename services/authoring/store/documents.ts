@@ -19,7 +19,9 @@ export interface MoveSpecDoc {
   current_released_version_id?: string;
   /**
    * The number of the newest version, written in the transaction that stores it (see
-   * VersionStore.append). Absent on MoveSpecs without versions since the field was added.
+   * VersionStore.append) so that a racing archive of the MoveSpec is a write conflict; numbers
+   * are taken from the versions themselves, never from this field. Absent on MoveSpecs without
+   * versions since the field was added.
    */
   last_version_number?: number;
   created_by: string;

@@ -1,9 +1,7 @@
 import type { ClientSession, Collection, Db } from "mongodb";
 import { isDuplicateKey } from "../../shared/store/mongo-failure.js";
-import { guardStore, insertUnique } from "../../shared/store/store-errors.js";
+import { guardStore } from "../../shared/store/store-errors.js";
 import type { MoveSpecDoc, VersionDoc } from "./documents.js";
-
-export type VersionInsertOutcome = "inserted" | "id_exists" | "number_taken";
 
 /** `refused`: the MoveSpec is archived or gone (read it to say which). */
 export type VersionAppendOutcome =
@@ -13,7 +11,6 @@ export type VersionAppendOutcome =
 /** Immutable versions, unique by (movespec_id, version_number). */
 export interface VersionStore {
   ensureIndexes(): Promise<void>;
-  insert(doc: VersionDoc): Promise<VersionInsertOutcome>;
   /**
    * Stores the next version of a MoveSpec (numbered after its newest) only if the MoveSpec is not
    * archived, in one transaction that also writes `last_version_number` on the MoveSpec.
@@ -47,13 +44,6 @@ export function createVersionStore(db: Db): VersionStore {
       );
     },
 
-    async insert(doc) {
-      if ((await insertUnique(() => collection.insertOne(doc))) === "inserted") return "inserted";
-      // Which unique key? Ask the data, not the error text (servers word it differently).
-      const sameId = await collection.findOne({ _id: doc._id }, { projection: { _id: 1 } });
-      return sameId ? "id_exists" : "number_taken";
-    },
-
     findById: (id) => collection.findOne({ _id: id }),
 
     // The check that the MoveSpec is not archived and the insert must be one atomic write, or an
@@ -81,7 +71,8 @@ export function createVersionStore(db: Db): VersionStore {
           }),
         );
       } catch (error) {
-        // A duplicate key aborted the transaction: nothing of it was applied.
+        // A duplicate key aborted the transaction: nothing of it was applied. Which unique key?
+        // Ask the data, not the error text (servers word it differently).
         if (!isDuplicateKey(error)) throw error;
         const sameId = await collection.findOne({ _id: version._id }, { projection: { _id: 1 } });
         return { kind: sameId ? "id_exists" : "number_taken" };

@@ -24,7 +24,10 @@ export const KEYWORD_LIMITS = {
   queryWords: SEARCH_QUERY_LIMITS.words,
 } as const;
 
-/** How the stored keywords were split: entries with another version are re-split on a resync. */
+/**
+ * How the stored keywords were split, kept for people reading the data: a resync decides on the
+ * words themselves (store/entry-store.ts), not on this number.
+ */
 export const KEYWORDS_VERSION = SEARCH_WORDS_VERSION;
 
 /** The distinct keywords of some text, in order of first appearance. */

@@ -11,8 +11,10 @@
  */
 
 /**
- * Bumped whenever the words of some text change (a different splitting): entries stored with
- * an older version are re-split by a resync of the catalogue (docs/movespecs.md, "Search").
+ * Bumped whenever the words of some text change (a different splitting). Stored with each
+ * catalogue entry for people reading the data; a resync re-splits an entry when its stored
+ * words differ from what this code makes of its text, whatever version they carry
+ * (docs/movespecs.md, "Search").
  * Version 1 (never stored: the field's absence) split on non letters/digits only; version 2 also
  * at Unicode word boundaries, and took every combining mark away (kana voicing, Indic and Thai
  * vowel signs: other words); version 3 takes away only accents; version 4 also the vowel points
