@@ -14,7 +14,7 @@ import {
   type UpdateMoveSpecRequest,
   Visibility,
 } from "../../../proto/gen/authoring/v1/authoring_pb.js";
-import { AuthoringReason, Reason } from "../../shared/errors/reasons.js";
+import { Reason } from "../../shared/errors/reasons.js";
 import { Code, serviceError } from "../../shared/errors/service-error.js";
 import { fingerprintOf } from "../../shared/idempotency/index.js";
 import { isUuid, newId } from "../../shared/ids/uuid-v7.js";
@@ -25,7 +25,12 @@ import { MOVESPEC_TEMPLATE } from "../domain/movespec-loader.js";
 import type { MoveSpecDoc } from "../store/documents.js";
 import { draftMessage, moveSpecMessage, visibilityName } from "../to-proto.js";
 import type { AuthoringDeps } from "./deps.js";
-import { archivedRefusal, findVisible, moveSpecNotFound } from "./visibility-checks.js";
+import {
+  findVisible,
+  moveSpecArchived,
+  moveSpecNotFound,
+  refusalAfterFailedWrite,
+} from "./visibility-checks.js";
 
 /** Creating and reading MoveSpecs, and the admin tool's visibility, delist and archive. */
 export function createMoveSpecOperations(deps: AuthoringDeps) {
@@ -80,14 +85,7 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
       const exists = await deps.movespecs.findMetadata(movespecId);
       if (!exists) throw moveSpecNotFound(movespecId);
       // Only the archive filter can refuse an existing MoveSpec here.
-      throw serviceError(
-        Code.FailedPrecondition,
-        AuthoringReason.movespecArchived,
-        "the MoveSpec is archived",
-        {
-          movespec_id: movespecId,
-        },
-      );
+      throw moveSpecArchived(movespecId);
     }
     deps.relay.nudge();
     return moveSpecMessage(updated);
@@ -215,11 +213,7 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
         set,
         unset,
       );
-      if (!updated) {
-        const current = await deps.movespecs.findMetadata(request.movespecId);
-        if (!current) throw moveSpecNotFound(request.movespecId);
-        throw archivedRefusal(current);
-      }
+      if (!updated) throw await refusalAfterFailedWrite(deps.movespecs, request.movespecId);
       deps.relay.nudge();
       return moveSpecMessage(updated);
     },

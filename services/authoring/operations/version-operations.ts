@@ -29,12 +29,11 @@ import type { VersionDoc } from "../store/documents.js";
 import { moveSpecMessage, versionMessage } from "../to-proto.js";
 import type { AuthoringDeps } from "./deps.js";
 import {
-  archivedRefusal,
   assertNotArchived,
   findOwned,
   findVisible,
-  moveSpecArchived,
   moveSpecNotFound,
+  refusalAfterFailedWrite,
   versionNotFound,
 } from "./visibility-checks.js";
 
@@ -85,12 +84,9 @@ export function createVersionOperations(deps: AuthoringDeps) {
         created_by: caller?.credentialId ?? "",
       });
       if (outcome.kind === "inserted") return outcome.doc;
-      if (outcome.kind === "refused") {
-        // Archived since the check above (or deleted): answer as if it had been archived before.
-        const current = await deps.movespecs.findMetadata(movespecId);
-        if (!current) throw moveSpecNotFound(movespecId);
-        throw archivedRefusal(current);
-      }
+      // Archived since the check above: answer as if it had been archived before.
+      if (outcome.kind === "refused")
+        throw await refusalAfterFailedWrite(deps.movespecs, movespecId);
       if (outcome.kind === "id_exists") {
         const stored = await deps.versions.findById(versionId);
         if (stored) return stored;
@@ -175,11 +171,7 @@ export function createVersionOperations(deps: AuthoringDeps) {
           updated_by: request.caller?.credentialId ?? "",
         },
       );
-      // Only the archive filter can refuse a MoveSpec that was just found.
-      if (!updated) {
-        const current = await deps.movespecs.findMetadata(existing._id);
-        throw current ? archivedRefusal(current) : moveSpecArchived(existing._id);
-      }
+      if (!updated) throw await refusalAfterFailedWrite(deps.movespecs, existing._id);
       deps.relay.nudge();
       return moveSpecMessage(updated);
     },

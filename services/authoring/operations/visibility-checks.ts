@@ -92,6 +92,15 @@ export function archivedRefusal(
   return doc.archived_with_project ? projectArchived(doc.project_id) : moveSpecArchived(doc._id);
 }
 
+/**
+ * Why a conditional write to a MoveSpec that was just found matched nothing: only the archive
+ * filter can refuse it, so the MoveSpec is read again to answer as if it had been archived before.
+ */
+export async function refusalAfterFailedWrite(store: MoveSpecStore, movespecId: string) {
+  const current = await store.findMetadata(movespecId);
+  return current ? archivedRefusal(current) : moveSpecNotFound(movespecId);
+}
+
 export function assertNotArchived(doc: MoveSpecDoc): void {
   if (doc.archived_at) throw archivedRefusal(doc);
 }
