@@ -148,6 +148,15 @@ export function concreteNames(ref: LandmarkRef, side: Side | undefined): string[
   }
 }
 
+/**
+ * The name of the point concrete landmarks make (`left_knee`, or `left_hip+right_hip` for a
+ * midpoint): the engine's point table keys its slots by it, and the loader and the tracking gate
+ * speak of points by it.
+ */
+export function pointName(concrete: readonly string[]): string {
+  return concrete.join("+");
+}
+
 export function landmarkExists(topology: TopologyName, concrete: string): boolean {
   return TOPOLOGIES[topology].index.has(concrete);
 }

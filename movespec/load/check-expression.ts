@@ -10,7 +10,7 @@ import { ExpressionSyntaxError, parseExpression } from "../expression/parser.js"
 import type { ErrorCode } from "../issue-codes.js";
 import type { IssueList, Position } from "../issues.js";
 import { landmarkSide, type SideKey } from "../sides.js";
-import { concreteNames, type LandmarkRef, parseLandmarkName } from "../topology.js";
+import { concreteNames, type LandmarkRef, parseLandmarkName, pointName } from "../topology.js";
 import { landmarkSuggestion } from "./landmark-suggestion.js";
 import { suggestion } from "./reader.js";
 import type { YScalar } from "./yaml-tree.js";
@@ -78,7 +78,7 @@ export interface CheckContext {
 function pointKey(ref: LandmarkRef, side: SideKey): string {
   const concrete = concreteNames(ref, landmarkSide(side));
   return concrete.length > 0
-    ? concrete.join("+")
+    ? pointName(concrete)
     : `${ref.kind}:${"base" in ref ? ref.base : ref.name}`;
 }
 

@@ -4,7 +4,7 @@
  */
 import type { CompiledSpec } from "../../compiled-spec.js";
 import { landmarkSide, type SideKey } from "../../sides.js";
-import { concreteNames, parseLandmarkName } from "../../topology.js";
+import { concreteNames, parseLandmarkName, pointName } from "../../topology.js";
 import type { PointTable } from "./points.js";
 
 export interface Gate {
@@ -37,7 +37,7 @@ export function gateLandmarks(
         continue;
       }
       gate.gatePoints[side].push(points.landmark(name, side));
-      gate.gateNames[side].push(concreteNames(ref, landmarkSide(side)).join("+"));
+      gate.gateNames[side].push(pointName(concreteNames(ref, landmarkSide(side))));
     }
   }
   return gate;

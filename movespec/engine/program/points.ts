@@ -1,6 +1,6 @@
 /** Point slots: the landmarks and midpoints a program reads, each copied once per frame. */
 import { landmarkSide, type SideKey } from "../../sides.js";
-import { concreteNames, parseLandmarkName, type Topology } from "../../topology.js";
+import { concreteNames, parseLandmarkName, pointName, type Topology } from "../../topology.js";
 
 export class PointTable {
   /** Per point slot: its keypoint index, and the second one for a midpoint (else -1). */
@@ -11,7 +11,7 @@ export class PointTable {
 
   /** The point slot of concrete landmark names: one landmark, or two for a midpoint. */
   of(concrete: string[]): number {
-    const key = concrete.join("+");
+    const key = pointName(concrete);
     let i = this.byKey.get(key);
     if (i === undefined) {
       const idx = concrete.map((c) => {
