@@ -4,6 +4,7 @@
  * within a size the session document can hold.
  */
 import { mergeSummary, type SessionSummary, type SummaryRecords } from "../../../movespec/index.js";
+import { leadingItemsWithin } from "../../shared/text/json-budget.js";
 
 /** A summary whose lists were cut to fit: how many records were left out of each. */
 export type BoundedSummary = SessionSummary & { reps_omitted?: number; holds_omitted?: number };
@@ -35,24 +36,15 @@ export function finalSummary(
     reps_omitted: whole.reps.length,
     holds_omitted: whole.holds.length,
   });
-  let room = maxBytes - Buffer.byteLength(frame);
-  const fitting = <T>(records: readonly T[]): number => {
-    let n = 0;
-    for (const record of records) {
-      const bytes = Buffer.byteLength(JSON.stringify(record)) + (n > 0 ? 1 : 0); // + the comma
-      if (bytes > room) break;
-      room -= bytes;
-      n += 1;
-    }
-    return n;
-  };
-  const reps = fitting(whole.reps);
-  const holds = reps === whole.reps.length ? fitting(whole.holds) : 0;
+  const room = maxBytes - Buffer.byteLength(frame);
+  const reps = leadingItemsWithin(whole.reps, room);
+  const holds =
+    reps.count === whole.reps.length ? leadingItemsWithin(whole.holds, room - reps.bytes).count : 0;
   const bounded: BoundedSummary = {
     ...whole,
-    reps: whole.reps.slice(0, reps),
+    reps: whole.reps.slice(0, reps.count),
     holds: whole.holds.slice(0, holds),
-    reps_omitted: whole.reps.length - reps,
+    reps_omitted: whole.reps.length - reps.count,
     holds_omitted: whole.holds.length - holds,
   };
   return { summary: bounded, text: JSON.stringify(bounded) };

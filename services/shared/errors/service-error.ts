@@ -1,6 +1,7 @@
 import { create, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorDetailSchema } from "../../../proto/gen/common/v1/error_pb.js";
+import { jsonBytes, leadingItemsWithin } from "../text/json-budget.js";
 import { type ErrorReason, isErrorReason } from "./reasons.js";
 
 export { Code, ConnectError };
@@ -32,8 +33,6 @@ export function serviceError(
  */
 export const ERROR_METADATA_MAX_BYTES = 16 * 1024;
 
-const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ?? "");
-
 /**
  * The metadata, or when it is too large to travel, the same with its lists cut at their end
  * (`<list>_omitted` counts what a list lost: the first issues of a draft say more than none),
@@ -50,17 +49,12 @@ export function boundedMetadata(metadata: JsonObject): JsonObject {
   // Room for the lists, and for an `_omitted` count and an `omitted_fields` entry per member.
   let room = ERROR_METADATA_MAX_BYTES - jsonBytes(kept) - 64 * (lists.length + 1);
   for (const [key, list] of lists) {
-    let count = 0;
-    let used = 2;
-    for (const item of list) {
-      const size = jsonBytes(item) + 1;
-      if (used + size > room - jsonBytes(key) - 4) break;
-      used += size;
-      count += 1;
-    }
+    // The key, its quotes and colon, the brackets and the comma after the member.
+    const wrapping = jsonBytes(key) + 4;
+    const { count, bytes } = leadingItemsWithin(list, room - wrapping);
     kept[key] = list.slice(0, count);
     if (count < list.length) kept[`${key}_omitted`] = list.length - count;
-    room -= used + jsonBytes(key) + 4;
+    room -= bytes + wrapping;
   }
   const omitted: string[] = [];
   while (jsonBytes(kept) > ERROR_METADATA_MAX_BYTES - 64 * (omitted.length + 1)) {
