@@ -12,16 +12,26 @@
  * alternating blocks of 2,000; medians of the blocks' calls per second, and their ratio.
  *
  * Baseline in the same run: the same calls with the gRPC protocol (what createInternalTransport
- * used before it spoke the Connect protocol), over both transports.
+ * used before it spoke the Connect protocol), over both transports; and the floor under any RPC
+ * library here: node:http2 alone over h2c, a POST of the request's protobuf bytes answered with
+ * the response's (no connect, no interceptor, no token check), with the same concurrency; between
+ * the two, Connect over h2c without the authorization interceptor (what the token check costs).
  */
 import { mkdtemp, rm } from "node:fs/promises";
+import http2 from "node:http2";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { create, toBinary } from "@bufbuild/protobuf";
 import { createClient, type Transport } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
 import { ensureLocalPki } from "../../deploy/local/local-pki.js";
-import { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
+import {
+  AuthService,
+  GetProjectRequestSchema,
+  GetProjectResponseSchema,
+} from "../../proto/gen/auth/v1/auth_pb.js";
 import { Health } from "../../proto/gen/grpc/health/v1/health_pb.js";
 import { createLogger } from "../../services/shared/logging/logger.js";
 import { createGrpcServer } from "../../services/shared/runtime/grpc-server.js";
@@ -101,13 +111,16 @@ function grpcTransport(identity: InternalIdentity, baseUrl: string): Transport {
   });
 }
 
-async function endpoint(transport: "mtls" | "h2c", protocol: Protocol) {
+/** `authorized: false` leaves out the authorization interceptor (no token verified): connect alone. */
+async function endpoint(transport: "mtls" | "h2c", protocol: Protocol, authorized = true) {
   const verifier = createTokenVerifier({
     issuer: DEFAULT_TOKEN_ISSUER,
     fetchJwks: async () => ({ keys: [jwk] }),
   });
   const server = createGrpcServer({
-    interceptors: [authorizationInterceptor({ logger, userTokens: () => verifier })],
+    interceptors: authorized
+      ? [authorizationInterceptor({ logger, userTokens: () => verifier })]
+      : [],
     shutdownSignal: new AbortController().signal,
     identity: loadInternalIdentity(security(transport, "auth")),
     alwaysOn: (router) => router.service(Health, createHealthService(new HealthState([]))),
@@ -116,7 +129,10 @@ async function endpoint(transport: "mtls" | "h2c", protocol: Protocol) {
   server.serve((router) =>
     router.service(AuthService, {
       getProject: (request, context) => ({
-        project: { projectId: callerOf(context).projectId, name: request.projectId },
+        project: {
+          projectId: authorized ? callerOf(context).projectId : "",
+          name: request.projectId,
+        },
       }),
     }),
   );
@@ -144,11 +160,67 @@ async function endpoint(transport: "mtls" | "h2c", protocol: Protocol) {
   return { block, close: () => server.close(0) };
 }
 
+/** The same exchange of bytes with node:http2 alone: what connect-node adds is the difference. */
+async function rawHttp2Endpoint() {
+  const request = toBinary(
+    GetProjectRequestSchema,
+    create(GetProjectRequestSchema, { projectId: "p" }),
+  );
+  const response = toBinary(
+    GetProjectResponseSchema,
+    create(GetProjectResponseSchema, {
+      project: { projectId: "0195a2b4-7c1d-7000-8000-000000000001", name: "p" },
+    }),
+  );
+  const server = http2.createServer();
+  server.on("stream", (stream) => {
+    stream.on("data", () => undefined);
+    stream.on("end", () => {
+      stream.respond({ ":status": 200, "content-type": "application/proto" });
+      stream.end(response);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const session = http2.connect(`http://127.0.0.1:${port}`);
+  const call = () =>
+    new Promise<void>((resolve, reject) => {
+      const stream = session.request({
+        ":method": "POST",
+        ":path": "/auth.v1.AuthService/GetProject",
+        "content-type": "application/proto",
+      });
+      stream.on("data", () => undefined);
+      stream.on("end", resolve);
+      stream.on("error", reject);
+      stream.end(request);
+    });
+  const block = async (): Promise<number> => {
+    const started = performance.now();
+    let left = BLOCK;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (left-- > 0) await call();
+      }),
+    );
+    return (BLOCK / (performance.now() - started)) * 1000;
+  };
+  return {
+    block,
+    close: async () => {
+      session.close();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
 const variants = {
   "h2c, Connect": await endpoint("h2c", "connect"),
   "mtls, Connect": await endpoint("mtls", "connect"),
   "h2c, gRPC (before)": await endpoint("h2c", "grpc"),
   "mtls, gRPC (before)": await endpoint("mtls", "grpc"),
+  "h2c, Connect, no token check": await endpoint("h2c", "connect", false),
+  "h2c, node:http2 only": await rawHttp2Endpoint(),
 };
 type Variant = keyof typeof variants;
 try {
@@ -173,13 +245,17 @@ try {
   out(`\none internal hop, GetProject with a forwarded user token (median of ${ROUNDS} blocks)`);
   for (const name of Object.keys(variants) as Variant[]) {
     const r = rate(name);
-    out(`  ${name.padEnd(20)} ${r.toFixed(0)} calls/s (${(1e6 / r).toFixed(0)} us each)`);
+    out(`  ${name.padEnd(28)} ${r.toFixed(0)} calls/s (${(1e6 / r).toFixed(0)} us each)`);
   }
   const ratio = (a: Variant, b: Variant) =>
     `${((rate(a) / rate(b)) * 100).toFixed(1)} %  (${(1e6 / rate(a) - 1e6 / rate(b)).toFixed(1)} us per call)`;
   out(`  mtls / h2c, Connect        ${ratio("mtls, Connect", "h2c, Connect")}`);
   out(`  Connect / gRPC, h2c        ${ratio("h2c, Connect", "h2c, gRPC (before)")}`);
   out(`  Connect / gRPC, mtls       ${ratio("mtls, Connect", "mtls, gRPC (before)")}`);
+  out(`  token check, h2c           ${ratio("h2c, Connect", "h2c, Connect, no token check")}`);
+  out(
+    `  Connect / node:http2, h2c  ${ratio("h2c, Connect, no token check", "h2c, node:http2 only")}`,
+  );
 } finally {
   for (const variant of Object.values(variants)) await variant.close();
   await rm(dir, { recursive: true, force: true });

@@ -1,0 +1,21 @@
+/** The internal identity of a floor process (a benchmark's stand-in for a service): mutual TLS, as the services run. */
+import type { InternalSecurity } from "../../services/shared/security/internal-security-config.js";
+import {
+  type InternalIdentity,
+  loadInternalIdentity,
+} from "../../services/shared/security/internal-transport.js";
+import type { Workload } from "../../services/shared/security/workloads.js";
+
+export function floorIdentity(workload: Workload): InternalIdentity {
+  const tlsDir = process.env.FLOOR_TLS_DIR;
+  const trustDomain = process.env.FLOOR_TRUST_DOMAIN;
+  if (!tlsDir || !trustDomain) throw new Error("FLOOR_TLS_DIR and FLOOR_TRUST_DOMAIN are required");
+  const security: InternalSecurity = {
+    transport: "mtls",
+    workload,
+    trustDomain,
+    tlsDir,
+    reloadSeconds: 3600,
+  };
+  return loadInternalIdentity(security);
+}
