@@ -163,6 +163,83 @@ async function streamHeap(system: TestSystem): Promise<Map<string, number>> {
   ]);
 }
 
+/** Live sessions sending at 30 fps, as liveLevel drives them (startLiveSending). */
+export interface LiveSending {
+  /** Frames sent and events timed count only while this is set. */
+  measuring: boolean;
+  readonly framesInWindow: number;
+  /** Stops sending, closes the sockets; the latencies (ms, sorted) timed while measuring. */
+  stop(): Promise<{ samples: number[]; framesSent: number; problems: number }>;
+}
+
+/**
+ * Starts every socket sending one frame per message at 30 fps, each from its own point of the
+ * recording and at its own offset in the 33 ms period (users are not in step); times each frame
+ * that makes an event to its first event, and counts warnings, errors and unexpected closes.
+ */
+export function startLiveSending(
+  sockets: readonly BenchSocket[],
+  prepared: PreparedFrames,
+  encoding: Encoding,
+): LiveSending {
+  const messages = encoding === "binary" ? prepared.frameBinaries : prepared.frameMessages;
+  const samples: number[] = [];
+  const timers: NodeJS.Timeout[] = [];
+  const periodMs = 1000 / 30;
+  let problems = 0;
+  let framesSent = 0;
+  const state = {
+    measuring: false,
+    framesInWindow: 0,
+    async stop() {
+      for (const timer of timers) clearInterval(timer);
+      await sleep(200);
+      for (const socket of sockets) socket.ws.close(1000);
+      await sleep(1500);
+      samples.sort((a, b) => a - b);
+      return { samples, framesSent, problems };
+    },
+  };
+  sockets.forEach((socket, index) => {
+    const sentAt = new Map<number, number>();
+    socket.onText((text) => {
+      if (text.startsWith('{"type":"event"')) {
+        const seq = (JSON.parse(text) as { event: { seq: number } }).event.seq;
+        const at = sentAt.get(seq);
+        if (at !== undefined) {
+          sentAt.delete(seq);
+          if (state.measuring) samples.push(performance.now() - at);
+        }
+      } else if (text.startsWith('{"type":"error"') || text.startsWith('{"type":"warning"')) {
+        problems += 1;
+      }
+    });
+    socket.ws.on("close", (code) => {
+      if (code !== 1000 && code !== 1005) problems += 1;
+    });
+    // Each session starts at its own point of the recording (first 10 s).
+    let next = (index * 7919) % 300;
+    const start = setTimeout(
+      () => {
+        const send = () => {
+          if (next >= prepared.frames.length || socket.ws.readyState !== socket.ws.OPEN) return;
+          const seq = prepared.frames[next].seq;
+          if (prepared.eventSeqs.has(seq)) sentAt.set(seq, performance.now());
+          socket.ws.send(messages[next]);
+          next += 1;
+          framesSent += 1;
+          if (state.measuring) state.framesInWindow += 1;
+        };
+        send();
+        timers.push(setInterval(send, periodMs));
+      },
+      (index / sockets.length) * periodMs,
+    );
+    timers.push(start);
+  });
+  return state;
+}
+
 /** Resident bytes of the processes a stream goes through. */
 function streamRss(system: TestSystem): Map<string, number> {
   const rss = new Map<string, number>();
@@ -190,55 +267,10 @@ export async function liveLevel(
   const sockets: BenchSocket[] = await inBatches(sessions, 32, (session) =>
     openStream(target.url(session), session.runtime_token, target.tls, encoding),
   );
-  const messages = encoding === "binary" ? prepared.frameBinaries : prepared.frameMessages;
-  let framesInWindow = 0;
-  const samples: number[] = [];
-  let problems = 0;
-  let framesSent = 0;
-  let measuring = false;
-  const timers: NodeJS.Timeout[] = [];
-  const periodMs = 1000 / 30;
   const cpuBefore = process.cpuUsage();
-  sockets.forEach((socket, index) => {
-    const sentAt = new Map<number, number>();
-    socket.onText((text) => {
-      if (text.startsWith('{"type":"event"')) {
-        const seq = (JSON.parse(text) as { event: { seq: number } }).event.seq;
-        const at = sentAt.get(seq);
-        if (at !== undefined) {
-          sentAt.delete(seq);
-          if (measuring) samples.push(performance.now() - at);
-        }
-      } else if (text.startsWith('{"type":"error"') || text.startsWith('{"type":"warning"')) {
-        problems += 1;
-      }
-    });
-    socket.ws.on("close", (code) => {
-      if (code !== 1000 && code !== 1005) problems += 1;
-    });
-    // Users are not in step: each session starts at its own point of the recording (first 10 s),
-    // and the sessions' frames are spread over the 33 ms period.
-    let next = (index * 7919) % 300;
-    const start = setTimeout(
-      () => {
-        const send = () => {
-          if (next >= prepared.frames.length || socket.ws.readyState !== socket.ws.OPEN) return;
-          const seq = prepared.frames[next].seq;
-          if (prepared.eventSeqs.has(seq)) sentAt.set(seq, performance.now());
-          socket.ws.send(messages[next]);
-          next += 1;
-          framesSent += 1;
-          if (measuring) framesInWindow += 1;
-        };
-        send();
-        timers.push(setInterval(send, periodMs));
-      },
-      (index / count) * periodMs,
-    );
-    timers.push(start);
-  });
+  const live = startLiveSending(sockets, prepared, encoding);
   await sleep(WARM_UP_MS);
-  measuring = true;
+  live.measuring = true;
   const systemBefore = processCpu(system);
   const busyBefore = machineBusy();
   const generatorBefore = process.cpuUsage();
@@ -246,7 +278,7 @@ export async function liveLevel(
   const generatorLag = monitorEventLoopDelay({ resolution: 5 });
   generatorLag.enable();
   await sleep(seconds * 1000);
-  measuring = false;
+  live.measuring = false;
   const generatorUsage = process.cpuUsage(generatorBefore);
   const systemAfter = processCpu(system);
   // First: every scrape of /metrics resets the event-loop delay histogram, the heap's included
@@ -256,7 +288,9 @@ export async function liveLevel(
   const heapDuring = await streamHeap(system);
   const cpuPerFrame = cpuSpentPerProcess(systemBefore, systemAfter);
   cpuPerFrame.set("load generator", (generatorUsage.user + generatorUsage.system) / 1e6);
-  for (const [name, spent] of cpuPerFrame) cpuPerFrame.set(name, (spent * 1e6) / framesInWindow);
+  for (const [name, spent] of cpuPerFrame) {
+    cpuPerFrame.set(name, (spent * 1e6) / live.framesInWindow);
+  }
   const bytesPerSession = new Map<string, number>();
   for (const [name, bytes] of rssDuring) {
     bytesPerSession.set(name, (bytes - (rssBefore.get(name) ?? Number.NaN)) / count);
@@ -272,11 +306,7 @@ export async function liveLevel(
   generatorLag.disable();
   const lags = `${systemLags}, load generator p99 ${(generatorLag.percentile(99) / 1e6).toFixed(1)} max ${(generatorLag.max / 1e6).toFixed(1)}`;
   const cpu = process.cpuUsage(cpuBefore);
-  for (const timer of timers) clearInterval(timer);
-  await sleep(200);
-  for (const socket of sockets) socket.ws.close(1000);
-  await sleep(1500);
-  samples.sort((a, b) => a - b);
+  const { samples, framesSent, problems } = await live.stop();
   return {
     sessions: count,
     samples: samples.length,

@@ -1,0 +1,210 @@
+/**
+ * What a live frame must cost on this machine whatever our code does (run on demand, never in
+ * `npm test`):
+ *
+ *   node --import tsx bench/detection/live-floor.bench.ts
+ *
+ * The same load, live sessions sending one binary frame per message at 30 fps (UI-PRMD deep squat
+ * m01_s01, as realtime.bench.ts sends it: startLiveSending), against two chains:
+ *
+ * - **the system** (the baseline): the gateway and a detection replica as `npm test` starts them
+ *   (LOG_LEVEL=info, mutual TLS), sessions created through the API;
+ * - **the floor**: the same libraries and hops with nothing of ours between them
+ *   (`floor/gateway-floor.ts`: HTTP/1.1 upgrades piped into streams of one HTTP/2 connection over
+ *   mutual TLS; `floor/detection-floor.ts`: the tunnel's HTTP/2 server handing each stream to a
+ *   `ws` server, `hello` answered, each frame's `seq` read, an event sent back for the frames the
+ *   squat MoveSpec makes events for): no token, guard, engine, checkpoint, lease or metrics.
+ *
+ * At each of BENCH_LEVELS (300,1000) sessions, BENCH_TRIALS (2) trials alternate the chains, each
+ * BENCH_LIVE_SECONDS (10) s after a 2 s warm-up. Per run: p50/p99 frame-to-event, CPU µs per
+ * frame of the gateway, detection (and the system's store, which takes its checkpoints) and this
+ * load generator, the most live sessions at 30 fps the machine's cores could carry at that CPU
+ * per frame (every core busy on nothing else), and the growth of the gateway's and detection's
+ * resident memory per open session. Medians.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import { ensureLocalPki } from "../../deploy/local/local-pki.js";
+import {
+  createTenant,
+  exampleYaml,
+  publishMoveSpec,
+} from "../../test/detection/support/session-api.js";
+import { loadExample, readFrames, runFrames } from "../../test/movespec/support/recordings.js";
+import { median } from "../../test/support/statistics.js";
+import { startTestSystem } from "../../test/support/system.js";
+import { type FloorProcess, startFloor } from "../support/floor-process.js";
+import { residentBytes } from "../support/process-stats.js";
+import { inBatches, openStream, percentile, prepareFrames } from "./load.js";
+import { liveLevel, startLiveSending } from "./scenarios.js";
+
+const LEVELS = (process.env.BENCH_LEVELS ?? "300,1000").split(",").map(Number);
+const TRIALS = Number(process.env.BENCH_TRIALS ?? 2);
+const SECONDS = Number(process.env.BENCH_LIVE_SECONDS ?? 10);
+const WARM_UP_MS = 2000;
+const FPS = 30;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Run {
+  readonly p50: number;
+  readonly p99: number;
+  readonly problems: number;
+  /** CPU µs per frame: gateway, detection (with the store for the system), load generator, total. */
+  readonly cpu: Map<string, number>;
+  /** Resident memory per open session, bytes, of the gateway and detection together. */
+  readonly residentPerSession: number;
+}
+
+/** `count` live sessions through the floor gateway for SECONDS, measured as liveLevel measures. */
+async function floorLevel(
+  gatewayPort: number,
+  floors: { gateway: FloorProcess; detection: FloorProcess },
+  prepared: ReturnType<typeof prepareFrames>,
+  count: number,
+): Promise<Run> {
+  const pids = [floors.gateway.child.pid, floors.detection.child.pid];
+  const resident = () => {
+    let bytes = 0;
+    for (const pid of pids) bytes += residentBytes(pid);
+    return bytes;
+  };
+  const residentBefore = resident();
+  const indices = Array.from({ length: count }, (_, index) => index);
+  const sockets = await inBatches(indices, 32, (index) =>
+    openStream(
+      `ws://127.0.0.1:${gatewayPort}/api/detection/sessions/floor-${index}/stream`,
+      "floor",
+      undefined,
+      "binary",
+    ),
+  );
+  const live = startLiveSending(sockets, prepared, "binary");
+  await sleep(WARM_UP_MS);
+  live.measuring = true;
+  const before = [floors.gateway.cpuSeconds(), floors.detection.cpuSeconds()];
+  const generatorBefore = process.cpuUsage();
+  await sleep(SECONDS * 1000);
+  live.measuring = false;
+  const generator = process.cpuUsage(generatorBefore);
+  const after = [floors.gateway.cpuSeconds(), floors.detection.cpuSeconds()];
+  const residentPerSession = (resident() - residentBefore) / count;
+  const { samples, problems } = await live.stop();
+  const perFrame = (seconds: number) => (seconds * 1e6) / live.framesInWindow;
+  return {
+    p50: percentile(samples, 50),
+    p99: percentile(samples, 99),
+    problems,
+    residentPerSession,
+    cpu: withTotal(
+      new Map([
+        ["gateway", perFrame(after[0] - before[0])],
+        ["detection", perFrame(after[1] - before[1])],
+        ["load generator", perFrame((generator.user + generator.system) / 1e6)],
+      ]),
+    ),
+  };
+}
+
+function withTotal(cpu: Map<string, number>): Map<string, number> {
+  let total = 0;
+  for (const value of cpu.values()) total += value;
+  return cpu.set("total", total);
+}
+
+const cores = availableParallelism();
+const sessionsAt = (microsPerFrame: number) => Math.floor((cores * 1e6) / (microsPerFrame * FPS));
+const show = (cpu: Map<string, number>) =>
+  [...cpu].map(([name, micros]) => `${name} ${micros.toFixed(1)}`).join(", ");
+
+const frames = readFrames("m01_s01");
+const eventSeqs = runFrames(loadExample("squat"), frames).map((event) => event.seq);
+const prepared = prepareFrames(frames, eventSeqs);
+const system = await startTestSystem({
+  env: { LOG_LEVEL: "info" },
+  serviceEnv: { detection: { DETECTION_MAX_ACTIVE_SESSIONS_PER_PROJECT: "100000" } },
+});
+const pkiDir = await mkdtemp(join(tmpdir(), "mds-live-floor-"));
+const floors: FloorProcess[] = [];
+try {
+  const pki = await ensureLocalPki({ dir: pkiDir });
+  const identity = (workload: "gateway" | "detection") => ({
+    FLOOR_TLS_DIR: pki.tlsDirOf(workload),
+    FLOOR_TRUST_DOMAIN: pki.trustDomain,
+  });
+  const detection = await startFloor(new URL("./floor/detection-floor.ts", import.meta.url), {
+    ...identity("detection"),
+    FLOOR_EVENT_SEQS: [...prepared.eventSeqs].join(","),
+  });
+  floors.push(detection);
+  const gateway = await startFloor(new URL("./floor/gateway-floor.ts", import.meta.url), {
+    ...identity("gateway"),
+    FLOOR_DETECTION_PORT: String(detection.port),
+  });
+  floors.push(gateway);
+  const tenant = await createTenant(system);
+  const { movespecId } = await publishMoveSpec(tenant, exampleYaml("squat"), { name: "squat" });
+  const target = { name: "gateway" as const, url: (s: { stream_url: string }) => s.stream_url };
+
+  console.log(
+    `machine: ${cores} cores, node ${process.version}; live binary sessions at ${FPS} fps`,
+  );
+  for (const level of LEVELS) {
+    const runs = { system: [] as Run[], floor: [] as Run[] };
+    for (let trial = 0; trial < TRIALS; trial += 1) {
+      const order =
+        trial % 2 === 0 ? (["system", "floor"] as const) : (["floor", "system"] as const);
+      for (const chain of order) {
+        let run: Run;
+        if (chain === "floor") {
+          run = await floorLevel(gateway.port, { gateway, detection }, prepared, level);
+        } else {
+          const result = await liveLevel(
+            system,
+            tenant,
+            movespecId,
+            prepared,
+            target,
+            level,
+            SECONDS,
+            "binary",
+          );
+          const cpu = new Map<string, number>();
+          for (const [name, micros] of result.cpuPerFrame) {
+            if (["gateway", "embedded-mongo", "load generator"].includes(name))
+              cpu.set(name, micros);
+            if (name.startsWith("detection")) cpu.set("detection", micros);
+          }
+          let resident = 0;
+          for (const bytes of result.bytesPerSession.values()) resident += bytes;
+          run = {
+            p50: result.p50,
+            p99: result.p99,
+            problems: result.problems,
+            residentPerSession: resident,
+            cpu: withTotal(cpu),
+          };
+        }
+        runs[chain].push(run);
+        console.log(
+          `  ${String(level).padStart(5)} sessions, ${chain.padEnd(6)}: p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms, ${run.problems} problems; CPU µs per frame: ${show(run.cpu)}; resident memory per session ${(run.residentPerSession / 1024).toFixed(1)} KB`,
+        );
+      }
+    }
+    for (const chain of ["system", "floor"] as const) {
+      const cpu = new Map<string, number>();
+      for (const name of runs[chain][0]?.cpu.keys() ?? []) {
+        cpu.set(name, median(runs[chain].map((run) => run.cpu.get(name) ?? Number.NaN)));
+      }
+      const total = cpu.get("total") ?? Number.NaN;
+      console.log(
+        `  => ${level} sessions, ${chain}: p99 ${median(runs[chain].map((run) => run.p99)).toFixed(1)} ms (median); CPU µs per frame ${show(cpu)}; ${cores} cores at this CPU per frame carry at most ${sessionsAt(total)} sessions; resident memory per session ${(median(runs[chain].map((run) => run.residentPerSession)) / 1024).toFixed(1)} KB`,
+      );
+    }
+  }
+} finally {
+  for (const floor of floors) floor.child.kill("SIGKILL");
+  await system.stop();
+  await rm(pkiDir, { recursive: true, force: true });
+}
