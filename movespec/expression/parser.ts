@@ -117,6 +117,9 @@ function unitSuffix(src: string, number: string, at: number): void {
 }
 
 const KEYWORDS = new Set(["and", "or", "not"]);
+/** The arithmetic levels, loosest first: `a - b * c` is `a - (b * c)`. */
+const SUM_OPS: ReadonlySet<string> = new Set(["+", "-"]);
+const PRODUCT_OPS: ReadonlySet<string> = new Set(["*", "/"]);
 
 class Parser {
   private pos = 0;
@@ -220,29 +223,21 @@ class Parser {
   }
 
   private parseSum(): Expr {
-    let left = this.parseProduct();
-    for (;;) {
-      const t = this.peek();
-      if (t.kind !== "op" || (t.text !== "+" && t.text !== "-")) return left;
-      this.next();
-      const right = this.parseProduct();
-      left = {
-        kind: "arith",
-        op: t.text as ArithOp,
-        left,
-        right,
-        span: join(left.span, right.span),
-      };
-    }
+    return this.parseArithmetic(SUM_OPS, () => this.parseProduct());
   }
 
   private parseProduct(): Expr {
-    let left = this.parseUnary();
+    return this.parseArithmetic(PRODUCT_OPS, () => this.parseUnary());
+  }
+
+  /** One left-associative level of arithmetic: `operand`s joined by the level's operators. */
+  private parseArithmetic(ops: ReadonlySet<string>, operand: () => Expr): Expr {
+    let left = operand();
     for (;;) {
       const t = this.peek();
-      if (t.kind !== "op" || (t.text !== "*" && t.text !== "/")) return left;
+      if (t.kind !== "op" || !ops.has(t.text)) return left;
       this.next();
-      const right = this.parseUnary();
+      const right = operand();
       left = {
         kind: "arith",
         op: t.text as ArithOp,
