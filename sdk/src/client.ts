@@ -156,14 +156,15 @@ export class MdsClient extends OperationMethods {
           spec.method === "GET" || headers["idempotency-key"] !== undefined || neverSent(error);
         if (!repeatable) {
           throw new MdsNetworkError(
-            `${spec.method} ${url.pathname}: ${(error as Error).message} (the connection was lost: the request may or may not have been applied)`,
+            `${spec.method} ${url.origin}${url.pathname}: ${networkFailure(error)} (the connection was lost: the request may or may not have been applied)`,
             { cause: error },
           );
         }
         if (attempt >= this.retry.maxAttempts) {
-          throw new MdsNetworkError(`${spec.method} ${url.pathname}: ${(error as Error).message}`, {
-            cause: error,
-          });
+          throw new MdsNetworkError(
+            `${spec.method} ${url.origin}${url.pathname}: ${networkFailure(error)}`,
+            { cause: error },
+          );
         }
         await sleep(backoffMs(this.retry, attempt), options.signal);
         continue;
@@ -243,6 +244,13 @@ function randomKey(): string {
 }
 
 /** Whether a fetch failure says the connection was refused: the request never left. */
+/** fetch's own message ("fetch failed") and the system's reason under it ("ECONNREFUSED"). */
+function networkFailure(error: unknown): string {
+  const code = (error as { cause?: { code?: unknown } }).cause?.code;
+  const message = (error as Error).message;
+  return typeof code === "string" && !message.includes(code) ? `${message} (${code})` : message;
+}
+
 function neverSent(error: unknown): boolean {
   const cause = (error as { cause?: { code?: unknown } }).cause;
   return cause?.code === "ECONNREFUSED";

@@ -52,6 +52,21 @@ describe("SDK retries and stream resume (scripted servers)", function () {
     });
     afterEach(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
+    it("a gateway that is not there: MdsNetworkError naming the address and the system's reason", async () => {
+      const closed = createServer();
+      const port = await listen(closed);
+      await new Promise<void>((resolve) => closed.close(() => resolve()));
+      const client = new MdsClient({
+        baseUrl: `http://127.0.0.1:${port}`,
+        retry: { maxAttempts: 2, baseDelayMs: 1 },
+      });
+      const error = await client.getHealth().catch((e: unknown) => e);
+      expect(error).to.be.instanceOf(MdsNetworkError);
+      expect((error as Error).message).to.equal(
+        `GET http://127.0.0.1:${port}/api/health: fetch failed (ECONNREFUSED)`,
+      );
+    });
+
     it("retries a 503 after the Retry-After it names, then succeeds", async () => {
       answers.push((r) =>
         r
