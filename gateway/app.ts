@@ -5,6 +5,7 @@ import { accessLog, type HttpMetrics } from "./middleware/access-log.js";
 import { errorEnvelope } from "./middleware/error-envelope.js";
 import { jsonBody } from "./middleware/json-body.js";
 import { requestId } from "./middleware/request-id.js";
+import { requestTarget } from "./middleware/request-target.js";
 import { routeFallback } from "./middleware/route-fallback.js";
 import { httpTracing, TRACE_RESPONSE_HEADER } from "./middleware/tracing.js";
 import { publicRoutes } from "./routes/index.js";
@@ -49,6 +50,7 @@ export function createGatewayApp(deps: RouteDeps, metrics: HttpMetrics): Koa<Gat
       }),
     )
     .use(errorEnvelope(deps.logger))
+    .use(requestTarget())
     .use(routeFallback(router))
     .use(jsonBody(deps.config.bodyLimitBytes))
     .use(authenticate(deps.tokenVerifier))

@@ -28,7 +28,7 @@ export function accessLog(logger: Logger, metrics: HttpMetrics): Middleware<Gate
       const line = {
         method: ctx.method,
         route,
-        path: ctx.path,
+        path: pathOf(ctx),
         query: redactedQuery(ctx.originalUrl),
         status: ctx.status,
         ms: round(performance.now() - started),
@@ -52,6 +52,18 @@ export function accessLog(logger: Logger, metrics: HttpMetrics): Middleware<Gate
       metrics.seconds.observe({ method: ctx.method, route }, (performance.now() - started) / 1000);
     }
   };
+}
+
+/**
+ * The path, or for a request target no URL can be made of (refused as MALFORMED_REQUEST), the
+ * target up to its query: this runs in a response event, where a throw would end the process.
+ */
+function pathOf(ctx: { readonly path: string; readonly req: { url?: string } }): string {
+  try {
+    return ctx.path;
+  } catch {
+    return (ctx.req.url ?? "").split("?")[0].slice(0, 2048);
+  }
 }
 
 function matchedRoute(ctx: object): string {

@@ -33,11 +33,25 @@ export function invalidFields(errors: readonly InvalidField[]): ApiError {
 export function checkBody<T>(ctx: GatewayContext, checker: Checker<T>): T {
   const body: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(ctx.state.body ?? {})) {
-    if (value !== null) body[name] = value;
+    if (value !== null) setOwn(body, name, value);
   }
   const result = checker(body);
   if (!result.ok) throw invalidFields(result.errors);
   return result.value;
+}
+
+/**
+ * `target[name] = value` with `name` from the client would, for `__proto__`, set the object's
+ * prototype instead: every member could then come through it. A member by that name is an
+ * unknown member like any other.
+ */
+function setOwn(target: Record<string, unknown>, name: string, value: unknown): void {
+  Object.defineProperty(target, name, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
 }
 
 export type QueryChecker<T> = (params: URLSearchParams) => T;
@@ -69,7 +83,7 @@ export function queryChecker<S extends TSchema>(schema: S): QueryChecker<Static<
         continue;
       }
       const [value] = values;
-      query[name] = integers.has(name) && /^-?\d{1,30}$/.test(value) ? Number(value) : value;
+      setOwn(query, name, integers.has(name) && /^-?\d{1,30}$/.test(value) ? Number(value) : value);
     }
     const result = check(query);
     const errors = [...repeated, ...(result.ok ? [] : result.errors)];

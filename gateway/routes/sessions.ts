@@ -10,7 +10,7 @@ import {
   type SessionCreatedJson,
   type SessionJson,
 } from "../../services/shared/api/index.js";
-import { Reason, SessionReason } from "../../services/shared/errors/reasons.js";
+import { GatewayReason, Reason, SessionReason } from "../../services/shared/errors/reasons.js";
 import { isUuid } from "../../services/shared/ids/uuid-v7.js";
 import { asUser, requireScope } from "../auth/principal.js";
 import { ApiError } from "../errors/api-error.js";
@@ -66,6 +66,8 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
     }
     const mode = MODES[body.mode ?? "live"];
     const contractMajor = body.contract_major;
+    // Before the session exists: a client must not be left without the URL of one it created.
+    const streamBase = streamBaseOf(ctx, deps.config.publicBaseUrl);
     const idempotencyKey = idempotencyKeyOf(ctx);
     const created = await call((client) =>
       client.createSession(
@@ -92,7 +94,7 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
       input_schema_version: created.inputSchemaVersion,
       output_schema_version: created.outputSchemaVersion,
       runtime_token: created.runtimeToken,
-      stream_url: streamUrl(ctx, deps.config.publicBaseUrl, session.sessionId),
+      stream_url: `${streamBase}/api/detection/sessions/${session.sessionId}/stream`,
     } satisfies SessionCreatedJson;
   });
 
@@ -118,8 +120,11 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
 /** Ids that are not UUIDs answer exactly like unknown ones. */
 function sessionIdParam(ctx: GatewayContext): string {
   const sessionId = ctx.params.sessionId;
-  if (!isUuid(sessionId))
-    throw new ApiError("not_found", SessionReason.notFound, "session not found");
+  if (!isUuid(sessionId)) {
+    throw new ApiError("not_found", SessionReason.notFound, "session not found", {
+      session_id: sessionId,
+    });
+  }
   return sessionId;
 }
 
@@ -150,16 +155,19 @@ export function sessionJson(session: Session | undefined): SessionJson {
 }
 
 /**
- * `{public_base}/api/detection/sessions/{id}/stream` with ws:// or wss://. Without
- * PUBLIC_BASE_URL the base is the address the client used to reach the gateway.
+ * The base of `{base}/api/detection/sessions/{id}/stream`, with ws:// or wss://. Without
+ * PUBLIC_BASE_URL it is the address the client used to reach the gateway; a request without a
+ * Host (HTTP/1.0) then has none to offer.
  */
-function streamUrl(
-  ctx: GatewayContext,
-  publicBaseUrl: string | undefined,
-  sessionId: string,
-): string {
+function streamBaseOf(ctx: GatewayContext, publicBaseUrl: string | undefined): string {
+  if (publicBaseUrl === undefined && ctx.host === "") {
+    throw new ApiError(
+      "invalid_argument",
+      GatewayReason.malformedRequest,
+      "a Host header is required to answer with the session's stream URL",
+    );
+  }
   const base = new URL(publicBaseUrl ?? `${ctx.protocol}://${ctx.host}`);
   base.protocol = base.protocol === "https:" ? "wss:" : "ws:";
-  const prefix = base.pathname.replace(/\/+$/, "");
-  return `${base.origin}${prefix}/api/detection/sessions/${sessionId}/stream`;
+  return `${base.origin}${base.pathname.replace(/\/+$/, "")}`;
 }

@@ -28,6 +28,20 @@ function fakeClock(start = Date.now()) {
   return { now: () => at, advance: (seconds: number) => (at += seconds * 1000) };
 }
 
+const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/**
+ * The same token with the lowest bit of its signature's last character flipped: an Ed25519
+ * signature is 64 bytes in 86 characters, so that bit encodes nothing and the bytes are the same.
+ */
+function setUnusedBit(token: string): string {
+  const last = token.at(-1) ?? "";
+  const changed = `${token.slice(0, -1)}${BASE64URL[BASE64URL.indexOf(last) ^ 1]}`;
+  const signature = (t: string) => Buffer.from(t.split(".")[2], "base64url");
+  if (!signature(changed).equals(signature(token))) throw new Error("the bit is not unused");
+  return changed;
+}
+
 async function reason(promise: Promise<unknown>): Promise<string> {
   try {
     await promise;
@@ -94,6 +108,13 @@ describe("services/shared/tokens: createTokenVerifier", () => {
       ["no kid", () => forgeAccessToken(key, claims, { header: { kid: undefined } })],
       ["a foreign key", async () => forgeAccessToken(await generateTestKey(key.kid), claims)],
       ["garbage", async () => "a.b.c"],
+      // The base64url decoder ignores padding and the unused low bits of a segment's last
+      // character: without the canonical-form check both of these verified.
+      ["padding after the signature", async () => `${await forgeAccessToken(key, claims)}==`],
+      [
+        "the signature's unused bits set",
+        async () => setUnusedBit(await forgeAccessToken(key, claims)),
+      ],
     ];
     for (const [name, make] of refused) {
       it(`refuses ${name} (TOKEN_INVALID)`, async () => {

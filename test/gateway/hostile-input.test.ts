@@ -6,7 +6,12 @@
 import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
 import { expect } from "chai";
-import { createTenant, type TestTenant } from "../detection/support/session-api.js";
+import {
+  createTenant,
+  exampleYaml,
+  publishMoveSpec,
+  type TestTenant,
+} from "../detection/support/session-api.js";
 import type { ApiResponse } from "../movespecs/support/api.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
 
@@ -68,7 +73,7 @@ function expectRawEnvelope(
   reason: string,
 ): void {
   expect(response.status).to.equal(status);
-  expect(response.headers["content-type"]).to.equal("application/json");
+  expect(response.headers["content-type"]).to.match(/^application\/json(;|$)/);
   expect(response.body.error).to.deep.include({ code, retryable: false });
   expect(response.body.error.message).to.be.a("string").and.not.equal("");
   expect(response.body.error.details.reason).to.equal(reason);
@@ -558,6 +563,100 @@ describe("hostile input at the gateway (whole system)", function () {
       }
       const health = await fetch(`${system.gatewayUrl}/api/health`);
       expect(health.status).to.equal(200);
+    });
+  });
+  describe("requests no URL can be made of: 400 MALFORMED_REQUEST, and the gateway keeps serving", () => {
+    const request = (target: string, host: string | undefined, extra = "") =>
+      `GET ${target} HTTP/1.1\r\n${host === undefined ? "" : `Host: ${host}\r\n`}Connection: close\r\n${extra}\r\n`;
+
+    it("an absolute-form target that does not parse, ten times (it used to end the gateway)", async () => {
+      for (let i = 0; i < 10; i += 1) {
+        const response = await rawRequest(
+          system.gatewayUrl,
+          request("http://[::1/api/health", "localhost"),
+        );
+        expectRawEnvelope(response, 400, "invalid_argument", "MALFORMED_REQUEST");
+      }
+      expect((await fetch(`${system.gatewayUrl}/api/health`)).status).to.equal(200);
+      const logged = system
+        .logsOf("gateway")
+        .filter((line) => line.msg === "request" && line.path === "http://[::1/api/health");
+      expect(logged).to.have.length(10);
+      expect(logged[0]).to.include({ status: 400 });
+    });
+
+    for (const host of ["a b", "localhost:99999", "%00", "x:y"]) {
+      it(`Host: ${JSON.stringify(host)}`, async () => {
+        const response = await rawRequest(system.gatewayUrl, request("/api/health", host));
+        expectRawEnvelope(response, 400, "invalid_argument", "MALFORMED_REQUEST");
+      });
+    }
+
+    it("hosts and ports that are hosts and ports are served", async () => {
+      for (const host of ["localhost", "127.0.0.1:8080", "[::1]:80", "api.example.com"]) {
+        const response = await rawRequest(system.gatewayUrl, request("/api/health", host));
+        expect(response.status, host).to.equal(200);
+      }
+    });
+
+    it("a session's creation with a bad Host is refused before anything is created", async () => {
+      const { movespecId } = await publishMoveSpec(tenant, exampleYaml("squat"), {
+        name: "host check",
+      });
+      const body = JSON.stringify({ project_id: tenant.projectId, movespec_id: movespecId });
+      const post = (host: string | undefined, version = "1.1") =>
+        rawRequest(
+          system.gatewayUrl,
+          `POST /api/detection/sessions HTTP/${version}\r\n${host === undefined ? "" : `Host: ${host}\r\n`}Connection: close\r\nAuthorization: Bearer ${tenant.token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        );
+      const refused = [await post("a b"), await post(undefined, "1.0")];
+      for (const response of refused) {
+        expectRawEnvelope(response, 400, "invalid_argument", "MALFORMED_REQUEST");
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const ids = new Set(refused.map((response) => response.headers["x-request-id"]));
+      const created = system
+        .logsOf("detection")
+        .filter((line) => line.msg === "session created" && ids.has(line.request_id as string));
+      expect(created).to.deep.equal([]);
+      // The same request with a Host: created, its stream URL made of that Host.
+      const ok = await post("127.0.0.1:9");
+      expect(ok.status, JSON.stringify(ok.body)).to.equal(201);
+      expect(ok.body.stream_url).to.match(/^ws:\/\/127\.0\.0\.1:9\/api\/detection\/sessions\//);
+    });
+  });
+
+  describe("member names and ids that are not what they look like", () => {
+    it("a __proto__ member is an unknown member: it cannot supply the others", async () => {
+      const response = await tenant.call(
+        "POST",
+        "/api/movespecs",
+        `{"__proto__":{"name":"from proto","project_id":"${tenant.projectId}","visibility":"public"}}`,
+      );
+      expect(response.status, JSON.stringify(response.body)).to.equal(400);
+      expect(response.body.error.details).to.include({ reason: "FIELD_REQUIRED", field: "name" });
+    });
+
+    it("a __proto__ query parameter is an unknown parameter", async () => {
+      const response = await tenant.call("GET", "/api/movespecs?__proto__=x&limit=1");
+      expect(response.status, JSON.stringify(response.body)).to.equal(200);
+    });
+
+    it("a session id that is not a UUID answers exactly like an unknown one", async () => {
+      const unknown = "01a20151-0000-7000-8000-0000000000ff";
+      for (const [method, suffix] of [
+        ["GET", ""],
+        ["POST", "/finalize"],
+      ]) {
+        const byUuid = await tenant.call(method, `/api/detection/sessions/${unknown}${suffix}`);
+        const byName = await tenant.call(method, `/api/detection/sessions/xyz${suffix}`);
+        expect(byName.status).to.equal(404);
+        expect(byUuid.status).to.equal(404);
+        const { request_id: _a, ...uuidDetails } = byUuid.body.error.details;
+        const { request_id: _b, ...nameDetails } = byName.body.error.details;
+        expect(nameDetails).to.deep.equal({ ...uuidDetails, session_id: "xyz" });
+        expect(byName.body.error.message).to.equal(byUuid.body.error.message);
+      }
     });
   });
 });

@@ -61,7 +61,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
   };
 
   const verify = async (token: string, audience: string, typ: string): Promise<JWTPayload> => {
-    if (typeof token !== "string" || token.length > 8192) {
+    if (typeof token !== "string" || token.length > 8192 || !isCanonicalJws(token)) {
       throw new TokenError(Reason.tokenInvalid, "the token is not a JWT");
     }
     const currentDate = new Date(now());
@@ -129,6 +129,25 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       await keys.refresh().catch(() => undefined);
     },
   };
+}
+
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * Three base64url segments, each the one encoding of its bytes: no padding, and no set bits past
+ * the last byte in its last character. The decoder ignores both, so without this check a token
+ * changed in those places would still verify: one token, many texts.
+ */
+function isCanonicalJws(token: string): boolean {
+  const segments = token.split(".");
+  return (
+    segments.length === 3 &&
+    segments.every(
+      (segment) =>
+        BASE64URL.test(segment) &&
+        Buffer.from(segment, "base64url").toString("base64url") === segment,
+    )
+  );
 }
 
 /**
