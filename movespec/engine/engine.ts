@@ -328,7 +328,8 @@ class EngineImpl implements Engine {
       this.finished = true;
       this.emit({
         type: "session.summary",
-        seq: this._lastSeq,
+        // The last accepted frame's; a session that accepted none (frames: 0) says 0 for both.
+        seq: Math.max(this._lastSeq, 0),
         t: this.lastT === Number.NEGATIVE_INFINITY ? 0 : this.lastT,
         ...summary,
       });

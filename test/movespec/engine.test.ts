@@ -697,6 +697,12 @@ describe("movespec engine", () => {
       expect(summary.type === "session.summary" && summary.frames).to.equal(frames.length);
     });
 
+    it("a session that accepted no frame ends with a summary at seq 0 and t 0 (the event schema's minimum)", () => {
+      const { events } = createEngine(spec()).finish();
+      expect(events).to.have.length(1);
+      expect(events[0]).to.include({ type: "session.summary", seq: 0, t: 0, frames: 0 });
+    });
+
     it("refuses frames after finish", () => {
       const engine = createEngine(spec());
       engine.finish();

@@ -307,7 +307,7 @@ export interface Event_tracking_lost {
   type: "tracking.lost";
   /** per session, from 1, no gaps */
   event_seq: number;
-  /** the frame that caused the event */
+  /** the frame that caused the event (session.summary: the last accepted frame, 0 when none was) */
   seq: number;
   /** that frame's t */
   t: number;
@@ -322,7 +322,7 @@ export interface Event_tracking_regained {
   type: "tracking.regained";
   /** per session, from 1, no gaps */
   event_seq: number;
-  /** the frame that caused the event */
+  /** the frame that caused the event (session.summary: the last accepted frame, 0 when none was) */
   seq: number;
   /** that frame's t */
   t: number;
@@ -336,7 +336,7 @@ export interface Event_phase_entered {
   type: "phase.entered";
   /** per session, from 1, no gaps */
   event_seq: number;
-  /** the frame that caused the event */
+  /** the frame that caused the event (session.summary: the last accepted frame, 0 when none was) */
   seq: number;
   /** that frame's t */
   t: number;
@@ -356,7 +356,7 @@ export interface Event_rep_completed {
   type: "rep.completed";
   /** per session, from 1, no gaps */
   event_seq: number;
-  /** the frame that caused the event */
+  /** the frame that caused the event (session.summary: the last accepted frame, 0 when none was) */
   seq: number;
   /** that frame's t */
   t: number;
@@ -383,7 +383,7 @@ export interface Event_rep_partial {
   type: "rep.partial";
   /** per session, from 1, no gaps */
   event_seq: number;
-  /** the frame that caused the event */
+  /** the frame that caused the event (session.summary: the last accepted frame, 0 when none was) */
   seq: number;
   /** that frame's t */
   t: number;
@@ -406,7 +406,7 @@ export interface Event_hold_started {
   type: "hold.started";
   /** per session, from 1, no gaps */
   event_seq: number;
-  /** the frame that caused the event */
+  /** the frame that caused the event (session.summary: the last accepted frame, 0 when none was) */
   seq: number;
   /** that frame's t */
   t: number;
@@ -422,7 +422,7 @@ export interface Event_hold_progress {
   type: "hold.progress";
   /** per session, from 1, no gaps */
   event_seq: number;
-  /** the frame that caused the event */
+  /** the frame that caused the event (session.summary: the last accepted frame, 0 when none was) */
   seq: number;
   /** that frame's t */
   t: number;
@@ -438,7 +438,7 @@ export interface Event_hold_completed {
   type: "hold.completed";
   /** per session, from 1, no gaps */
   event_seq: number;
-  /** the frame that caused the event */
+  /** the frame that caused the event (session.summary: the last accepted frame, 0 when none was) */
   seq: number;
   /** that frame's t */
   t: number;
@@ -453,7 +453,7 @@ export interface Event_hold_broken {
   type: "hold.broken";
   /** per session, from 1, no gaps */
   event_seq: number;
-  /** the frame that caused the event */
+  /** the frame that caused the event (session.summary: the last accepted frame, 0 when none was) */
   seq: number;
   /** that frame's t */
   t: number;
@@ -469,7 +469,7 @@ export interface Event_form_violation {
   type: "form.violation";
   /** per session, from 1, no gaps */
   event_seq: number;
-  /** the frame that caused the event */
+  /** the frame that caused the event (session.summary: the last accepted frame, 0 when none was) */
   seq: number;
   /** that frame's t */
   t: number;
@@ -490,7 +490,7 @@ export interface Event_session_summary {
   type: "session.summary";
   /** per session, from 1, no gaps */
   event_seq: number;
-  /** the frame that caused the event */
+  /** the frame that caused the event (session.summary: the last accepted frame, 0 when none was) */
   seq: number;
   /** that frame's t */
   t: number;

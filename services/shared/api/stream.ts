@@ -288,7 +288,11 @@ export const Ping = Type.Object(
 const Values = StringMap(Type.Number(), "the MoveSpec's signals at this frame");
 const envelope = {
   event_seq: Type.Integer({ minimum: 1, description: "per session, from 1, no gaps" }),
-  seq: Type.Integer({ minimum: 0, description: "the frame that caused the event" }),
+  seq: Type.Integer({
+    minimum: 0,
+    description:
+      "the frame that caused the event (session.summary: the last accepted frame, 0 when none was)",
+  }),
   t: Type.Number({ description: "that frame's t" }),
   side: Type.Optional(StringEnum(["left", "right", "both"] as const)),
 };
