@@ -52,7 +52,7 @@ export function createGatewayApp(deps: RouteDeps, metrics: HttpMetrics): Koa<Gat
     .use(errorEnvelope(deps.logger))
     .use(requestTarget())
     .use(routeFallback(router))
-    .use(jsonBody(deps.config.bodyLimitBytes))
+    .use(jsonBody(deps.config.bodyLimitBytes, deps.config.bodyTimeoutMs))
     .use(authenticate(deps.tokenVerifier))
     .use(router.routes());
   return app;

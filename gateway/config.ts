@@ -28,6 +28,8 @@ export interface GatewayConfig {
   /** Base of the URLs handed to clients (stream_url); unset: the address the client used. */
   readonly publicBaseUrl: string | undefined;
   readonly bodyLimitBytes: number;
+  /** A request body not whole after this is answered 400 BODY_UNREADABLE (and its connection closed). */
+  readonly bodyTimeoutMs: number;
   readonly corsAllowedOrigins: readonly string[];
   readonly shutdownTimeoutMs: number;
   readonly authServiceUrl: string;
@@ -65,6 +67,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
       min: 1024,
       max: 64 * 1024 * 1024,
     }),
+    bodyTimeoutMs: envInt(env, "BODY_TIMEOUT_MS", 30_000, { min: 100, max: 300_000 }),
     corsAllowedOrigins: envList(env, "CORS_ALLOWED_ORIGINS", ["*"]),
     shutdownTimeoutMs: envInt(env, "SHUTDOWN_TIMEOUT_MS", 5000, { min: 0, max: 600_000 }),
     authServiceUrl: internalServiceUrl(env, "AUTH_SERVICE_URL", 50051, security),

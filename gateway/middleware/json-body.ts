@@ -31,7 +31,7 @@ function charsetOf(parameters: readonly string[]): string | undefined {
  * not parseable 400 MALFORMED_JSON, not an object 400 BODY_NOT_OBJECT. No body leaves
  * `ctx.state.body` undefined.
  */
-export function jsonBody(limitBytes: number): Middleware<GatewayState> {
+export function jsonBody(limitBytes: number, timeoutMs: number): Middleware<GatewayState> {
   return async (ctx, next) => {
     ctx.state.body = undefined;
     if (!hasBody(ctx.req.headers)) return next();
@@ -66,12 +66,28 @@ export function jsonBody(limitBytes: number): Middleware<GatewayState> {
       );
     }
     let bytes: Buffer;
+    let timer: NodeJS.Timeout | undefined;
     try {
-      bytes = await getRawBody(ctx.req, {
+      const reading = getRawBody(ctx.req, {
         limit: limitBytes,
         length: ctx.get("content-length") || undefined,
       });
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new BodyTimeout()), timeoutMs);
+      });
+      bytes = await Promise.race([reading, late]);
     } catch (error) {
+      if (error instanceof BodyTimeout) {
+        // The rest of the body, if it ever comes, must not be read as the next request.
+        ctx.set("Connection", "close");
+        ctx.res.once("finish", () => ctx.req.socket.destroy());
+        throw new ApiError(
+          "invalid_argument",
+          GatewayReason.bodyUnreadable,
+          `the request body did not arrive whole within ${timeoutMs} ms`,
+          { timeout_ms: timeoutMs },
+        );
+      }
       const type = (error as { type?: string }).type;
       if (type === "entity.too.large") {
         throw new ApiError(
@@ -86,6 +102,8 @@ export function jsonBody(limitBytes: number): Middleware<GatewayState> {
         GatewayReason.bodyUnreadable,
         "request body could not be read",
       );
+    } finally {
+      clearTimeout(timer);
     }
     let text: string;
     try {
@@ -168,3 +186,6 @@ function hasBody(headers: Record<string, string | string[] | undefined>): boolea
   if (headers["transfer-encoding"] !== undefined) return true;
   return length !== undefined && length !== "0";
 }
+
+/** A body that was not whole in time (raw-body has no deadline of its own). */
+class BodyTimeout extends Error {}

@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import Router from "@koa/router";
 import { expect } from "chai";
 import Koa from "koa";
@@ -12,6 +12,8 @@ import type { GatewayState } from "../../gateway/state.js";
 import { Code, serviceError } from "../../services/shared/errors/service-error.js";
 
 const LIMIT = 2048;
+/** BODY_TIMEOUT_MS for these tests: short, so that a stalled body shows within the test. */
+const BODY_TIMEOUT_MS = 600;
 
 describe("gateway middleware", () => {
   let server: Server;
@@ -42,7 +44,7 @@ describe("gateway middleware", () => {
         ),
       )
       .use(routeFallback(router))
-      .use(jsonBody(LIMIT))
+      .use(jsonBody(LIMIT, BODY_TIMEOUT_MS))
       .use(router.routes());
     server = createServer(app.callback());
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -124,6 +126,48 @@ describe("gateway middleware", () => {
   });
 
   describe("routeFallback", () => {
+    /** Sends `head` and the body's parts `gapMs` apart; the whole answer, once the server closes. */
+    function slowPost(parts: readonly string[], gapMs: number, length: number) {
+      const { port } = new URL(base);
+      return new Promise<{ text: string; ms: number }>((resolve, reject) => {
+        const started = performance.now();
+        const socket = connect(Number(port), "127.0.0.1");
+        const chunks: Buffer[] = [];
+        socket.on("data", (chunk) => chunks.push(chunk));
+        socket.on("error", reject);
+        socket.on("close", () =>
+          resolve({ text: Buffer.concat(chunks).toString(), ms: performance.now() - started }),
+        );
+        socket.write(
+          `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`,
+        );
+        parts.forEach((part, index) => {
+          setTimeout(() => socket.write(part), index * gapMs).unref();
+        });
+        // Ask for the close once the body is whole; a stalled body leaves it to the server.
+        if (parts.join("").length === length) {
+          setTimeout(() => socket.end(), parts.length * gapMs + 300).unref();
+        }
+      });
+    }
+
+    it("reads a body that comes slowly but whole within BODY_TIMEOUT_MS", async () => {
+      const { text } = await slowPost(['{"a":', "1}"], BODY_TIMEOUT_MS / 3, 7);
+      expect(text).to.match(/^HTTP\/1\.1 200 /);
+      expect(text).to.contain('{"received":{"a":1}}');
+    });
+
+    it("a body not whole after BODY_TIMEOUT_MS: 400 BODY_UNREADABLE, and the connection closed", async () => {
+      // Content-Length promises 100 bytes; 7 come, then nothing.
+      const { text, ms } = await slowPost(['{"a":1}'], 0, 100);
+      expect(ms).to.be.within(BODY_TIMEOUT_MS, BODY_TIMEOUT_MS + 3000);
+      const [head, body] = text.split("\r\n\r\n");
+      expect(head).to.match(/^HTTP\/1\.1 400 /);
+      expect(head.toLowerCase()).to.contain("connection: close");
+      const error = JSON.parse(body).error;
+      expect(error.details).to.include({ reason: "BODY_UNREADABLE", timeout_ms: BODY_TIMEOUT_MS });
+    });
+
     it("answers 404 ROUTE_NOT_FOUND for unknown paths, whatever the method", async () => {
       for (const method of ["GET", "POST", "DELETE"]) {
         const response = await fetch(`${base}/nowhere`, { method });
