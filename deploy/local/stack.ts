@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
-import { type AddressInfo, createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { DevCredentials } from "../../services/auth/operations/dev-bootstrap.js";
 import { authenticatedUri } from "../../services/embedded-mongo/security/client-credentials.js";
 import { type LineSink, type ManagedProcess, startProcess } from "./child-process.js";
+import { freePort } from "./free-port.js";
 import { ensureLocalPki, type LocalPki } from "./local-pki.js";
 import { ensureDevSecrets } from "./local-secrets.js";
 import { createSupervisor, type RestartPolicy, type SupervisedProcess } from "./supervisor.js";
@@ -321,12 +321,15 @@ function reachable(host: string): string {
 
 type PortPlan = Record<ServiceName, { grpc: number; admin: number }[]>;
 
-/**
- * Ports are chosen before anything starts because services call each other. Ephemeral ports are
- * found by binding port 0 and releasing it: a tiny race that only tests accept.
- */
+/** Ports are chosen before anything starts because services call each other (free-port.ts). */
 async function planPorts(mode: StackOptions["ports"], replicas: number): Promise<PortPlan> {
   const plan = {} as PortPlan;
+  const taken = new Set<number>();
+  const next = async () => {
+    const port = await freePort({ taken });
+    taken.add(port);
+    return port;
+  };
   for (const name of SERVICE_NAMES) {
     const count = name === "detection" ? replicas : 1;
     plan[name] = [];
@@ -335,22 +338,11 @@ async function planPorts(mode: StackOptions["ports"], replicas: number): Promise
       plan[name].push(
         mode === "fixed"
           ? { grpc: fixed.grpc + index * 10, admin: fixed.admin + index * 10 }
-          : { grpc: await freePort(), admin: await freePort() },
+          : { grpc: await next(), admin: await next() },
       );
     }
   }
   return plan;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolvePort(port));
-    });
-  });
 }
 
 const LEVEL_RANK: Record<string, number> = {

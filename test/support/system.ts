@@ -37,8 +37,9 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
     try {
       return await startOnce(options);
     } catch (error) {
-      // Free ports are found by binding port 0 and releasing it (deploy/local/stack.ts): another
-      // socket can take one before its process binds it. That start is thrown away, not the test.
+      // Free ports are chosen outside the kernel's ephemeral range (deploy/local/free-port.ts),
+      // but another program can still bind one before its process does. That start is thrown
+      // away, not the test.
       if (attempt < PORT_RACE_ATTEMPTS && (error as StartFailure).portTaken) continue;
       throw error;
     }
