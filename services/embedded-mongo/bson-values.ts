@@ -180,6 +180,37 @@ function isPlainObject(value: unknown): value is Doc {
   return proto === Object.prototype || proto === null;
 }
 
+const PROTO = "__proto__";
+
+/**
+ * The field names a document, an update or a path may not hold: `__proto__` (alone or as a
+ * segment of a dotted name). Documents here are JavaScript objects, where assigning that name
+ * sets the object's prototype instead of a field: a path through it would reach every object of
+ * the process (`$set: {"__proto__.x": 1}`). MongoDB takes the name; this store refuses it
+ * (BadValue) rather than store something else. Returns the offending name, or undefined.
+ */
+export function forbiddenFieldName(value: unknown): string | undefined {
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const found = forbiddenFieldName(item);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (!isPlainObject(value)) return undefined;
+  for (const key of Object.keys(value)) {
+    if (isForbiddenPath(key)) return key;
+    const found = forbiddenFieldName(value[key]);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** True for `__proto__` and any dotted path with it as a segment. */
+export function isForbiddenPath(path: string): boolean {
+  return path === PROTO || path.split(".").includes(PROTO);
+}
+
 /** Deep copy of plain objects, arrays and dates; BSON class instances are immutable and shared. */
 export function cloneValue<T>(value: T): T {
   if (Array.isArray(value)) return value.map(cloneValue) as T;

@@ -91,6 +91,51 @@ describe("embedded-mongo: unsupported features fail loudly", () => {
     });
   }
 
+  describe("the field name __proto__ (documents here are JavaScript objects)", () => {
+    const withProto = () => JSON.parse('{"a":1,"__proto__":{"polluted":"yes"}}');
+    const attempts: [string, () => Promise<unknown>][] = [
+      ["an insert", () => coll().insertOne(withProto())],
+      ["a $set path", () => coll().updateMany({}, { $set: { "__proto__.polluted": "yes" } })],
+      ["a $set value", () => coll().updateMany({}, { $set: { nested: withProto() } })],
+      ["a $rename target", () => coll().updateMany({}, { $rename: { a: "__proto__.polluted" } })],
+      ["a replacement", () => coll().replaceOne({ _id: "plain" as never }, withProto())],
+      [
+        "an upsert's filter",
+        () =>
+          coll().updateOne({ "__proto__.polluted": "yes" }, { $set: { b: 1 } }, { upsert: true }),
+      ],
+      [
+        "a pipeline update",
+        () => coll().updateMany({}, [{ $set: { "__proto__.polluted": "yes" } }]),
+      ],
+    ];
+    for (const [what, run] of attempts) {
+      it(`refuses it in ${what} (BadValue), and no document gains a field from it`, async () => {
+        await coll().updateOne({ _id: "plain" as never }, { $set: { a: 1 } }, { upsert: true });
+        const error = await errorOf(run);
+        expect(error.code, error.message).to.equal(2);
+        expect(error.message).to.include("__proto__");
+        // Had a path reached Object.prototype, every document would now match this.
+        expect(await coll().find({ polluted: "yes" }).toArray()).to.deep.equal([]);
+      });
+    }
+
+    it("names a JavaScript object inherits (constructor, toString) are ordinary fields", async () => {
+      await coll().insertOne({ _id: "inherits" as never, a: 1 });
+      await coll().updateOne(
+        { _id: "inherits" as never },
+        { $set: { "constructor.prototype.x": 1, "hasOwnProperty.y": 2 }, $inc: { toString: 3 } },
+      );
+      expect(await coll().findOne({ _id: "inherits" as never })).to.deep.equal({
+        _id: "inherits",
+        a: 1,
+        constructor: { prototype: { x: 1 } },
+        hasOwnProperty: { y: 2 },
+        toString: 3,
+      });
+    });
+  });
+
   it("refuses arithmetic on an int64 beyond 2^53 instead of corrupting it", async () => {
     const { Long } = await import("mongodb");
     const big = Long.fromString("9223372036854775000");

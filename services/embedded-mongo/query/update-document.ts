@@ -10,7 +10,9 @@ import {
   cloneValue,
   compareValues,
   type Doc,
+  forbiddenFieldName,
   idKeyOf,
+  isForbiddenPath,
   isOperatorObject,
   isPlainObject,
   typeOrder,
@@ -45,6 +47,14 @@ export function isReplacement(update: UpdateSpec): boolean {
 
 /** Rejects malformed updates before any document is touched. */
 export function validateUpdate(update: unknown): asserts update is UpdateSpec {
+  // Paths, values and pipeline stages alike (forbiddenFieldName).
+  const forbidden = forbiddenFieldName(update);
+  if (forbidden !== undefined) {
+    throw new MongoCommandError(
+      "BadValue",
+      `the field name '${forbidden.slice(0, 200)}' is not supported by the embedded store`,
+    );
+  }
   if (Array.isArray(update)) return;
   if (!isPlainObject(update)) {
     throw new MongoCommandError("FailedToParse", "update must be an object or a pipeline array");
@@ -74,6 +84,12 @@ export function validateUpdate(update: unknown): asserts update is UpdateSpec {
       );
     }
     for (const path of Object.keys(args)) {
+      if (op === "$rename" && isForbiddenPath(String(args[path]))) {
+        throw new MongoCommandError(
+          "BadValue",
+          `the field name '${String(args[path]).slice(0, 200)}' is not supported by the embedded store`,
+        );
+      }
       if (op === "$rename") paths.push(String(args[path]));
       paths.push(path);
     }
@@ -169,7 +185,7 @@ function applyPlainFieldUpdate(doc: Doc, modifier: Doc): boolean {
       } else if (op === "$set") {
         changes.push({ segments, value: cloneValue(operand), unset: false });
       } else {
-        const current = parent?.[segments[segments.length - 1]];
+        const current = parent ? ownField(parent, segments[segments.length - 1]) : undefined;
         if (typeof operand !== "number") return false;
         if (current !== undefined && typeof current !== "number") return false;
         changes.push({ segments, value: ((current as number) ?? 0) + operand, unset: false });
@@ -190,6 +206,11 @@ function applyPlainFieldUpdate(doc: Doc, modifier: Doc): boolean {
 const PLAIN_FIELD_OPERATORS = new Set(["$set", "$unset", "$inc"]);
 
 /** A field name that is neither empty, an operator, nor an array index. */
+/** A document's field: its own, never one it inherits (`constructor`, `toString`). */
+function ownField(doc: Doc, name: string): unknown {
+  return Object.hasOwn(doc, name) ? doc[name] : undefined;
+}
+
 function isPlainFieldName(name: string): boolean {
   return name.length > 0 && name[0] !== "$" && !/^\d+$/.test(name);
 }
@@ -201,7 +222,7 @@ function isPlainFieldName(name: string): boolean {
 function parentOf(doc: Doc, segments: string[]): Doc | undefined | false {
   let current: Doc = doc;
   for (const name of segments.slice(0, -1)) {
-    const next = current[name];
+    const next = ownField(current, name);
     if (next === undefined) return undefined;
     if (!isPlainObject(next)) return false;
     current = next;
@@ -253,7 +274,7 @@ function rejectTypeMismatches(doc: Doc, modifier: Doc): void {
       let current: unknown = doc;
       let at = 0;
       for (; at < segments.length - 1; at++) {
-        const next = (current as Doc)[segments[at]];
+        const next = ownField(current as Doc, segments[at]);
         if (next === undefined || Array.isArray(next)) break;
         if (!isPlainObject(next)) {
           throw new MongoCommandError(
@@ -264,7 +285,7 @@ function rejectTypeMismatches(doc: Doc, modifier: Doc): void {
         current = next;
       }
       if (at < segments.length - 1) continue; // missing on the way (created) or an array
-      const value = (current as Doc)[segments[at]];
+      const value = ownField(current as Doc, segments[at]);
       if (NUMERIC_OPERATORS.has(op)) {
         if (!isNumber(operand)) {
           throw new MongoCommandError(
@@ -323,6 +344,14 @@ function toUpdateError(error: unknown): MongoCommandError {
 
 /** The document an upsert inserts: the filter's equality fields, then the update applied. */
 export function buildUpsertDocument(filter: Doc, update: UpdateSpec, arrayFilters?: Doc[]): Doc {
+  // The filter's equalities become fields of the new document (setPath).
+  const forbidden = forbiddenFieldName(filter);
+  if (forbidden !== undefined) {
+    throw new MongoCommandError(
+      "BadValue",
+      `the field name '${forbidden.slice(0, 200)}' is not supported by the embedded store`,
+    );
+  }
   const seed: Doc = {};
   collectEqualities(filter, seed);
   let doc: Doc;
@@ -361,7 +390,7 @@ function collectEqualities(filter: Doc, into: Doc): void {
 function setPath(doc: Doc, path: string[], value: unknown): void {
   let target = doc;
   for (let i = 0; i < path.length - 1; i++) {
-    const next = target[path[i]];
+    const next = ownField(target, path[i]);
     if (!isPlainObject(next)) target[path[i]] = {};
     target = target[path[i]] as Doc;
   }
