@@ -78,6 +78,13 @@ describe("stream tunnel headers (a client's websocket upgrade as an HTTP/2 strea
     });
   });
 
+  it("carries a header named __proto__, twice, as a header (it used to replace the prototype)", () => {
+    const sent = tunnelRequestHeaders(PATH, ["__proto__", "a", "__proto__", "b"], new Set(), {});
+    expect(Object.keys(sent)).to.include("__proto__");
+    expect(Object.getOwnPropertyDescriptor(sent, "__proto__")?.value).to.deep.equal(["a", "b"]);
+    expect(Object.getPrototypeOf(sent)).to.equal(Object.prototype);
+  });
+
   it("reads the stream's headers back into the upgrade request the websocket server expects", () => {
     const sent = tunnelRequestHeaders(PATH, raw, replaced, {});
     const received = { ...sent, ":authority": "10.0.0.7:8081", ":scheme": "https" };

@@ -79,7 +79,8 @@ export function tunnelRequestHeaders(
   replaced: ReadonlySet<string>,
   extra: Readonly<Record<string, string>>,
 ): OutgoingHttpHeaders {
-  const headers: Record<string, string | string[]> = {};
+  // No prototype: a header named `__proto__` (a valid token) is a header like any other.
+  const headers: Record<string, string | string[]> = Object.create(null);
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const name = rawHeaders[i].toLowerCase();
     if (CONNECTION_SPECIFIC.has(name) || replaced.has(name)) continue;
