@@ -11,7 +11,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { connect as connectHttp2 } from "node:http2";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { DescMethod, DescService } from "@bufbuild/protobuf";
+import { create, type DescMethod, type DescService, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import * as grpc from "@grpc/grpc-js";
 import { expect } from "chai";
@@ -21,9 +21,13 @@ import { ensureLocalPki, type LocalPki } from "../../deploy/local/local-pki.js";
 import { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
 import { AuthoringService } from "../../proto/gen/authoring/v1/authoring_pb.js";
 import { CatalogueService } from "../../proto/gen/catalogue/v1/catalogue_pb.js";
-import { DetectionService } from "../../proto/gen/detection/v1/detection_pb.js";
+import {
+  CreateSessionRequestSchema,
+  DetectionService,
+} from "../../proto/gen/detection/v1/detection_pb.js";
 import { Health } from "../../proto/gen/grpc/health/v1/health_pb.js";
 import { errorInfo } from "../../services/shared/errors/service-error.js";
+import { MAX_REQUEST_BYTES } from "../../services/shared/runtime/grpc-server.js";
 import { ACCESS_POLICY, type MethodRule } from "../../services/shared/security/access-policy.js";
 import { WORKLOADS, type Workload } from "../../services/shared/security/workloads.js";
 import { forgeAccessToken, generateTestKey, tamperPayload } from "../auth/token-forge.js";
@@ -71,6 +75,8 @@ describe("internal calls: workload identity and per-method authorisation (hostil
   let strangerDir: string;
   /** A token with every scope, one with none that the methods ask for, forged ones. */
   const tokens = {} as Record<"valid" | "unscoped" | "foreignKey" | "tampered", string>;
+  /** The project of the token with every scope. */
+  let projectId: string;
 
   before(async () => {
     system = await startTestSystem({
@@ -82,6 +88,7 @@ describe("internal calls: workload identity and per-method authorisation (hostil
     stranger = await ensureLocalPki({ dir: strangerDir, trustDomain: system.pki?.trustDomain });
     const full = await createProjectWithKey(system);
     const narrow = await createProjectWithKey(system, { scopes: ["movespecs:read"] });
+    projectId = full.projectId;
     tokens.valid = await mintAccessToken(system, { apiKey: full.apiKey });
     tokens.unscoped = await mintAccessToken(system, { apiKey: narrow.apiKey });
     tokens.tampered = tamperPayload(tokens.valid, { project_id: narrow.projectId });
@@ -284,6 +291,85 @@ describe("internal calls: workload identity and per-method authorisation (hostil
   });
 
   describe("other clients", () => {
+    /** One unary call with @grpc/grpc-js: the error (null for OK) and its trailers. */
+    const grpcJsCall = (
+      service: "auth" | "detection",
+      path: string,
+      request: Buffer,
+      workload: Workload,
+      options: { metadata?: Record<string, string>; deadline?: number } = {},
+    ) =>
+      new Promise<grpc.ServiceError | null>((resolve) => {
+        const Client = grpc.makeGenericClientConstructor({}, "Any");
+        const files = tlsFilesOf(system, workload);
+        const client = new Client(
+          new URL(system.services[service].grpcUrl).host,
+          grpc.credentials.createSsl(files.ca, files.key, files.cert),
+        );
+        const metadata = new grpc.Metadata();
+        for (const [name, value] of Object.entries(options.metadata ?? {}))
+          metadata.set(name, value);
+        client.makeUnaryRequest(
+          path,
+          (bytes: Buffer) => bytes,
+          (bytes: Buffer) => bytes,
+          request,
+          metadata,
+          options.deadline === undefined ? {} : { deadline: options.deadline },
+          (error) => {
+            client.close();
+            resolve(error);
+          },
+        );
+      });
+
+    it("@grpc/grpc-js: an error passed on from another service is a clean status (not its HTTP headers)", async () => {
+      // Detection asks authoring, which refuses: its answer's content-length and content-type
+      // used to end up in detection's trailers, and grpc-js saw RST_STREAM (INTERNAL).
+      const request = Buffer.from(
+        toBinary(
+          CreateSessionRequestSchema,
+          create(CreateSessionRequestSchema, { projectId, movespecId: randomUUID() }),
+        ),
+      );
+      const error = await grpcJsCall(
+        "detection",
+        "/detection.v1.DetectionService/CreateSession",
+        request,
+        "gateway",
+        { metadata: { authorization: `Bearer ${tokens.valid}` } },
+      );
+      expect(error?.code, error?.details).to.equal(grpc.status.NOT_FOUND);
+      expect(error?.metadata.get("content-length")).to.deep.equal([]);
+      const detail = error?.metadata.get("grpc-status-details-bin")[0] as Buffer;
+      expect(detail.toString("latin1")).to.include("MOVESPEC_NOT_FOUND");
+    });
+
+    it("@grpc/grpc-js: a message of 16 MiB is read; one byte more is RESOURCE_EXHAUSTED, unread", async () => {
+      const call = (bytes: number) =>
+        grpcJsCall(
+          "auth",
+          "/auth.v1.AuthService/ListOrganizations",
+          Buffer.alloc(bytes, 0),
+          "operator",
+        );
+      // Zero bytes are an empty message (field 0 is invalid: the parse fails, as it should).
+      const at = await call(MAX_REQUEST_BYTES);
+      expect(at?.code).to.not.equal(grpc.status.RESOURCE_EXHAUSTED);
+      const past = await call(MAX_REQUEST_BYTES + 1);
+      expect(past?.code, past?.details).to.equal(grpc.status.RESOURCE_EXHAUSTED);
+    });
+
+    it("@grpc/grpc-js: a deadline past what a timer holds is INVALID_ARGUMENT, not 1 ms", async () => {
+      const call = (ms: number) =>
+        grpcJsCall("auth", "/auth.v1.AuthService/ListOrganizations", Buffer.alloc(0), "operator", {
+          deadline: Date.now() + ms,
+        });
+      expect(await call(20 * 24 * 3600 * 1000)).to.equal(null);
+      const past = await call(30 * 24 * 3600 * 1000);
+      expect(past?.code, past?.details).to.equal(grpc.status.INVALID_ARGUMENT);
+    });
+
     it("@grpc/grpc-js: the operator certificate administers, another workload's does not, none connects nowhere", async () => {
       const Client = grpc.makeGenericClientConstructor({}, "AuthService");
       const address = new URL(system.services.auth.grpcUrl).host;

@@ -2,7 +2,7 @@ import http2 from "node:http2";
 import type { DescService } from "@bufbuild/protobuf";
 import {
   Code,
-  type ConnectError,
+  ConnectError,
   type ConnectRouter,
   type Interceptor,
   type ServiceImpl,
@@ -43,6 +43,35 @@ export interface GrpcServerOptions {
   readonly identity: InternalIdentity;
 }
 
+/**
+ * The largest request message, after any decompression (RESOURCE_EXHAUSTED above it, read no
+ * further): the largest our callers send is a batch of catalogue entries or a 256 KiB YAML
+ * source; without a bound, one 200 MB field took a service to 1.4 GB, and a 1 MB gzip body
+ * inflated to 2 GB.
+ */
+export const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+/** A deadline past what a timer can hold (2^31 - 1 ms, 24.8 days) is INVALID_ARGUMENT, not 1 ms. */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+/** Calls in flight on one connection (HTTP/2 leaves it unbounded; each costs memory). */
+export const MAX_CONCURRENT_STREAMS = 1000;
+
+/**
+ * An error a handler passes on from a service it called carries that call's response headers as
+ * its metadata (content-length, content-type, date under the Connect protocol): written into this
+ * call's trailers they break a gRPC client's stream (RST_STREAM, PROTOCOL_ERROR). What an error
+ * says travels in its details; the metadata of someone else's answer is dropped.
+ */
+const ownErrorsOnly: Interceptor = (next) => async (request) => {
+  try {
+    return await next(request);
+  } catch (error) {
+    if (error instanceof ConnectError) {
+      for (const name of [...error.metadata.keys()]) error.metadata.delete(name);
+    }
+    throw error;
+  }
+};
+
 export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
   const adapter = (routes: (router: ConnectRouter) => void): RequestHandler =>
     connectNodeAdapter({
@@ -50,9 +79,12 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
         options.alwaysOn(router);
         routes(router);
       },
-      interceptors: options.interceptors,
+      // Innermost: what the others see (the observe interceptor's log) is what the caller gets.
+      interceptors: [...options.interceptors, ownErrorsOnly],
       shutdownSignal: options.shutdownSignal,
       contextValues: peerContextValues(options.identity.security),
+      readMaxBytes: MAX_REQUEST_BYTES,
+      maxTimeoutMs: MAX_TIMEOUT_MS,
     }) as RequestHandler;
 
   let handler = adapter((router) => {
@@ -60,9 +92,10 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
   });
   const onRequest: RequestHandler = (request, response) => handler(request, response);
   const tls = options.identity.tls;
+  const settings = { maxConcurrentStreams: MAX_CONCURRENT_STREAMS };
   const server = tls
-    ? http2.createSecureServer(tls.serverOptions(), onRequest)
-    : http2.createServer(onRequest);
+    ? http2.createSecureServer({ ...tls.serverOptions(), settings }, onRequest)
+    : http2.createServer({ settings }, onRequest);
   if (tls) {
     // cert-manager renewed the files: new connections present (and trust) the new ones.
     tls.onReload((files) => (server as http2.Http2SecureServer).setSecureContext(files));
