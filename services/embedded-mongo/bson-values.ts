@@ -182,26 +182,34 @@ function isPlainObject(value: unknown): value is Doc {
 
 const PROTO = "__proto__";
 
+/** How deep documents nest, as MongoDB allows them (and below what a recursive walk survives). */
+export const MAX_NESTING_DEPTH = 100;
+
 /**
- * The field names a document, an update or a path may not hold: `__proto__` (alone or as a
- * segment of a dotted name). Documents here are JavaScript objects, where assigning that name
- * sets the object's prototype instead of a field: a path through it would reach every object of
- * the process (`$set: {"__proto__.x": 1}`). MongoDB takes the name; this store refuses it
- * (BadValue) rather than store something else. Returns the offending name, or undefined.
+ * Why a document, an update or a filter cannot be taken, or undefined: nested deeper than
+ * `maxDepth` (objects and arrays, the outermost at 1), or holding the field name `__proto__`
+ * (alone or as a segment of a dotted name). Documents here are JavaScript objects, where
+ * assigning that name sets the object's prototype instead of a field: a path through it would
+ * reach every object of the process (`$set: {"__proto__.x": 1}`). MongoDB takes the name; this
+ * store refuses it rather than store something else. Iterative: any depth is looked at safely.
  */
-export function forbiddenFieldName(value: unknown): string | undefined {
-  if (Array.isArray(value)) {
-    for (const item of value) {
-      const found = forbiddenFieldName(item);
-      if (found !== undefined) return found;
+export function documentProblem(value: unknown, maxDepth = MAX_NESTING_DEPTH): string | undefined {
+  const pending: [unknown, number][] = [[value, 1]];
+  while (pending.length > 0) {
+    const [current, depth] = pending.pop() as [unknown, number];
+    const isArray = Array.isArray(current);
+    if (!isArray && !isPlainObject(current)) continue;
+    if (depth > maxDepth) return `document nesting depth exceeds ${maxDepth}`;
+    if (isArray) {
+      for (const item of current) pending.push([item, depth + 1]);
+      continue;
     }
-    return undefined;
-  }
-  if (!isPlainObject(value)) return undefined;
-  for (const key of Object.keys(value)) {
-    if (isForbiddenPath(key)) return key;
-    const found = forbiddenFieldName(value[key]);
-    if (found !== undefined) return found;
+    for (const key of Object.keys(current)) {
+      if (isForbiddenPath(key)) {
+        return `the field name '${key.slice(0, 200)}' is not supported by the embedded store`;
+      }
+      pending.push([current[key], depth + 1]);
+    }
   }
   return undefined;
 }

@@ -91,6 +91,38 @@ describe("embedded-mongo: unsupported features fail loudly", () => {
     });
   }
 
+  describe("nesting deeper than 100 levels, as MongoDB refuses it", () => {
+    /** A document nested `depth` levels deep (itself the first). */
+    const nested = (id: string, depth: number) => {
+      let value: unknown = 1;
+      for (let level = 2; level <= depth; level += 1) value = { a: value };
+      return { _id: id as never, v: value };
+    };
+
+    it("takes 100 levels and refuses 101 (BadValue), storing nothing", async () => {
+      await coll().insertOne(nested("depth-100", 100));
+      const error = await errorOf(() => coll().insertOne(nested("depth-101", 101)));
+      expect(error.code, error.message).to.equal(2);
+      expect(error.message).to.include("nesting depth");
+      expect(await coll().countDocuments({ _id: "depth-101" as never })).to.equal(0);
+    });
+
+    it("refuses 10,000 levels without running out of stack, and the document is not readable", async () => {
+      const error = await errorOf(() => coll().insertOne(nested("depth-10000", 10_000)));
+      expect(error.code, error.message).to.equal(2);
+      expect(await coll().countDocuments({ _id: "depth-10000" as never })).to.equal(0);
+    });
+
+    it("refuses an update that would nest a value deeper", async () => {
+      await coll().insertOne({ _id: "shallow" as never });
+      const error = await errorOf(() =>
+        coll().updateOne({ _id: "shallow" as never }, { $set: { v: nested("x", 101) } }),
+      );
+      expect(error.code, error.message).to.equal(2);
+      expect(await coll().findOne({ _id: "shallow" as never })).to.deep.equal({ _id: "shallow" });
+    });
+  });
+
   describe("the field name __proto__ (documents here are JavaScript objects)", () => {
     const withProto = () => JSON.parse('{"a":1,"__proto__":{"polluted":"yes"}}');
     const attempts: [string, () => Promise<unknown>][] = [

@@ -5,7 +5,7 @@
  * (with the TransientTransactionError label) so drivers retry the transaction.
  */
 import { ObjectId } from "bson";
-import { type Doc, forbiddenFieldName, idKeyOf, isPlainObject } from "../bson-values.js";
+import { type Doc, documentProblem, idKeyOf, isPlainObject } from "../bson-values.js";
 import { badValue, MongoCommandError, toCommandError } from "../errors.js";
 import { findDocuments } from "../query/find-executor.js";
 import { projectDocuments } from "../query/matcher.js";
@@ -70,7 +70,8 @@ function statementError(ctx: CommandContext, index: number, error: unknown): Doc
 
 export function prepareForInsert(raw: unknown): Doc {
   if (!isPlainObject(raw)) throw badValue("document to insert must be an object");
-  refuseForbiddenFieldNames(raw);
+  const problem = documentProblem(raw);
+  if (problem !== undefined) throw badValue(problem);
   const id = raw._id === undefined ? new ObjectId() : raw._id;
   if (Array.isArray(id) || id instanceof RegExp) {
     throw new MongoCommandError(
@@ -330,11 +331,3 @@ export const WRITE_COMMANDS = new Set([
   "findAndModify",
   "findandmodify",
 ]);
-
-/** See forbiddenFieldName: `__proto__` is not a field name this store can keep. */
-export function refuseForbiddenFieldNames(value: unknown): void {
-  const name = forbiddenFieldName(value);
-  if (name !== undefined) {
-    throw badValue(`the field name '${name.slice(0, 200)}' is not supported by the embedded store`);
-  }
-}

@@ -10,11 +10,12 @@ import {
   cloneValue,
   compareValues,
   type Doc,
-  forbiddenFieldName,
+  documentProblem,
   idKeyOf,
   isForbiddenPath,
   isOperatorObject,
   isPlainObject,
+  MAX_NESTING_DEPTH,
   typeOrder,
 } from "../bson-values.js";
 import { MongoCommandError } from "../errors.js";
@@ -47,14 +48,10 @@ export function isReplacement(update: UpdateSpec): boolean {
 
 /** Rejects malformed updates before any document is touched. */
 export function validateUpdate(update: unknown): asserts update is UpdateSpec {
-  // Paths, values and pipeline stages alike (forbiddenFieldName).
-  const forbidden = forbiddenFieldName(update);
-  if (forbidden !== undefined) {
-    throw new MongoCommandError(
-      "BadValue",
-      `the field name '${forbidden.slice(0, 200)}' is not supported by the embedded store`,
-    );
-  }
+  // Paths, values and pipeline stages alike (documentProblem); an operator and its arguments
+  // wrap the values in two more levels.
+  const problem = documentProblem(update, MAX_NESTING_DEPTH + 2);
+  if (problem !== undefined) throw new MongoCommandError("BadValue", problem);
   if (Array.isArray(update)) return;
   if (!isPlainObject(update)) {
     throw new MongoCommandError("FailedToParse", "update must be an object or a pipeline array");
@@ -345,13 +342,8 @@ function toUpdateError(error: unknown): MongoCommandError {
 /** The document an upsert inserts: the filter's equality fields, then the update applied. */
 export function buildUpsertDocument(filter: Doc, update: UpdateSpec, arrayFilters?: Doc[]): Doc {
   // The filter's equalities become fields of the new document (setPath).
-  const forbidden = forbiddenFieldName(filter);
-  if (forbidden !== undefined) {
-    throw new MongoCommandError(
-      "BadValue",
-      `the field name '${forbidden.slice(0, 200)}' is not supported by the embedded store`,
-    );
-  }
+  const problem = documentProblem(filter, MAX_NESTING_DEPTH + 2);
+  if (problem !== undefined) throw new MongoCommandError("BadValue", problem);
   const seed: Doc = {};
   collectEqualities(filter, seed);
   let doc: Doc;
