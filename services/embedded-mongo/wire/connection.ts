@@ -34,6 +34,9 @@ function encode(reply: Doc, encoder: (doc: Doc) => Buffer): Buffer {
   }
 }
 
+/** The largest message a connection may send before it has authenticated. */
+export const MAX_UNAUTHENTICATED_MESSAGE_BYTES = 64 * 1024;
+
 export interface ConnectionHooks {
   onIdle(): void;
 }
@@ -76,7 +79,12 @@ export class Connection {
     while (this.bufferedBytes >= 4) {
       if (this.buffered[0].length < 4) this.buffered = [Buffer.concat(this.buffered)];
       const length = this.buffered[0].readInt32LE(0);
-      if (length < 16 || length > MAX_MESSAGE_BYTES) {
+      // Before authentication only the handshake and SASL travel: a few hundred bytes. Without
+      // this bound anyone who can reach the port could make it buffer 48 MB per connection.
+      const max = this.client.auth.authenticated
+        ? MAX_MESSAGE_BYTES
+        : MAX_UNAUTHENTICATED_MESSAGE_BYTES;
+      if (length < 16 || length > max) {
         this.logger.warn(
           { connectionId: this.id, length },
           "invalid message length, closing connection",

@@ -14,6 +14,7 @@ import {
   readClientCredentials,
   withCredentials,
 } from "../../../services/embedded-mongo/security/client-credentials.js";
+import { MAX_UNAUTHENTICATED_MESSAGE_BYTES } from "../../../services/embedded-mongo/wire/connection.js";
 import { type EmbeddedMongoHandle, startEmbeddedMongo } from "../../support/embedded-mongo.js";
 import { RawMongoConnection } from "../../support/raw-mongo-connection.js";
 import { againstRealMongo, errorOf } from "../conformance/harness.js";
@@ -108,6 +109,26 @@ describe("embedded-mongo authentication", function () {
           await session.endSession();
         }
       });
+    });
+
+    it("takes a 64 KiB message before authentication and closes the connection at one byte more", async () => {
+      const declare = async (length: number) => {
+        const raw = await RawMongoConnection.open(mongo.port);
+        // A header announcing `length` bytes, then nothing: the server either waits or closes.
+        const header = Buffer.alloc(16);
+        header.writeInt32LE(length, 0);
+        header.writeInt32LE(1, 4);
+        header.writeInt32LE(2013, 12);
+        raw.write(header);
+        const outcome = await raw.reply(1000).then(
+          (reply) => (reply === null ? "closed" : "answered"),
+          () => "waiting",
+        );
+        raw.close();
+        return outcome;
+      };
+      expect(await declare(MAX_UNAUTHENTICATED_MESSAGE_BYTES)).to.equal("waiting");
+      expect(await declare(MAX_UNAUTHENTICATED_MESSAGE_BYTES + 1)).to.equal("closed");
     });
 
     it("still answers unknown commands 59 (as mongod: the command is looked up first)", async () => {
