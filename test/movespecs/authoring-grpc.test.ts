@@ -4,6 +4,7 @@ import { type AuthoringService, Visibility } from "../../proto/gen/authoring/v1/
 import type { AdminClients } from "../../services/admin/cli/clients.js";
 import { runAdmin } from "../../services/admin/cli/run.js";
 import { loadAdminConfig } from "../../services/admin/config.js";
+import { AUDIT_LIMITS } from "../../services/authoring/operations/movespec-operations.js";
 import { Code, errorInfo } from "../../services/shared/errors/service-error.js";
 import { authAdminClient, createProjectWithToken } from "../support/auth.js";
 import { eventually } from "../support/eventually.js";
@@ -285,6 +286,33 @@ describe("authoring.v1.AuthoringService over gRPC", function () {
       ).to.include({
         reason: "MOVESPEC_NOT_FOUND",
       });
+    });
+
+    it("bounds the operator's actor (200 characters) and a delisting's reason (1,000, required)", async () => {
+      const { id } = await moveSpecWithVersions(Visibility.PUBLIC, 0);
+      const { actorChars, reasonChars } = AUDIT_LIMITS;
+      const delist = (actor: string, reason: string) =>
+        authoring.delistMoveSpec({ movespecId: id, actor, reason });
+      expect(await rejection(delist("a".repeat(actorChars + 1), "r"))).to.include({
+        code: Code.InvalidArgument,
+        reason: "FIELD_INVALID",
+      });
+      expect(await rejection(delist("t", "r".repeat(reasonChars + 1)))).to.include({
+        code: Code.InvalidArgument,
+        reason: "FIELD_INVALID",
+      });
+      expect(await rejection(delist("t", " "))).to.include({ reason: "FIELD_REQUIRED" });
+      // Refused before anything changed: still listed.
+      expect((await anonymous.getMoveSpec({ movespecId: id })).movespec?.movespecId).to.equal(id);
+      await delist("a".repeat(actorChars), "r".repeat(reasonChars));
+      expect(await rejection(anonymous.getMoveSpec({ movespecId: id }))).to.include({
+        reason: "MOVESPEC_NOT_FOUND",
+      });
+      expect(
+        await rejection(
+          authoring.archiveMoveSpec({ movespecId: id, actor: "a".repeat(actorChars + 1) }),
+        ),
+      ).to.include({ reason: "FIELD_INVALID" });
     });
   });
 });

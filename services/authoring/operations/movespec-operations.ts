@@ -171,6 +171,7 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
     },
 
     async setVisibility(request: SetVisibilityRequest): Promise<MoveSpec> {
+      checkAudit(request);
       const visibility = visibilityName(request.visibility);
       if (visibility !== "private" && visibility !== "public") {
         throw serviceError(
@@ -188,6 +189,7 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
     },
 
     async delist(request: DelistMoveSpecRequest): Promise<MoveSpec> {
+      checkAudit(request, { reasonRequired: true });
       deps.logger.info(
         { movespec_id: request.movespecId, actor: request.actor, reason: request.reason },
         "movespec delisted",
@@ -196,6 +198,7 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
     },
 
     async update(request: UpdateMoveSpecRequest): Promise<MoveSpec> {
+      checkAudit(request);
       const set: Partial<MoveSpecDoc> = { updated_at: deps.now() };
       if (request.name !== undefined) set.name = checkName(request.name);
       const description =
@@ -219,6 +222,7 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
     },
 
     async archive(request: ArchiveMoveSpecRequest): Promise<MoveSpec> {
+      checkAudit(request);
       if (!isUuid(request.movespecId)) throw moveSpecNotFound(request.movespecId);
       const existing = await deps.movespecs.findMetadata(request.movespecId);
       if (!existing) throw moveSpecNotFound(request.movespecId);
@@ -241,6 +245,7 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
      * archived_at, the project's time, and leave the public catalogue.
      */
     async archiveProject(request: ArchiveProjectMoveSpecsRequest): Promise<number> {
+      checkAudit(request);
       if (!isUuid(request.projectId)) {
         throw serviceError(Code.InvalidArgument, Reason.fieldInvalid, "project_id must be a UUID", {
           field: "project_id",
@@ -284,3 +289,35 @@ export async function archiveMoveSpecsOfProject(
 }
 
 export type MoveSpecOperations = ReturnType<typeof createMoveSpecOperations>;
+
+/** An operator's name (`actor`) and a delisting's `reason`: logged and kept, so bounded. */
+export const AUDIT_LIMITS = { actorChars: 200, reasonChars: 1000 } as const;
+
+/** Checks the operator fields of an admin RPC before anything is logged or written. */
+function checkAudit(
+  request: { readonly actor: string; readonly reason?: string },
+  options: { reasonRequired?: boolean } = {},
+): void {
+  if (request.actor.length > AUDIT_LIMITS.actorChars) {
+    throw serviceError(
+      Code.InvalidArgument,
+      Reason.fieldInvalid,
+      `actor is at most ${AUDIT_LIMITS.actorChars} characters`,
+      { field: "actor", max_length: AUDIT_LIMITS.actorChars },
+    );
+  }
+  const reason = request.reason ?? "";
+  if (options.reasonRequired && reason.trim() === "") {
+    throw serviceError(Code.InvalidArgument, Reason.fieldRequired, "reason is required", {
+      field: "reason",
+    });
+  }
+  if (reason.length > AUDIT_LIMITS.reasonChars) {
+    throw serviceError(
+      Code.InvalidArgument,
+      Reason.fieldInvalid,
+      `reason is at most ${AUDIT_LIMITS.reasonChars} characters`,
+      { field: "reason", max_length: AUDIT_LIMITS.reasonChars },
+    );
+  }
+}
