@@ -10,6 +10,7 @@ import { createAdminClients } from "../../services/admin/cli/clients.js";
 import { runAdmin } from "../../services/admin/cli/run.js";
 import { loadAdminConfig } from "../../services/admin/config.js";
 import { createDirectoryKeySource } from "../../services/auth/signing/directory-key-source.js";
+import { Code, errorInfo } from "../../services/shared/errors/service-error.js";
 import {
   authAdminClient,
   authHeader,
@@ -18,6 +19,16 @@ import {
 } from "../support/auth.js";
 import { eventually } from "../support/eventually.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
+
+/** What a failing call says (its code, reason); throws if the call succeeded. */
+async function errorInfoOf(promise: Promise<unknown>) {
+  try {
+    await promise;
+  } catch (error) {
+    return errorInfo(error);
+  }
+  throw new Error("expected the call to fail");
+}
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const run = promisify(execFile);
@@ -317,6 +328,15 @@ describe("admin tool (services/admin)", function () {
       error: "--activate-after must be a whole number of seconds, 0 to 604800",
       code: "usage",
     });
+    // An empty --org is not "every organization" (list-projects without it lists them all).
+    const emptyOrg = await admin("auth", "list-projects", "--org", "");
+    expect(emptyOrg.code).to.equal(2);
+    expect(emptyOrg.stderr).to.include("--org needs a value");
+    // The same bound over gRPC, where the tool's check does not help.
+    const overGrpc = await errorInfoOf(
+      authAdminClient(system).rotateSigningKey({ activateAfterSeconds: 604_801 }),
+    );
+    expect(overGrpc).to.include({ code: Code.InvalidArgument, reason: "FIELD_INVALID" });
     // An option where a value belongs: nothing is created under the name "--json".
     const flagAsName = await admin("auth", "create-org", "--name", "--json");
     expect(flagAsName.code).to.equal(2);

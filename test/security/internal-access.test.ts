@@ -24,8 +24,9 @@ import { CatalogueService } from "../../proto/gen/catalogue/v1/catalogue_pb.js";
 import {
   CreateSessionRequestSchema,
   DetectionService,
+  type SessionMode,
 } from "../../proto/gen/detection/v1/detection_pb.js";
-import { Health } from "../../proto/gen/grpc/health/v1/health_pb.js";
+import { Health, HealthCheckRequestSchema } from "../../proto/gen/grpc/health/v1/health_pb.js";
 import { errorInfo } from "../../services/shared/errors/service-error.js";
 import { MAX_REQUEST_BYTES } from "../../services/shared/runtime/grpc-server.js";
 import { ACCESS_POLICY, type MethodRule } from "../../services/shared/security/access-policy.js";
@@ -343,6 +344,39 @@ describe("internal calls: workload identity and per-method authorisation (hostil
       expect(error?.metadata.get("content-length")).to.deep.equal([]);
       const detail = error?.metadata.get("grpc-status-details-bin")[0] as Buffer;
       expect(detail.toString("latin1")).to.include("MOVESPEC_NOT_FOUND");
+    });
+
+    it("@grpc/grpc-js: a session mode outside the enum is INVALID_ARGUMENT (it used to mean live)", async () => {
+      const request = Buffer.from(
+        toBinary(
+          CreateSessionRequestSchema,
+          create(CreateSessionRequestSchema, {
+            projectId,
+            movespecId: randomUUID(),
+            mode: 99 as SessionMode,
+          }),
+        ),
+      );
+      const error = await grpcJsCall(
+        "detection",
+        "/detection.v1.DetectionService/CreateSession",
+        request,
+        "gateway",
+        { metadata: { authorization: `Bearer ${tokens.valid}` } },
+      );
+      expect(error?.code, error?.details).to.equal(grpc.status.INVALID_ARGUMENT);
+    });
+
+    it("@grpc/grpc-js: Health/Check of a 70,000-character name is NOT_FOUND, its name cut in the message", async () => {
+      const request = Buffer.from(
+        toBinary(
+          HealthCheckRequestSchema,
+          create(HealthCheckRequestSchema, { service: "x".repeat(70_000) }),
+        ),
+      );
+      const error = await grpcJsCall("auth", "/grpc.health.v1.Health/Check", request, "gateway");
+      expect(error?.code, error?.details).to.equal(grpc.status.NOT_FOUND);
+      expect(error?.details.length).to.be.below(300);
     });
 
     it("@grpc/grpc-js: a message of 16 MiB is read; one byte more is RESOURCE_EXHAUSTED, unread", async () => {

@@ -17,6 +17,16 @@ export function argReader(args: ParsedArgs, skip: number) {
   return {
     flag: (name: string): boolean => args.options.has(name),
     optional: (name: string): string | undefined => args.options.get(name)?.at(-1),
+    /**
+     * An option whose absence means "all" or a default: given but empty (an unset shell
+     * variable) is a usage error rather than read as absent.
+     */
+    optionalNonEmpty(name: string): string | undefined {
+      const value = args.options.get(name)?.at(-1);
+      if (value === "")
+        throw new UsageError(`--${name} needs a value (leave the option out instead)`);
+      return value;
+    },
     required(name: string): string {
       const value = args.options.get(name)?.at(-1);
       if (value === undefined || value === "") throw new UsageError(`--${name} is required`);

@@ -10,6 +10,7 @@ import {
   SigningKeySchema,
 } from "../../../proto/gen/auth/v1/auth_pb.js";
 import { newId } from "../../shared/ids/uuid-v7.js";
+import { MAX_ACTIVATION_DELAY_SECONDS } from "../../shared/tokens/token-config.js";
 import { UsageError } from "../cli/args.js";
 import type { Command, CommandModule } from "../cli/command.js";
 
@@ -85,7 +86,7 @@ const commands: Command[] = [
     summary: "List projects (of one organization, or all).",
     async run({ args, clients, out }) {
       const { projects } = await clients.auth.listProjects({
-        organizationId: args.optional("org") ?? "",
+        organizationId: args.optionalNonEmpty("org") ?? "",
       });
       out.table(
         projects.map((p) => plain(ProjectSchema, p)),
@@ -194,11 +195,14 @@ const commands: Command[] = [
     summary:
       "Publish a new signing key that signs after the delay; the old one verifies until its tokens expired.",
     async run({ args, clients, out }) {
-      const after = args.optional("activate-after");
+      const after = args.optionalNonEmpty("activate-after");
       // A week is far longer than any rotation waits for caches (the default is a minute).
-      if (after !== undefined && !(/^\d+$/.test(after) && Number(after) <= MAX_ACTIVATE_AFTER)) {
+      if (
+        after !== undefined &&
+        !(/^\d+$/.test(after) && Number(after) <= MAX_ACTIVATION_DELAY_SECONDS)
+      ) {
         throw new UsageError(
-          `--activate-after must be a whole number of seconds, 0 to ${MAX_ACTIVATE_AFTER}`,
+          `--activate-after must be a whole number of seconds, 0 to ${MAX_ACTIVATION_DELAY_SECONDS}`,
         );
       }
       const { signingKey } = await clients.auth.rotateSigningKey({
@@ -239,4 +243,3 @@ export const authCommands: CommandModule = {
 };
 
 /** The longest --activate-after: a week. */
-const MAX_ACTIVATE_AFTER = 7 * 24 * 3600;

@@ -52,7 +52,7 @@ const VISIBILITIES: ReadonlyMap<string, Visibility> = new Map([
   ["public", Visibility.PUBLIC],
 ]);
 
-const actor = (context: CommandContext) => context.args.optional("actor") ?? "admin-cli";
+const actor = (context: CommandContext) => context.args.optionalNonEmpty("actor") ?? "admin-cli";
 
 const commands: Command[] = [
   {

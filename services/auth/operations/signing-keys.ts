@@ -1,4 +1,5 @@
 import { Code, serviceError } from "../../shared/errors/service-error.js";
+import { MAX_ACTIVATION_DELAY_SECONDS } from "../../shared/tokens/token-config.js";
 import { AuthReason, Reason } from "../reasons.js";
 import type { KeyRing } from "../signing/key-ring.js";
 
@@ -10,6 +11,17 @@ export function createSigningKeys(deps: { ring: KeyRing; activationDelaySeconds:
     list: () => ring.states(),
     /** Makes a new key, published now and signing after the delay; returns its state. */
     async rotate(activateAfterSeconds: number | undefined) {
+      if (
+        activateAfterSeconds !== undefined &&
+        activateAfterSeconds > MAX_ACTIVATION_DELAY_SECONDS
+      ) {
+        throw serviceError(
+          Code.InvalidArgument,
+          Reason.fieldInvalid,
+          `activate_after_seconds is at most ${MAX_ACTIVATION_DELAY_SECONDS} (a week)`,
+          { field: "activate_after_seconds", max: MAX_ACTIVATION_DELAY_SECONDS },
+        );
+      }
       const kid = await ring.rotate(activateAfterSeconds ?? deps.activationDelaySeconds);
       if (kid === undefined) {
         throw serviceError(

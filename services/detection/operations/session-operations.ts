@@ -53,6 +53,13 @@ export interface SessionOperationsDeps {
 const LIVE_PROGRESS_TIMEOUT_MS = 500;
 
 /** CreateSession, GetSession and FinalizeSession: admission, reads, the finalize transition. */
+/** Unspecified is live (the API's default); a number outside the enum is refused. */
+const KNOWN_MODES: ReadonlySet<number> = new Set([
+  ProtoMode.UNSPECIFIED,
+  ProtoMode.LIVE,
+  ProtoMode.REPLAY,
+]);
+
 export function createSessionOperations(deps: SessionOperationsDeps) {
   const { config, store, logger } = deps;
   const { limits } = config;
@@ -221,6 +228,16 @@ export function createSessionOperations(deps: SessionOperationsDeps) {
           "movespec_id or movespec_version_id is required",
           {
             field: "movespec_id",
+          },
+        );
+      }
+      if (!KNOWN_MODES.has(request.mode)) {
+        throw serviceError(
+          Code.InvalidArgument,
+          Reason.fieldInvalid,
+          "mode must be LIVE or REPLAY",
+          {
+            field: "mode",
           },
         );
       }

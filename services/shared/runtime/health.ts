@@ -53,7 +53,10 @@ export function createHealthService(state: HealthState): ServiceImpl<typeof Heal
   return {
     check(request) {
       if (!state.knows(request.service)) {
-        throw new ConnectError(`unknown service "${request.service}"`, Code.NotFound);
+        // Bounded: the name travels back in grpc-message, a header (a 1 MB name broke the frame).
+        const name =
+          request.service.length > 200 ? `${request.service.slice(0, 200)}...` : request.service;
+        throw new ConnectError(`unknown service "${name}"`, Code.NotFound);
       }
       return { status: state.statusOf(request.service) };
     },

@@ -93,3 +93,9 @@ export function keyRetentionSeconds(settings: TokenSettings): number {
     settings.clockToleranceSeconds
   );
 }
+
+/**
+ * The longest a new signing key may wait before it signs (RotateSigningKey's
+ * activate_after_seconds, the admin tool's --activate-after): a week.
+ */
+export const MAX_ACTIVATION_DELAY_SECONDS = 7 * 24 * 3600;
