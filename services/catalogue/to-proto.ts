@@ -1,11 +1,12 @@
 import { create } from "@bufbuild/protobuf";
-import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import {
   type Entry,
   EntrySchema,
   type EntrySnapshot,
   Visibility,
 } from "../../proto/gen/catalogue/v1/catalogue_pb.js";
+import { checkedTimestampDate } from "../shared/api/timestamps.js";
 import { KEYWORDS_VERSION, keywordsOf, nameKeyOf } from "./domain/keywords.js";
 import type { EntryDoc } from "./store/entry-document.js";
 
@@ -20,9 +21,15 @@ export function entryFromSnapshot(snapshot: EntrySnapshot): Omit<EntryDoc, "star
     name_key: nameKeyOf(snapshot.name),
     description: snapshot.description || undefined,
     visibility: snapshot.visibility,
-    created_at: snapshot.createdAt ? timestampDate(snapshot.createdAt) : new Date(0),
-    updated_at: snapshot.updatedAt ? timestampDate(snapshot.updatedAt) : new Date(0),
-    archived_at: snapshot.archivedAt ? timestampDate(snapshot.archivedAt) : undefined,
+    created_at: snapshot.createdAt
+      ? checkedTimestampDate(snapshot.createdAt, "created_at")
+      : new Date(0),
+    updated_at: snapshot.updatedAt
+      ? checkedTimestampDate(snapshot.updatedAt, "updated_at")
+      : new Date(0),
+    archived_at: snapshot.archivedAt
+      ? checkedTimestampDate(snapshot.archivedAt, "archived_at")
+      : undefined,
     current_released_version_id: snapshot.currentReleasedVersionId || undefined,
     revision: snapshot.revision,
     listed: snapshot.visibility === Visibility.PUBLIC && !archived,

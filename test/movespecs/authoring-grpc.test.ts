@@ -253,6 +253,15 @@ describe("authoring.v1.AuthoringService over gRPC", function () {
           reason: "FIELD_INVALID",
         });
       }
+      // A time outside google.protobuf.Timestamp's range (it used to be stored as 1970-01-01).
+      expect(
+        await rejection(
+          authoring.archiveProjectMoveSpecs({
+            projectId: UNKNOWN_ID,
+            archivedAt: { seconds: 2n ** 63n - 1n, nanos: 0 } as never,
+          }),
+        ),
+      ).to.include({ code: Code.InvalidArgument, reason: "FIELD_INVALID" });
       // A project that has no MoveSpecs (or none left to archive): nothing to do, not an error.
       expect(
         (await authoring.archiveProjectMoveSpecs({ projectId: UNKNOWN_ID })).archived,

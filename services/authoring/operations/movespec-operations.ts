@@ -1,5 +1,4 @@
 import { create, fromJson, toJson } from "@bufbuild/protobuf";
-import { timestampDate } from "@bufbuild/protobuf/wkt";
 import {
   type ArchiveMoveSpecRequest,
   type ArchiveProjectMoveSpecsRequest,
@@ -14,6 +13,7 @@ import {
   type UpdateMoveSpecRequest,
   Visibility,
 } from "../../../proto/gen/authoring/v1/authoring_pb.js";
+import { checkedTimestampDate } from "../../shared/api/timestamps.js";
 import { Reason } from "../../shared/errors/reasons.js";
 import { Code, serviceError } from "../../shared/errors/service-error.js";
 import { fingerprintOf } from "../../shared/idempotency/index.js";
@@ -251,7 +251,9 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
           field: "project_id",
         });
       }
-      const at = request.archivedAt ? timestampDate(request.archivedAt) : deps.now();
+      const at = request.archivedAt
+        ? checkedTimestampDate(request.archivedAt, "archived_at")
+        : deps.now();
       return archiveMoveSpecsOfProject(deps, request.projectId, at, request.actor);
     },
 
