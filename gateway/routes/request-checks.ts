@@ -83,7 +83,8 @@ export function queryChecker<S extends TSchema>(schema: S): QueryChecker<Static<
         continue;
       }
       const [value] = values;
-      setOwn(query, name, integers.has(name) && /^-?\d{1,30}$/.test(value) ? Number(value) : value);
+      // Values are strings or numbers: a `__proto__` parameter is dropped, never a prototype.
+      query[name] = integers.has(name) && /^-?\d{1,30}$/.test(value) ? Number(value) : value;
     }
     const result = check(query);
     const errors = [...repeated, ...(result.ok ? [] : result.errors)];

@@ -10,7 +10,7 @@ import { createAdminClients } from "../../services/admin/cli/clients.js";
 import { runAdmin } from "../../services/admin/cli/run.js";
 import { loadAdminConfig } from "../../services/admin/config.js";
 import { createDirectoryKeySource } from "../../services/auth/signing/directory-key-source.js";
-import { Code, errorInfo } from "../../services/shared/errors/service-error.js";
+import { Code } from "../../services/shared/errors/service-error.js";
 import {
   authAdminClient,
   authHeader,
@@ -18,17 +18,8 @@ import {
   mintAccessToken,
 } from "../support/auth.js";
 import { eventually } from "../support/eventually.js";
+import { rejection } from "../support/rejection.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
-
-/** What a failing call says (its code, reason); throws if the call succeeded. */
-async function errorInfoOf(promise: Promise<unknown>) {
-  try {
-    await promise;
-  } catch (error) {
-    return errorInfo(error);
-  }
-  throw new Error("expected the call to fail");
-}
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const run = promisify(execFile);
@@ -333,7 +324,7 @@ describe("admin tool (services/admin)", function () {
     expect(emptyOrg.code).to.equal(2);
     expect(emptyOrg.stderr).to.include("--org needs a value");
     // The same bound over gRPC, where the tool's check does not help.
-    const overGrpc = await errorInfoOf(
+    const overGrpc = await rejection(
       authAdminClient(system).rotateSigningKey({ activateAfterSeconds: 604_801 }),
     );
     expect(overGrpc).to.include({ code: Code.InvalidArgument, reason: "FIELD_INVALID" });

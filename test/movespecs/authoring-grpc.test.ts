@@ -5,23 +5,15 @@ import type { AdminClients } from "../../services/admin/cli/clients.js";
 import { runAdmin } from "../../services/admin/cli/run.js";
 import { loadAdminConfig } from "../../services/admin/config.js";
 import { AUDIT_LIMITS } from "../../services/authoring/operations/movespec-operations.js";
-import { Code, errorInfo } from "../../services/shared/errors/service-error.js";
+import { Code } from "../../services/shared/errors/service-error.js";
 import { authAdminClient, createProjectWithToken } from "../support/auth.js";
 import { eventually } from "../support/eventually.js";
+import { rejection } from "../support/rejection.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
 import { authoringClient, catalogueClient } from "./support/api.js";
 
 const UNKNOWN_ID = "01a20000-0000-7000-8000-000000000000";
 const UNKNOWN_ORGANIZATION_ID = "01a20000-0000-7000-8000-0000000000aa";
-
-async function rejection(promise: Promise<unknown>) {
-  try {
-    await promise;
-  } catch (error) {
-    return errorInfo(error);
-  }
-  throw new Error("expected the call to fail");
-}
 
 describe("authoring.v1.AuthoringService over gRPC", function () {
   this.timeout(30_000);

@@ -28,7 +28,11 @@ import {
 } from "../../proto/gen/detection/v1/detection_pb.js";
 import { Health, HealthCheckRequestSchema } from "../../proto/gen/grpc/health/v1/health_pb.js";
 import { errorInfo } from "../../services/shared/errors/service-error.js";
-import { MAX_REQUEST_BYTES } from "../../services/shared/runtime/grpc-server.js";
+import {
+  MAX_CONCURRENT_STREAMS,
+  MAX_REQUEST_BYTES,
+  MAX_TIMEOUT_MS,
+} from "../../services/shared/runtime/grpc-server.js";
 import { ACCESS_POLICY, type MethodRule } from "../../services/shared/security/access-policy.js";
 import { WORKLOADS, type Workload } from "../../services/shared/security/workloads.js";
 import { forgeAccessToken, generateTestKey, tamperPayload } from "../auth/token-forge.js";
@@ -324,22 +328,25 @@ describe("internal calls: workload identity and per-method authorisation (hostil
         );
       });
 
-    it("@grpc/grpc-js: an error passed on from another service is a clean status (not its HTTP headers)", async () => {
-      // Detection asks authoring, which refuses: its answer's content-length and content-type
-      // used to end up in detection's trailers, and grpc-js saw RST_STREAM (INTERNAL).
-      const request = Buffer.from(
-        toBinary(
-          CreateSessionRequestSchema,
-          create(CreateSessionRequestSchema, { projectId, movespecId: randomUUID() }),
-        ),
-      );
-      const error = await grpcJsCall(
+    /** Detection's CreateSession as the gateway calls it, for the user of the full token. */
+    const createSessionOverGrpc = (fields: { movespecId: string; mode?: SessionMode }) =>
+      grpcJsCall(
         "detection",
         "/detection.v1.DetectionService/CreateSession",
-        request,
+        Buffer.from(
+          toBinary(
+            CreateSessionRequestSchema,
+            create(CreateSessionRequestSchema, { projectId, ...fields }),
+          ),
+        ),
         "gateway",
         { metadata: { authorization: `Bearer ${tokens.valid}` } },
       );
+
+    it("@grpc/grpc-js: an error passed on from another service is a clean status (not its HTTP headers)", async () => {
+      // Detection asks authoring, which refuses: its answer's content-length and content-type
+      // used to end up in detection's trailers, and grpc-js saw RST_STREAM (INTERNAL).
+      const error = await createSessionOverGrpc({ movespecId: randomUUID() });
       expect(error?.code, error?.details).to.equal(grpc.status.NOT_FOUND);
       expect(error?.metadata.get("content-length")).to.deep.equal([]);
       const detail = error?.metadata.get("grpc-status-details-bin")[0] as Buffer;
@@ -347,23 +354,10 @@ describe("internal calls: workload identity and per-method authorisation (hostil
     });
 
     it("@grpc/grpc-js: a session mode outside the enum is INVALID_ARGUMENT (it used to mean live)", async () => {
-      const request = Buffer.from(
-        toBinary(
-          CreateSessionRequestSchema,
-          create(CreateSessionRequestSchema, {
-            projectId,
-            movespecId: randomUUID(),
-            mode: 99 as SessionMode,
-          }),
-        ),
-      );
-      const error = await grpcJsCall(
-        "detection",
-        "/detection.v1.DetectionService/CreateSession",
-        request,
-        "gateway",
-        { metadata: { authorization: `Bearer ${tokens.valid}` } },
-      );
+      const error = await createSessionOverGrpc({
+        movespecId: randomUUID(),
+        mode: 99 as SessionMode,
+      });
       expect(error?.code, error?.details).to.equal(grpc.status.INVALID_ARGUMENT);
     });
 
@@ -402,6 +396,66 @@ describe("internal calls: workload identity and per-method authorisation (hostil
       expect(await call(20 * 24 * 3600 * 1000)).to.equal(null);
       const past = await call(30 * 24 * 3600 * 1000);
       expect(past?.code, past?.details).to.equal(grpc.status.INVALID_ARGUMENT);
+    });
+
+    it("raw gRPC: grpc-timeout at the largest whole seconds under MAX_TIMEOUT_MS is served, one second more refused", async () => {
+      // Clients cannot be asked for these exactly (their own timers overflow first): raw HTTP/2.
+      const files = tlsFilesOf(system, "operator");
+      const session = connectHttp2(system.services.auth.grpcUrl, {
+        ca: files.ca,
+        key: files.key,
+        cert: files.cert,
+        checkServerIdentity: () => undefined,
+      });
+      const statusWith = (timeout: string) =>
+        new Promise<string>((resolve, reject) => {
+          const stream = session.request({
+            ":method": "POST",
+            ":path": "/auth.v1.AuthService/ListOrganizations",
+            "content-type": "application/grpc",
+            te: "trailers",
+            "grpc-timeout": timeout,
+          });
+          let status = "";
+          stream.on("response", (headers) => {
+            status = String(headers["grpc-status"] ?? status);
+          });
+          stream.on("trailers", (trailers) => {
+            status = String(trailers["grpc-status"] ?? status);
+          });
+          stream.on("data", () => undefined);
+          stream.on("end", () => resolve(status));
+          stream.on("error", reject);
+          stream.end(Buffer.alloc(5)); // one empty message, uncompressed
+        });
+      try {
+        const lastServed = Math.floor(MAX_TIMEOUT_MS / 1000);
+        expect(await statusWith(`${lastServed}S`)).to.equal(String(grpc.status.OK));
+        expect(await statusWith(`${lastServed + 1}S`)).to.equal(
+          String(grpc.status.INVALID_ARGUMENT),
+        );
+      } finally {
+        session.close();
+      }
+    });
+
+    it("HTTP/2: a service's connection allows MAX_CONCURRENT_STREAMS calls in flight (it allowed 2^32 - 1)", async () => {
+      const files = tlsFilesOf(system, "operator");
+      const session = connectHttp2(system.services.auth.grpcUrl, {
+        ca: files.ca,
+        key: files.key,
+        cert: files.cert,
+        checkServerIdentity: () => undefined,
+      });
+      try {
+        const settings = await new Promise<{ maxConcurrentStreams?: number }>((resolve, reject) => {
+          session.once("remoteSettings", resolve);
+          session.once("error", reject);
+        });
+        expect(settings.maxConcurrentStreams).to.equal(MAX_CONCURRENT_STREAMS);
+      } finally {
+        session.close();
+      }
     });
 
     it("@grpc/grpc-js: the operator certificate administers, another workload's does not, none connects nowhere", async () => {

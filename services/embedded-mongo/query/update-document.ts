@@ -11,6 +11,7 @@ import {
   compareValues,
   type Doc,
   documentProblem,
+  forbiddenNameProblem,
   idKeyOf,
   isForbiddenPath,
   isOperatorObject,
@@ -82,10 +83,7 @@ export function validateUpdate(update: unknown): asserts update is UpdateSpec {
     }
     for (const path of Object.keys(args)) {
       if (op === "$rename" && isForbiddenPath(String(args[path]))) {
-        throw new MongoCommandError(
-          "BadValue",
-          `the field name '${String(args[path]).slice(0, 200)}' is not supported by the embedded store`,
-        );
+        throw new MongoCommandError("BadValue", forbiddenNameProblem(String(args[path])));
       }
       if (op === "$rename") paths.push(String(args[path]));
       paths.push(path);
