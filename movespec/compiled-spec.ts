@@ -120,6 +120,33 @@ export interface ReferenceRecording {
   readonly topology?: TopologyName;
 }
 
+/**
+ * A number of the MoveSpec's source that `fit:` names: where it is written and what it is now.
+ * The engine never reads it; `movespec fit` rewrites the source at these offsets.
+ */
+export interface FitTarget {
+  /** As written in the fit block: `signals.depth.min_range`, `phases.up.enter#2`. */
+  readonly path: string;
+  /** Its value now, in the parameter's units (seconds for a duration). */
+  readonly value: number;
+  /** Where the number is written in the source, [start, end). */
+  readonly start: number;
+  readonly end: number;
+  /** How the number is written: a bare number, a duration's number (with `unit` after it) or a number in an expression. */
+  readonly form: "number" | "duration" | "expression";
+  /** Seconds per unit of a duration as written (0.001 for `ms`); 1 otherwise. */
+  readonly unitSeconds: number;
+}
+
+/** A free number of `fit:`: its range, its grid step, and the numbers it moves. */
+export interface FitParameter {
+  readonly name: string;
+  readonly range: readonly [number, number];
+  readonly step: number;
+  /** The first is the parameter's value; the others move by as much (keeping their offsets). */
+  readonly targets: readonly FitTarget[];
+}
+
 export interface CompiledSpec {
   readonly movespec: 1;
   readonly name: string;
@@ -146,4 +173,6 @@ export interface CompiledSpec {
     };
   };
   readonly references: readonly ReferenceRecording[];
+  /** The free numbers `movespec fit` may choose (empty without a `fit:` block). */
+  readonly fit: readonly FitParameter[];
 }

@@ -1,6 +1,8 @@
 export type {
   CameraView,
   CompiledSpec,
+  FitParameter,
+  FitTarget,
   FormRuleDef,
   FormSeverity,
   HoldDef,
@@ -38,6 +40,18 @@ export {
 export { FrameScanner, ScannedFrame } from "./engine/scanned-frame.js";
 export type { SummaryRecords } from "./engine/summary.js";
 export { mergeSummary } from "./engine/summary.js";
+export type { LabelledRecording, Outcome } from "./fit/evaluate.js";
+export {
+  FitError,
+  type FitOptions,
+  type FitProgress,
+  type FitResult,
+  type FoldResult,
+  fitMoveSpec,
+  type ParameterResult,
+  type RecordingResult,
+} from "./fit/fit.js";
+export type { Margin, Score } from "./fit/search.js";
 export type { ErrorCode, IssueCode, WarningCode } from "./issue-codes.js";
 export { ISSUE_CODES, isIssueCode } from "./issue-codes.js";
 export type { Issue, Severity } from "./issues.js";

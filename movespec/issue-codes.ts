@@ -53,6 +53,8 @@ export const ISSUE_CODES = {
   CYCLE_REPEATED_PHASE: "error",
   WITHIN_INVALID: "error",
   NOTHING_TO_DETECT: "error",
+  // `fit:`, the numbers movespec fit may choose.
+  FIT_TARGET_INVALID: "error",
   // A bug in the loader, reported instead of thrown.
   LOAD_FAILED: "error",
   // Warnings: the MoveSpec loads, but probably does not do what its author meant.

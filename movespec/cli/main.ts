@@ -13,16 +13,17 @@
  * subcommand a --help generated from the options it really has, "did you mean" for mistyped
  * commands and options, and usage errors without stack traces.
  */
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { statSync, writeFileSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { parseAspectRatio } from "../aspect-ratio.js";
 import type { CompiledSpec } from "../compiled-spec.js";
 import type { DetectionEvent } from "../engine/events.js";
-import type { Issue } from "../issues.js";
-import { type LoadResult, load } from "../load/load.js";
+import type { LoadResult } from "../load/load.js";
 import { sidesPlan } from "../sides.js";
 import { TOPOLOGY_NAMES, type TopologyName } from "../topology.js";
 import { describeEvent } from "./describe-event.js";
+import { type FitCommandOptions, fitCommand } from "./fit-command.js";
+import { readSpecFile } from "./load-spec.js";
 import { createOutput, type Io } from "./output.js";
 import { type PlotSample, plotSvg } from "./plot-svg.js";
 import { referencePath, testReferences } from "./references.js";
@@ -40,29 +41,21 @@ Environment variables:
 const EXIT_CODES = `
 Exit codes: 0 success, 1 the MoveSpec has errors or the run failed, 2 wrong usage.`;
 
-function formatIssue(file: string, i: Issue): string {
-  const where = i.line !== undefined ? `${file}:${i.line}:${i.column}` : file;
-  return `${where}: ${i.severity} ${i.code}: ${i.message}${i.path ? ` (${i.path})` : ""}`;
-}
-
 function loadSpec(file: string, io: Io): LoadResult | undefined {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    io.stderr.write(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? err}\n`);
-    return undefined;
-  }
-  const result = load(text);
-  for (const i of [...result.errors, ...result.warnings])
-    io.stderr.write(`${formatIssue(file, i)}\n`);
-  return result;
+  return readSpecFile(file, io)?.result;
 }
 
 function parseAspect(s: string): number {
   const ratio = parseAspectRatio(s);
   if (ratio === undefined) throw new InvalidArgumentError("it must look like 16:9 or 1.78");
   return ratio;
+}
+
+function parseCount(s: string): number {
+  const v = Number(s);
+  if (!/^\d+$/.test(s.trim()) || !Number.isSafeInteger(v) || v < 1)
+    throw new InvalidArgumentError("it must be a whole number, 1 or more");
+  return v;
 }
 
 function parseSeconds(s: string): number {
@@ -385,6 +378,46 @@ does not load, 2 wrong usage.`,
     )
     .action(async (files: string[], opts: { json?: boolean }) =>
       setCode(await testCommand(files, opts, io)),
+    );
+
+  program
+    .command("fit")
+    .description(
+      "Choose the numbers a MoveSpec's fit: block frees from labelled recordings, cross-validated, and write the fitted MoveSpec.",
+    )
+    .argument("<spec>", "MoveSpec YAML file with a fit: block")
+    .argument(
+      "[recording...]",
+      "recordings with a manifest beside each (x.jsonl.gz + x.manifest.json), or directories of them (default: the MoveSpec's references)",
+    )
+    .option(
+      "--negative <recording...>",
+      "recordings of other movements, which must count 0 (files or directories)",
+    )
+    .option("--folds <k>", "cross-validation folds (default 4)", parseCount)
+    .option("--seed <n>", "fixes which recordings fall in which fold (default 1)", parseCount)
+    .option(
+      "-o, --output <file>",
+      "where to write the fitted MoveSpec (default: <spec>.fitted.yaml)",
+    )
+    .option("--in-place", "overwrite the MoveSpec itself")
+    .option("--json", "print the result as one JSON object instead of the report")
+    .option("--progress", "draw the progress bar even when stderr is not a terminal")
+    .option("--no-progress", "never draw the progress bar")
+    .addHelpText(
+      "after",
+      `
+Each recording's expected count is the expected_repetitions of its manifest (and its true
+repetitions, rep_segments_seconds, break ties: counted repetitions should fall inside true ones).
+The search tries each free number over its grid, keeps the values that count the most recordings
+exactly (then within one, then the smallest error) and moves each to the middle of the interval
+that scores as well. Cross-validation: the recordings are dealt into folds (by a hash of their id
+and --seed, each group in proportion); each fold is counted with values chosen on the others.
+${ENVIRONMENT}
+${EXIT_CODES}`,
+    )
+    .action(async (spec: string, recordings: string[], opts: FitCommandOptions) =>
+      setCode(await fitCommand(spec, recordings, opts, io)),
     );
 
   return program;

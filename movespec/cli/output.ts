@@ -4,7 +4,7 @@
  * terminal, result lines are printed above the bar through the bar's own log, so that the bar
  * is redrawn below them instead of being written through (`[###---] 8%t=110.10s rep 48`).
  */
-import { MultiBar, type SingleBar } from "cli-progress";
+import { MultiBar, SingleBar } from "cli-progress";
 
 /** The output streams of a run; tests pass their own. */
 export interface Io {
@@ -67,6 +67,46 @@ export function createOutput(io: Io, bar: { total: number; label: string } | und
       // Flush the lines held for the next redraw, then clear the bar.
       bars.update();
       bars.stop();
+    },
+  };
+}
+
+/**
+ * A progress bar for work done in one synchronous stretch (`movespec fit`): a single bar redraws
+ * from inside update(), where the multi-bar above would wait for a timer that cannot fire.
+ * Nothing is drawn unless stderr is a terminal or `force` is set.
+ */
+export function stepBar(
+  io: Io,
+  label: string,
+  force?: boolean,
+): { update(done: number, total: number, stage: string): void; stop(): void } {
+  if (force === false || (force === undefined && io.stderr.isTTY !== true))
+    return { update() {}, stop() {} };
+  const bar = new SingleBar({
+    stream: io.stderr as NodeJS.WritableStream,
+    format: `${label} [{bar}] {percentage}% | {stage} | ETA {eta_formatted}`,
+    barCompleteChar: "#",
+    barIncompleteChar: "-",
+    barsize: 30,
+    hideCursor: false,
+    clearOnComplete: true,
+    fps: 10,
+    noTTYOutput: force === true,
+    notTTYSchedule: 1000,
+  });
+  let started = false;
+  return {
+    update(done, total, stage) {
+      if (!started) {
+        bar.start(total, 0, { stage });
+        started = true;
+      }
+      bar.setTotal(total);
+      bar.update(done, { stage });
+    },
+    stop() {
+      if (started) bar.stop();
     },
   };
 }

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { CompiledSpec, ReferenceRecording } from "../compiled-spec.js";
 import type { TopologyName } from "../topology.js";
+import { manifestPath } from "./labelled-recordings.js";
 import { replay } from "./replay.js";
 
 export interface ReferenceResult {
@@ -24,10 +25,6 @@ export interface ReferenceResult {
 
 export function referencePath(specFile: string, ref: ReferenceRecording): string {
   return resolve(dirname(specFile), ref.recording);
-}
-
-export function manifestPath(recordingPath: string): string {
-  return recordingPath.replace(/\.jsonl(\.gz)?$/, "") + ".manifest.json";
 }
 
 function expectedCount(ref: ReferenceRecording, path: string): number | string {

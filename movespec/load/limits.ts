@@ -29,4 +29,11 @@ export const LOAD_LIMITS = {
   maxPhases: 64,
   maxSignals: 128,
   maxAdaptiveSignals: 16,
+  /**
+   * `fit:` (movespec fit): most free numbers, most numbers one of them moves, most grid steps
+   * across its range. The search evaluates every recording at each grid value of each number.
+   */
+  maxFitParameters: 16,
+  maxFitTargets: 8,
+  maxFitSteps: 200,
 } as const;

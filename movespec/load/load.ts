@@ -16,6 +16,7 @@ import {
   warnUnusedSignals,
 } from "./check-usage.js";
 import type { PhaseNames } from "./phase-ref.js";
+import { readFit } from "./read-fit.js";
 import { readForm } from "./read-form.js";
 import { readHeader } from "./read-header.js";
 import { readHold } from "./read-hold.js";
@@ -59,6 +60,7 @@ const TOP_KEYS = [
   "metrics",
   "scoring",
   "references",
+  "fit",
 ] as const;
 
 export function load(yamlSource: string): LoadResult {
@@ -137,6 +139,7 @@ function loadInto(source: string, issues: IssueList): CompiledSpec | undefined {
   });
 
   const references = readReferences(r, k.get("references")?.value);
+  const fit = k.has("fit") ? readFit(r, k.get("fit")!.value, root, source) : [];
   // Warnings that judge the MoveSpec as a whole are only true of a MoveSpec read without errors:
   // after a broken signal or rule, "unused" and "radians?" would follow from the error, not add
   // to it. They appear once the errors are fixed.
@@ -166,6 +169,7 @@ function loadInto(source: string, issues: IssueList): CompiledSpec | undefined {
     metrics,
     scoring,
     references,
+    fit,
   };
 }
 

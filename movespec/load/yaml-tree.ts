@@ -50,6 +50,11 @@ export interface YScalar extends YBase {
    * as it prints): then point at the scalar.
    */
   readonly sourceOffset: (index: number) => number | undefined;
+  /**
+   * Where the scalar is written in the source, [start, end) (quotes included), when it is written
+   * at all; through an alias, where its anchor is written.
+   */
+  readonly range?: readonly [number, number];
 }
 
 const ALLOWED_TAGS = new Set([
@@ -423,6 +428,7 @@ function convert(walk: Walk, node: Node, path: string, depth: number): YNode {
       pos,
       path,
       sourceOffset: flowOffsets(walk.source, node, value === null ? "" : String(value)),
+      range: node.range ? [node.range[0], node.range[1]] : undefined,
     };
   }
   issues.error("TYPE_MISMATCH", "unsupported YAML node", at);

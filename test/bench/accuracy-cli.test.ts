@@ -22,10 +22,20 @@ function bench(args: string[]): Promise<{ code: number; stdout: string; stderr: 
 }
 
 describe("accuracy benchmark command", () => {
-  it("counts the UI-PRMD deep squats exactly, inside their boundaries (--json)", async () => {
-    const r = await bench([FIXTURES, "--exercise", "deep_squat", "--json", "--split"]);
+  it("counts the UI-PRMD deep squats exactly, as shipped and cross-validated (--json)", async () => {
+    const r = await bench([
+      FIXTURES,
+      "--exercise",
+      "deep_squat",
+      "--folds",
+      "3",
+      "--no-perturb",
+      "--no-specificity",
+      "--json",
+    ]);
     expect(r.code, r.stderr).to.equal(0);
     const report = JSON.parse(r.stdout);
+    expect(report).to.include({ folds: 3, seed: 1 });
     const [ds] = report.datasets;
     expect(ds.present).to.equal(true);
     expect(ds.clips.map((c: { id: string }) => c.id)).to.deep.equal([
@@ -33,10 +43,10 @@ describe("accuracy benchmark command", () => {
       "m01_s02",
       "m01_s03",
     ]);
+    expect(ds.clips.map((c: { fold: number }) => c.fold).sort()).to.deep.equal([0, 1, 2]);
     expect(ds.exercises).to.have.length(1);
-    expect(ds.exercises[0]).to.include({
-      exercise: "deep_squat",
-      spec: "squat",
+    expect(ds.exercises[0]).to.deep.include({ exercise: "deep_squat", spec: "squat" });
+    expect(ds.exercises[0].shipped).to.include({
       clips: 3,
       exact: 3,
       withinOne: 3,
@@ -44,16 +54,60 @@ describe("accuracy benchmark command", () => {
       counted: 30,
       inside: 30,
     });
-    expect(ds.halves.tune.overall.clips + ds.halves["held-out"].overall.clips).to.equal(3);
-    expect(r.stderr).to.match(/3 recordings/);
+    expect(ds.exercises[0].crossValidated).to.include({ clips: 3, exact: 3 });
+    expect(ds.balanced.crossValidated).to.include({ exercises: 1, exact: 1, withinOne: 1 });
+    expect(r.stderr).to.match(
+      /counted 3 recordings with 1 MoveSpecs, cross-validated \(3 folds, seed 1\)/,
+    );
+  });
+
+  it("counts perturbed recordings and every MoveSpec on every movement", async () => {
+    const r = await bench([FIXTURES, "--exercise", "deep_squat", "--no-cv", "--json"]);
+    expect(r.code, r.stderr).to.equal(0);
+    const report = JSON.parse(r.stdout);
+    const perturbations = report.perturbations.map((p: { perturbation: string }) => p.perturbation);
+    expect(perturbations).to.deep.equal([
+      "10% of frames dropped",
+      "15 fps",
+      "1% keypoint jitter",
+      "mirrored",
+      "camera turned 35 degrees",
+    ]);
+    for (const p of report.perturbations)
+      expect(p, p.perturbation).to.include({ recordings: 3, changed: 0, exact: 3 });
+    const cell = (spec: string, exercise: string) =>
+      report.specificity.find(
+        (c: { spec: string; exercise: string }) => c.spec === spec && c.exercise === exercise,
+      );
+    expect(cell("shoulder-abduction", "deep_squat")).to.deep.include({
+      counts: [0, 0, 0],
+      expected: 30,
+    });
+    expect(cell("shoulder-abduction", "standing_shoulder_abduction").counts).to.deep.equal([
+      10, 10, 10,
+    ]);
+    expect(
+      report.goals.some((g: string) =>
+        /specificity: squat on side_lunge: counts \d+, \d+, \d+ \(goal: at most 1 each\)/.test(g),
+      ),
+    ).to.equal(true);
   });
 
   it("prints a table per exercise and a line per recording with -v", async () => {
-    const r = await bench([FIXTURES, "--exercise", "side_lunge,deep_squat", "-v"]);
+    const r = await bench([
+      FIXTURES,
+      "--exercise",
+      "side_lunge,deep_squat",
+      "--no-cv",
+      "--no-perturb",
+      "--no-specificity",
+      "-v",
+    ]);
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stdout).to.match(/^deep_squat\s+squat\s+3\s+3 \(100%\)\s+3 \(100%\)\s+0\.00/m);
     expect(r.stdout).to.match(/^side_lunge\s+lunge\s+3 /m);
-    expect(r.stdout).to.match(/^all\s+6\s+6 \(100%\)/m);
+    expect(r.stdout).to.match(/^all \(pooled\)\s+6\s+6 \(100%\)/m);
+    expect(r.stdout).to.match(/^class-balanced\s+2\s+100%\s+100%/m);
     expect(r.stdout).to.match(/m04_s02 .*expected\s+10\s+counted\s+10 \(0\)\s+inside 10\/10/);
   });
 
@@ -63,7 +117,8 @@ describe("accuracy benchmark command", () => {
       const r = await bench([FIXTURES, "--specs", empty, "--exercise", "sit_to_stand", "--json"]);
       expect(r.code, r.stderr).to.equal(0);
       const row = JSON.parse(r.stdout).datasets[0].exercises[0];
-      expect(row).to.include({ clips: 3, missing: 3, exact: 0, withinOne: 0, mae: 10 });
+      expect(row.shipped).to.include({ clips: 3, missing: 3, exact: 0, withinOne: 0, mae: 10 });
+      expect(row.crossValidated).to.include({ clips: 3, missing: 3, exact: 0 });
     } finally {
       rmSync(empty, { recursive: true });
     }
@@ -76,5 +131,8 @@ describe("accuracy benchmark command", () => {
     const wrong = await bench(["--frobnicate"]);
     expect(wrong.code).to.equal(2);
     expect(wrong.stderr).to.match(/usage:/);
+    const folds = await bench(["--folds", "0"]);
+    expect(folds.code).to.equal(2);
+    expect(folds.stderr).to.match(/--folds must be a whole number/);
   });
 });

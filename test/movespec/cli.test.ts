@@ -366,6 +366,105 @@ describe("movespec command-line tool", function () {
     });
   });
 
+  describe("fit: numbers chosen from labelled recordings", () => {
+    /** The shoulder abduction with its raise threshold free, in a folder of its own. */
+    const fitSpec = () => {
+      const file = join(dir, "abduction.yaml");
+      writeFileSync(
+        file,
+        `${readFileSync(join(EXAMPLES, "shoulder-abduction.yaml"), "utf8")}
+fit:
+  raise: { at: [phases.raised.enter, phases.raised.exit], range: [60, 130], step: 10 }
+`,
+      );
+      return file;
+    };
+    const uiprmd = (...ids: string[]) => ids.map((id) => join(FIXTURES, `${id}.jsonl.gz`));
+
+    it("writes the fitted MoveSpec beside it and reports the cross-validated figure", async () => {
+      const spec = fitSpec();
+      const r = await cli([
+        "fit",
+        spec,
+        ...uiprmd("m07_s01", "m07_s02", "m10_s01"),
+        "--negative",
+        ...uiprmd("m01_s01", "m05_s01"),
+        "--folds",
+        "3",
+      ]);
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.stdout).to.match(/: 1 free number\(s\), 5 recording\(s\) in 3 groups, 3 fold\(s\)/);
+      expect(r.stdout).to.match(/^exact\s+5\/5 \(100%\)\s+5\/5 \(100%\)\s+5\/5 \(100%\)$/m);
+      expect(r.stdout).to.match(/^\s+raise\s+60 \.\. 130 by 10\s+80\s+\d+/m);
+      expect(r.stdout).to.match(/^\s+m01_s01\s+negative\s+0\s+0\s+0\s+0\s+\d$/m);
+      expect(r.stdout).to.match(/cross-validated: 5 of 5 exact \(100%\)/);
+      const written = join(dir, "abduction.fitted.yaml");
+      expect(r.stdout).to.include(`wrote ${written}`);
+      const before = readFileSync(spec, "utf8").split("\n");
+      const changed = readFileSync(written, "utf8")
+        .split("\n")
+        .filter((l, i) => l !== before[i]);
+      // Only the raised phase's two thresholds may have moved, by the same amount.
+      for (const line of changed)
+        expect(line).to.match(/^\s+(enter: arm_elevation > \d+|exit: arm_elevation < \d+)$/);
+    });
+
+    it("fits on the MoveSpec's references when no recording is named, and prints JSON", async () => {
+      const spec = join(dir, "references.yaml");
+      writeFileSync(
+        spec,
+        readFileSync(fitSpec(), "utf8")
+          .replace(
+            "references:\n",
+            `references:\n  - { recording: ${join(FIXTURES, "m01_s02.jsonl.gz")}, expected_count: 0 }\n`,
+          )
+          .replaceAll("../../test/fixtures/posedata/uiprmd/", `${FIXTURES}/`),
+      );
+      const out = join(dir, "out.yaml");
+      const r = await cli(["fit", spec, "--json", "-o", out]);
+      expect(r.code, r.stderr).to.equal(0);
+      const result = JSON.parse(r.stdout);
+      expect(result.written).to.equal(out);
+      expect(result.recordings).to.have.length(7);
+      expect(result.recordings[0]).to.include({ id: "m01_s02", expected: 0 });
+      expect(result.folds).to.have.length(4);
+      expect(result.crossValidated.clips).to.equal(7);
+      expect(readFileSync(out, "utf8")).to.include("fit:\n  raise:");
+    });
+
+    it("says what is wrong: a recording without a manifest, nothing to fit on, a MoveSpec with errors", async () => {
+      const bare = join(dir, "bare.jsonl");
+      writeFileSync(
+        bare,
+        readFileSync(join(dir, "long.jsonl"), "utf8").split("\n").slice(0, 50).join("\n"),
+      );
+      const noManifest = await cli(["fit", fitSpec(), bare]);
+      expect(noManifest.code).to.equal(1);
+      expect(noManifest.stderr).to.include(
+        `${bare}: no manifest beside it (bare.manifest.json) to say its count`,
+      );
+      const plain = join(dir, "plain.yaml");
+      writeFileSync(plain, readFileSync(join(EXAMPLES, "plank.yaml"), "utf8"));
+      const nothing = await cli(["fit", plain]);
+      expect(nothing.code).to.equal(1);
+      expect(nothing.stderr).to.match(/no fit: block, so nothing is free/);
+      expect(nothing.stderr).to.match(/no recordings to fit on/);
+      const broken = join(dir, "broken.yaml");
+      writeFileSync(
+        broken,
+        `${readFileSync(fitSpec(), "utf8")}  oops: { at: phases.nope.enter, range: [0, 1] }\n`,
+      );
+      const errors = await cli(["fit", broken, ...uiprmd("m07_s01")]);
+      expect(errors.code).to.equal(1);
+      expect(errors.stderr).to.match(
+        /broken\.yaml:\d+:\d+: error FIT_TARGET_INVALID: fit\.oops\.at: 'phases\.nope\.enter' does not lead anywhere: phases has no 'nope'/,
+      );
+      const usage = await cli(["fit", fitSpec(), "--folds", "0"]);
+      expect(usage.code).to.equal(2);
+      expect(usage.stderr).to.match(/--folds <k>.*it must be a whole number, 1 or more/);
+    });
+  });
+
   describe("help and usage", () => {
     const options: Record<string, string[]> = {
       validate: ["--json"],

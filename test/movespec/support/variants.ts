@@ -4,40 +4,13 @@
  * the camera turned about the person, half the frame rate, jitter, and the COCO-17 topology at
  * 10 fps (what the Studio's camera gives on a CPU: MoveNet through WebAssembly, docs/studio.md).
  */
+import { everyNth, jittered, rotated, twoD } from "../../../bench/accuracy/perturbations.js";
+
+/** The bundled recordings always have a person in every frame. */
 type Frame = { seq: number; t: number; keypoints: number[][] };
 
-const ASPECT = 16 / 9;
 const LEFT_HIP = 23;
 const RIGHT_HIP = 24;
-
-/** Drops z and visibility: what a 2D pose model without confidences gives. */
-function twoD(frames: Frame[]): Frame[] {
-  return frames.map((f) => ({ ...f, keypoints: f.keypoints.map((p) => [p[0], p[1]]) }));
-}
-
-/**
- * Turns the camera by `degrees` about the vertical axis through the hips (orthographic, in
- * aspect-corrected units), then keeps x and y only.
- */
-function rotated(frames: Frame[], degrees: number): Frame[] {
-  const a = (degrees * Math.PI) / 180;
-  const cos = Math.cos(a);
-  const sin = Math.sin(a);
-  return frames.map((f) => {
-    const l = f.keypoints[LEFT_HIP];
-    const r = f.keypoints[RIGHT_HIP];
-    const cx = ((l[0] + r[0]) / 2) * ASPECT;
-    const cz = ((l[2] + r[2]) / 2) * ASPECT;
-    return {
-      ...f,
-      keypoints: f.keypoints.map((p) => {
-        const x = p[0] * ASPECT - cx;
-        const z = p[2] * ASPECT - cz;
-        return [(cx + x * cos + z * sin) / ASPECT, p[1]];
-      }),
-    };
-  });
-}
 
 /**
  * Side view where the pose model barely sees the far side: left-side landmarks (taken as away
@@ -51,29 +24,6 @@ function sideViewFarSideDim(frames: Frame[]): Frame[] {
   }));
 }
 const FAR_SIDE = new Set([1, 2, 3, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31]);
-
-/** Every `n`th frame (n = 2: 15 fps from 30 fps), renumbered. */
-function everyNth(frames: Frame[], n: number): Frame[] {
-  return frames.filter((_, i) => i % n === 0).map((f, i) => ({ ...f, seq: i }));
-}
-
-/** Adds deterministic jitter of about `sigma` image heights to x and y. */
-function jittered(frames: Frame[], sigma: number, seed = 1): Frame[] {
-  let s = seed >>> 0;
-  const rand = () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-  const gauss = () => Math.sqrt(-2 * Math.log(rand() + 1e-12)) * Math.cos(2 * Math.PI * rand());
-  return frames.map((f) => ({
-    ...f,
-    keypoints: f.keypoints.map((p) => [
-      p[0] + (gauss() * sigma) / ASPECT,
-      p[1] + gauss() * sigma,
-      ...p.slice(2),
-    ]),
-  }));
-}
 
 /**
  * Moves both hip landmarks down by `fraction` of the torso (negative: up). Pose models disagree

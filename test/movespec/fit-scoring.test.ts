@@ -1,4 +1,4 @@
-/** Scoring rules of the accuracy benchmark (bench/accuracy/scoring.ts) on made-up counts. */
+/** How counts are scored (movespec/fit/scoring.ts), on made-up counts. */
 import { expect } from "chai";
 import {
   type ClipScore,
@@ -7,11 +7,10 @@ import {
   isExact,
   isWithinOne,
   matchRepetitions,
-  splitHalves,
   tally,
-} from "../../bench/accuracy/scoring.js";
+} from "../../movespec/fit/scoring.js";
 
-describe("accuracy benchmark scoring", () => {
+describe("count scoring", () => {
   describe("insideWindow", () => {
     it("allows a quarter of the segment after its end", () => {
       expect(insideWindow([10, 12])).to.deep.equal([9.998, 12.5]);
@@ -107,32 +106,7 @@ describe("accuracy benchmark scoring", () => {
     });
   });
 
-  describe("splitHalves", () => {
-    const clips = [
-      ...Array.from({ length: 7 }, (_, i) => ({ id: `sq${i}`, group: "squat" })),
-      ...Array.from({ length: 4 }, (_, i) => ({ id: `bp${i}`, group: "bench" })),
-      { id: "alone", group: "plank" },
-    ];
-
-    it("puts every clip in one half, balanced within each group", () => {
-      const halves = splitHalves(clips);
-      expect(halves.size).to.equal(clips.length);
-      for (const [group, n] of [
-        ["squat", 7],
-        ["bench", 4],
-        ["plank", 1],
-      ] as const) {
-        const tune = clips.filter((c) => c.group === group && halves.get(c) === "tune").length;
-        expect(tune, group).to.equal(Math.ceil(n / 2));
-      }
-    });
-
-    it("does not depend on the order of the clips", () => {
-      const a = splitHalves(clips);
-      const b = splitHalves([...clips].reverse());
-      for (const c of clips) expect(b.get(c), c.id).to.equal(a.get(c));
-    });
-
+  describe("fnv1a", () => {
     it("hashes ids with FNV-1a (32 bits)", () => {
       expect(fnv1a("")).to.equal(0x811c9dc5);
       expect(fnv1a("a")).to.equal(0xe40c292c);

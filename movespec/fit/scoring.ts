@@ -1,7 +1,8 @@
 /**
- * How the accuracy benchmark scores a count: exact, within one, absolute error, and how many
- * counted repetitions fall inside a true repetition. Pure functions, unit-tested in
- * test/bench/accuracy-scoring.test.ts.
+ * How a count is scored against a labelled recording: exact, within one, absolute and relative
+ * error, and how many counted repetitions fall inside a true repetition. `movespec fit` chooses
+ * numbers by these rules and the accuracy benchmark reports them. Pure functions, unit-tested in
+ * test/movespec/fit-scoring.test.ts.
  */
 
 /** A true repetition: [start, end] in seconds of the recording's own clock. */
@@ -80,6 +81,11 @@ export function absoluteError(c: ClipScore): number {
   return Math.abs((c.counted ?? 0) - c.expected);
 }
 
+/** |counted - expected| / expected, as the RepCount literature reports "MAE"; the whole count for an expected 0. */
+export function relativeError(c: ClipScore): number {
+  return c.expected > 0 ? absoluteError(c) / c.expected : absoluteError(c);
+}
+
 export function isExact(c: ClipScore): boolean {
   return c.counted !== undefined && c.counted === c.expected;
 }
@@ -125,7 +131,7 @@ export function tally(clips: readonly ClipScore[]): Tally {
     if (isExact(c)) t.exact++;
     if (isWithinOne(c)) t.withinOne++;
     error += absoluteError(c);
-    relative += c.expected > 0 ? absoluteError(c) / c.expected : absoluteError(c);
+    relative += relativeError(c);
     if (c.counted !== undefined && c.inside !== undefined) {
       t.withSegments++;
       t.counted += c.counted;
@@ -145,33 +151,4 @@ export function fnv1a(text: string): number {
     h = Math.imul(h, 0x01000193) >>> 0;
   }
   return h >>> 0;
-}
-
-export type Half = "tune" | "held-out";
-
-/**
- * Splits clips into two halves, balanced within each group (exercise): the clips of a group are
- * ordered by the hash of their id (ties by id) and dealt alternately, the first to "tune". So
- * the split does not depend on file order, and each exercise has as many clips on each side as
- * possible (a plain hash parity left 1 of 4 bench-press clips on one side).
- */
-export function splitHalves<T extends { id: string; group: string }>(
-  items: readonly T[],
-): Map<T, Half> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const g = groups.get(item.group);
-    if (g) g.push(item);
-    else groups.set(item.group, [item]);
-  }
-  const out = new Map<T, Half>();
-  for (const members of groups.values()) {
-    const ordered = [...members].sort(
-      (a, b) => fnv1a(a.id) - fnv1a(b.id) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-    );
-    ordered.forEach((item, i) => {
-      out.set(item, i % 2 === 0 ? "tune" : "held-out");
-    });
-  }
-  return out;
 }
