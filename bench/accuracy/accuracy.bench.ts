@@ -45,7 +45,7 @@ const USAGE = `usage: npm run bench:accuracy -- [options] [DIR ...]
                     default: the bundled UI-PRMD fixtures, then ../shared/posedata/repcount when present
   --specs DIR       reference MoveSpecs to use (default examples/movespecs)
   --exercise NAMES  only these exercises (comma-separated, or the option repeated)
-  --folds K         cross-validation folds (default 4)
+  --folds K         cross-validation folds (default: leave one out, a fold per recording)
   --seed N          fixes the folds (default 1)
   --no-cv           the MoveSpecs as shipped only (no cross-validation: seconds instead of minutes)
   --no-perturb      skip the perturbed recordings
@@ -59,6 +59,10 @@ const USAGE = `usage: npm run bench:accuracy -- [options] [DIR ...]
  * one, relative MAE, and no exercise below half exact.
  */
 const WILD_GOAL = { exact: 0.7, withinOne: 0.9, relativeMae: 0.1, perExerciseExact: 0.5 };
+
+/** As many folds as recordings: each counted with numbers chosen on all the others. */
+const LEAVE_ONE_OUT = Number.MAX_SAFE_INTEGER;
+const foldsText = (folds: number) => (folds === LEAVE_ONE_OUT ? "leave one out" : `${folds} folds`);
 
 interface Dataset {
   label: string;
@@ -326,7 +330,7 @@ async function main(argv: string[]): Promise<number> {
   let seed: number;
   try {
     args = parseOptions(argv);
-    folds = wholeNumber(args.values.folds, 4, "--folds");
+    folds = wholeNumber(args.values.folds, LEAVE_ONE_OUT, "--folds");
     seed = wholeNumber(args.values.seed, 1, "--seed");
   } catch (e) {
     process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
@@ -450,14 +454,14 @@ async function main(argv: string[]): Promise<number> {
   }
   status("");
   warn(
-    `counted ${counted.length} recordings with ${specNames.length} MoveSpecs${cv ? `, cross-validated (${folds} folds, seed ${seed})` : ""} in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    `counted ${counted.length} recordings with ${specNames.length} MoveSpecs${cv ? `, cross-validated (${foldsText(folds)}, seed ${seed})` : ""} in ${((performance.now() - started) / 1000).toFixed(1)} s`,
   );
 
   const report: Record<string, unknown> = {
     date: new Date().toISOString().slice(0, 10),
     commit: commitOf(specDir),
     specs: relative(process.cwd(), specDir) || ".",
-    folds: cv ? folds : undefined,
+    folds: cv ? (folds === LEAVE_ONE_OUT ? "leave one out" : folds) : undefined,
     seed: cv ? seed : undefined,
     datasets: [] as unknown[],
   };
@@ -471,7 +475,7 @@ async function main(argv: string[]): Promise<number> {
     if (clips.length === 0) continue;
     const rows = rowsOf(clips, cv);
     print(
-      `\n${ds.label} (${clips.length} recordings): as shipped (in-sample) | cross-validated (${cv ? `${folds} folds` : "not run"})`,
+      `\n${ds.label} (${clips.length} recordings): as shipped (in-sample) | cross-validated (${cv ? foldsText(folds) : "not run"})`,
       ...countingTable(rows, clips, cv),
     );
     const bc = cv ? balanced(rows.map((r) => r.crossValidated!)) : undefined;

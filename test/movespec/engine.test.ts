@@ -271,6 +271,26 @@ describe("movespec engine", () => {
       expect(rep.score).to.equal(85);
     });
 
+    it("a fault within its cooldown still costs the repetition it happens in (only events wait)", () => {
+      // The first repetition's fault starts the 10 s cooldown; the second's falls inside it: no
+      // second event, but the second repetition is penalised and, with voids_rep, not counted.
+      const rule = (voids: boolean) =>
+        FORM(
+          `  - id: right_arm_bent\n    when: other < 120\n    during: rep\n    message: m\n    cooldown: 10s\n    voids_rep: ${voids}`,
+        );
+      const faulty = oneRep().map((v, i) => [v, i > 6 && i < 20 ? 90 : 175] as [number, number]);
+      const frames = sequence([...faulty, ...faulty]);
+      const penalised = run(rule(false), frames).events;
+      expect(ofType(penalised, "form.violation")).to.have.length(1);
+      expect(ofType(penalised, "rep.completed").map((r) => [r.score, r.violations])).to.deep.equal([
+        [85, ["right_arm_bent"]],
+        [85, ["right_arm_bent"]],
+      ]);
+      const voided = run(rule(true), frames).events;
+      expect(ofType(voided, "rep.completed")).to.have.length(0);
+      expect(ofType(voided, "rep.partial").map((p) => p.reason)).to.deep.equal(["voided", "voided"]);
+    });
+
     it("applies only in its phases and after its minimum duration", () => {
       const yaml = FORM(
         "  - id: r\n    when: other < 120\n    during: [closed]\n    message: m\n    for: 0.3s",

@@ -22,7 +22,17 @@ export function updateForm(m: Machine, f: FrameFacts): void {
     }
     const since = s.formSince[i] ?? f.t;
     s.formSince[i] = since;
-    if (f.t - since < rule.for - EPS || f.t < s.formCooldownUntil[i]) continue;
+    if (f.t - since < rule.for - EPS) continue;
+    // The cooldown limits the events only: a fault within it still costs the repetition in
+    // progress its penalty and, with voids_rep, the repetition itself.
+    if (s.inRep) {
+      if (!s.violations.includes(rule.id)) {
+        s.violations.push(rule.id);
+        s.penalty += rule.penalty;
+      }
+      if (rule.voidsRep) s.voided = true;
+    }
+    if (f.t < s.formCooldownUntil[i]) continue;
     s.formCooldownUntil[i] = f.t + rule.cooldown;
     const side =
       m.combine === "either"
@@ -39,14 +49,7 @@ export function updateForm(m: Machine, f: FrameFacts): void {
       severity: rule.severity,
       message: rule.message,
     };
-    if (s.inRep) {
-      ev.rep = s.count + 1;
-      if (!s.violations.includes(rule.id)) {
-        s.violations.push(rule.id);
-        s.penalty += rule.penalty;
-      }
-      if (rule.voidsRep) s.voided = true;
-    }
+    if (s.inRep) ev.rep = s.count + 1;
     ev.values = values(m, m.formSlots[i], side);
     m.emit(ev);
   }
