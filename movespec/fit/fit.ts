@@ -8,6 +8,10 @@
  * them. The cross-validated counts are what the choice predicts for recordings nobody tuned it on;
  * the counts with the values chosen on all recordings are in-sample, and flatter it.
  *
+ * The search weighs the recordings of the movement (expected above 0) and those of other
+ * movements (expected 0) as two halves, whatever their numbers: adding negatives tells the search
+ * what not to count without outvoting the movement's own recordings.
+ *
  * Every set of values is loaded as a MoveSpec and run on each recording at most once (cached), so
  * folds share the work of the values they try in common.
  */
@@ -118,6 +122,7 @@ export function fitMoveSpec(
   const total = perSearch * searches;
   let done = 0;
   const searchOn = (train: number[], stage: string) => {
+    const weights = balanced(train.map((i) => recordings[i]));
     let used = 0;
     const result = coordinateSearch(
       parameters,
@@ -126,7 +131,7 @@ export function fitMoveSpec(
         used++;
         done++;
         options.onProgress?.({ done, total, stage });
-        return runs.score(values, train);
+        return runs.score(values, train, weights);
       },
       { maxRounds },
     );
@@ -153,7 +158,9 @@ export function fitMoveSpec(
         fold: f,
         testIds: test.map((i) => recordings[i].id),
         values: found.values,
-        trainScore: found.score ?? scoreOf(train.map((i) => missed(recordings[i]))),
+        trainScore: scoreOf(
+          runs.outcomes(found.values, train) ?? train.map((i) => missed(recordings[i])),
+        ),
         testScore: scoreOf(tested),
       });
     }
@@ -186,6 +193,18 @@ export function fitMoveSpec(
     evaluations: runs.loaded,
     infeasible: runs.infeasible,
   };
+}
+
+/**
+ * Weights that make the recordings with repetitions and those without (negatives) weigh half
+ * each, summing to the number of recordings; all 1 when there is only one kind.
+ */
+export function balanced(recordings: readonly LabelledRecording[]): number[] {
+  const positives = recordings.filter((r) => r.expected > 0).length;
+  const negatives = recordings.length - positives;
+  if (positives === 0 || negatives === 0) return recordings.map(() => 1);
+  const n = recordings.length;
+  return recordings.map((r) => (r.expected > 0 ? n / (2 * positives) : n / (2 * negatives)));
 }
 
 /** What a recording scores when no MoveSpec could count it. */
@@ -233,8 +252,12 @@ class Runs {
     });
   }
 
-  score(values: readonly number[], which: readonly number[]): Score | undefined {
+  score(
+    values: readonly number[],
+    which: readonly number[],
+    weights: readonly number[],
+  ): Score | undefined {
     const outcomes = this.outcomes(values, which);
-    return outcomes ? scoreOf(outcomes) : undefined;
+    return outcomes ? scoreOf(outcomes, weights) : undefined;
   }
 }

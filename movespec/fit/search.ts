@@ -10,7 +10,11 @@ import { placesOfGrid } from "./apply.js";
 import type { Outcome } from "./evaluate.js";
 import { isExact, isWithinOne, relativeError } from "./scoring.js";
 
-/** How well a set of values counts a set of recordings. */
+/**
+ * How well a set of values counts a set of recordings: how many recordings are exact and within
+ * one, the sum of their relative errors, and the repetitions counted inside true ones. Weighted
+ * (scoreOf), each sum counts a recording by its weight.
+ */
 export interface Score {
   readonly clips: number;
   readonly exact: number;
@@ -21,31 +25,35 @@ export interface Score {
   readonly inside: number;
 }
 
-export function scoreOf(outcomes: readonly Outcome[]): Score {
+/** The score of outcomes, each counted once, or by its weight (aligned with `outcomes`). */
+export function scoreOf(outcomes: readonly Outcome[], weights?: readonly number[]): Score {
   let exact = 0;
   let withinOne = 0;
   let error = 0;
   let inside = 0;
-  for (const o of outcomes) {
-    if (isExact(o)) exact++;
-    if (isWithinOne(o)) withinOne++;
-    error += relativeError(o);
-    inside += o.inside ?? 0;
-  }
+  outcomes.forEach((o, i) => {
+    const w = weights?.[i] ?? 1;
+    if (isExact(o)) exact += w;
+    if (isWithinOne(o)) withinOne += w;
+    error += w * relativeError(o);
+    inside += w * (o.inside ?? 0);
+  });
   return { clips: outcomes.length, exact, withinOne, error, inside };
 }
 
-const ERROR_EPS = 1e-9;
+/** Weighted sums are equal within this. */
+const EPS = 1e-9;
 
 /**
  * Positive when `a` is better than `b`, 0 when they tie: more recordings exact, then more within
  * one, then a smaller error, then more repetitions inside true ones.
  */
 export function compareScores(a: Score, b: Score): number {
-  if (a.exact !== b.exact) return a.exact - b.exact;
-  if (a.withinOne !== b.withinOne) return a.withinOne - b.withinOne;
-  if (Math.abs(a.error - b.error) > ERROR_EPS) return b.error - a.error;
-  return a.inside - b.inside;
+  if (Math.abs(a.exact - b.exact) > EPS) return a.exact - b.exact;
+  if (Math.abs(a.withinOne - b.withinOne) > EPS) return a.withinOne - b.withinOne;
+  if (Math.abs(a.error - b.error) > EPS) return b.error - a.error;
+  if (Math.abs(a.inside - b.inside) > EPS) return a.inside - b.inside;
+  return 0;
 }
 
 /** The values a parameter is tried at: its range in steps, each written as the MoveSpec would. */
