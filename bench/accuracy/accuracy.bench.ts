@@ -209,7 +209,7 @@ function countingTable(rows: Row[], clips: ClipResult[], cv: boolean): string[] 
     "rel. MAE",
     "inside",
   ];
-  if (cv) header.push("| CV exact", "CV within 1", "CV rel. MAE");
+  if (cv) header.push("|", "CV exact", "CV within 1", "CV rel. MAE");
   const line = (label: string, spec: string, s: Tally, c?: Tally) => {
     const cells = [
       label,
@@ -257,7 +257,7 @@ function countingTable(rows: Row[], clips: ClipResult[], cv: boolean): string[] 
     b.relativeMae.toFixed(2),
     "",
   ];
-  if (bc) bal.push(`| ${pct(bc.exact)}`, pct(bc.withinOne), bc.relativeMae.toFixed(2));
+  if (bc) bal.push("|", pct(bc.exact), pct(bc.withinOne), bc.relativeMae.toFixed(2));
   body.push(bal);
   return columns([header, ...body], 2);
 }
@@ -618,6 +618,8 @@ function specificityTables(
       const spec = specFor(name).spec;
       if (!spec) continue;
       const cells = [name];
+      const misses: string[] = [];
+      let failed = false;
       for (const exercise of exercises) {
         const recs = mine.filter((l) => l.rec.exercise === exercise);
         const counts = recs.map((l) => {
@@ -631,12 +633,17 @@ function specificityTables(
         else cells.push(counts.join(" "));
         if (!ds.wild && (NEGATIVES[name] ?? []).includes(exercise)) {
           const tolerance = negativeTolerance(name, exercise);
-          const worst = Math.max(...counts);
-          goals.push(
-            `${ds.label} specificity: ${name} on ${exercise}: counts ${counts.join(", ")} (goal: at most ${tolerance} each): ${worst <= tolerance ? "met" : "not met"}`,
+          const over = counts.filter((n) => n > tolerance).length;
+          misses.push(
+            `${exercise} ${counts.join("/")}${tolerance ? ` (<= ${tolerance} each)` : ""}${over ? " NOT MET" : ""}`,
           );
+          if (over) failed = true;
         }
       }
+      if (misses.length > 0)
+        goals.push(
+          `${ds.label} specificity: ${name} on ${misses.join(", ")}: ${failed ? "not met" : "met"}`,
+        );
       rows.push(cells);
     }
     lines.push(
