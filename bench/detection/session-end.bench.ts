@@ -25,7 +25,7 @@ import {
   restoreEngine,
   type SummaryRecords,
 } from "../../movespec/index.js";
-import { finalSummary } from "../../services/detection/domain/session-summary.js";
+import { finalSummary, summaryEventOf } from "../../services/detection/domain/session-summary.js";
 import { chunkRecords, readSize } from "../../services/detection/store/record-store.js";
 import {
   endMessage,
@@ -146,7 +146,7 @@ for (const minutes of MINUTES) {
       before = process.cpuUsage();
       return (used.user + used.system) / 1000;
     };
-    const { events, summary } = engine.finish();
+    const { events } = engine.finish();
     const stored: SummaryRecords[] = [];
     let longestRead = 0;
     let allReads = 0;
@@ -166,9 +166,9 @@ for (const minutes of MINUTES) {
     turns.read.push(longestRead);
     turns.readTotal.push(allReads);
     elapsed();
-    const final = finalSummary(summary, stored, SUMMARY_MAX_BYTES);
+    const final = finalSummary(summaryEventOf(events), stored, SUMMARY_MAX_BYTES);
     turns.summary.push(elapsed());
-    for (const event of events) summaryEventMessage(event, final.text);
+    summaryEventMessage(final.text);
     const checkpoint = JSON.stringify(engine.snapshot());
     BSON.serialize({ $set: { status: "completed", terminal_outcome: final.text, checkpoint } });
     endMessage({ status: "completed", acceptedFramesTotal: frames, terminalOutcome: final.text });

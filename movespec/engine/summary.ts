@@ -69,10 +69,10 @@ export function summarize(
  * The whole session's summary: `summary` (from `finish()`) with the records taken out of the
  * engine before put back in their places. The totals in `summary` already cover them.
  */
-export function mergeSummary(
-  summary: SessionSummary,
+export function mergeSummary<S extends SessionSummary>(
+  summary: S,
   taken: readonly SummaryRecords[],
-): SessionSummary {
+): S {
   if (taken.length === 0) return summary;
   return {
     ...summary,

@@ -288,7 +288,10 @@ describe("movespec engine", () => {
       ]);
       const voided = run(rule(true), frames).events;
       expect(ofType(voided, "rep.completed")).to.have.length(0);
-      expect(ofType(voided, "rep.partial").map((p) => p.reason)).to.deep.equal(["voided", "voided"]);
+      expect(ofType(voided, "rep.partial").map((p) => p.reason)).to.deep.equal([
+        "voided",
+        "voided",
+      ]);
     });
 
     it("applies only in its phases and after its minimum duration", () => {

@@ -210,7 +210,7 @@ describe("SDK retries and stream resume (scripted servers)", function () {
       connections = [];
       wss = new WebSocketServer({ port: 0, host: "127.0.0.1" });
       await new Promise<void>((resolve) => wss.once("listening", () => resolve()));
-      url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/api/detection/sessions/s1/stream`;
+      url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/api/detection/sessions/${SESSION}/stream`;
       wss.on("connection", (socket) => {
         const received: Record<string, unknown>[] = [];
         connections.push(received);
@@ -223,10 +223,13 @@ describe("SDK retries and stream resume (scripted servers)", function () {
     });
     afterEach(() => new Promise<void>((resolve) => wss.close(() => resolve())));
 
+    // What a real replica answers (the contract hooks check these messages against the
+    // AsyncAPI document too: a scripted server that drifted would test the SDK against fiction).
+    const SESSION = "0192f0c4-3b7e-7a51-9d3c-6f1e2a4b5c6d";
     const ready = (lastSeq?: number) =>
       JSON.stringify({
         type: "ready",
-        session_id: "s1",
+        session_id: SESSION,
         status: "streaming",
         mode: "replay",
         input_schema_version: "pose-frame.v1",
@@ -235,6 +238,7 @@ describe("SDK retries and stream resume (scripted servers)", function () {
         accepted_frames_total: (lastSeq ?? -1) + 1,
         ...(lastSeq === undefined ? {} : { last_seq: lastSeq }),
         limits: { max_message_bytes: 65536, live_max_fps: 120 },
+        frame_encoding: "json",
       });
     const frame = (seq: number) => ({ seq, t: seq / 30, keypoints: [[0.5, 0.5]] });
     const seqs = (messages: Record<string, unknown>[]) =>

@@ -311,8 +311,11 @@ export interface Event_tracking_lost {
   seq: number;
   /** that frame's t */
   t: number;
+  /** the side the event is about, when the MoveSpec has sides */
   side?: "left" | "right" | "both";
+  /** the first frame the gate failed */
   since_t: number;
+  /** landmarks below the visibility threshold */
   missing: string[];
   [key: string]: unknown;
 }
@@ -326,7 +329,9 @@ export interface Event_tracking_regained {
   seq: number;
   /** that frame's t */
   t: number;
+  /** the side the event is about, when the MoveSpec has sides */
   side?: "left" | "right" | "both";
+  /** seconds: lost */
   lost_for: number;
   [key: string]: unknown;
 }
@@ -340,13 +345,40 @@ export interface Event_phase_entered {
   seq: number;
   /** that frame's t */
   t: number;
+  /** the side the event is about, when the MoveSpec has sides */
   side?: "left" | "right" | "both";
   phase: string;
+  /** the last phase, if any */
   previous?: string;
+  /** when the condition started to hold */
   since_t: number;
-  /** the MoveSpec's signals at this frame */
+  /** the smoothed values of the signals that caused the event, rounded to 3 decimals */
   values: {
     [key: string]: number;
+  };
+  [key: string]: unknown;
+}
+
+export interface SignalStats {
+  min: number;
+  max: number;
+  /** max - min */
+  range: number;
+  [key: string]: unknown;
+}
+
+export interface RepMetrics {
+  /** seconds: from leaving the start phase to entering the cycle's last phase */
+  duration: number;
+  /** seconds for each step of the cycle, in order */
+  tempo: number[];
+  /** seconds inside each phase of the cycle */
+  phase_time: {
+    [key: string]: number;
+  };
+  /** extremes and range of motion of each metric signal */
+  signals: {
+    [key: string]: SignalStats;
   };
   [key: string]: unknown;
 }
@@ -360,6 +392,7 @@ export interface Event_rep_completed {
   seq: number;
   /** that frame's t */
   t: number;
+  /** the side the event is about, when the MoveSpec has sides */
   side?: "left" | "right" | "both";
   /** this side's count */
   count: number;
@@ -370,8 +403,8 @@ export interface Event_rep_completed {
   /** 0 to 100 */
   score: number;
   violations: string[];
-  metrics: Record<string, unknown>;
-  /** the MoveSpec's signals at this frame */
+  metrics: RepMetrics;
+  /** the smoothed values of the signals that caused the event, rounded to 3 decimals */
   values: {
     [key: string]: number;
   };
@@ -387,14 +420,20 @@ export interface Event_rep_partial {
   seq: number;
   /** that frame's t */
   t: number;
+  /** the side the event is about, when the MoveSpec has sides */
   side?: "left" | "right" | "both";
   reason: "turned_back" | "timeout" | "too_fast" | "too_slow" | "voided" | "tracking_lost";
   start_t: number;
+  /** seconds: from its start to the frame it ended on */
   duration: number;
+  /** seconds: the bound of `within` it broke: the minimum for too_fast, the maximum for too_slow and timeout */
+  limit?: number;
+  /** the cycle's phases it reached */
   reached: string[];
+  /** how far it got, when measurable */
   progress?: number;
   violations?: string[];
-  /** the MoveSpec's signals at this frame */
+  /** the smoothed values of the signals that caused the event, rounded to 3 decimals */
   values: {
     [key: string]: number;
   };
@@ -410,9 +449,11 @@ export interface Event_hold_started {
   seq: number;
   /** that frame's t */
   t: number;
+  /** the side the event is about, when the MoveSpec has sides */
   side?: "left" | "right" | "both";
   phase: string;
   since_t: number;
+  /** seconds: the hold's target */
   target: number;
   [key: string]: unknown;
 }
@@ -426,9 +467,12 @@ export interface Event_hold_progress {
   seq: number;
   /** that frame's t */
   t: number;
+  /** the side the event is about, when the MoveSpec has sides */
   side?: "left" | "right" | "both";
   phase: string;
+  /** seconds: held so far */
   elapsed: number;
+  /** seconds: to the target */
   remaining: number;
   [key: string]: unknown;
 }
@@ -442,8 +486,10 @@ export interface Event_hold_completed {
   seq: number;
   /** that frame's t */
   t: number;
+  /** the side the event is about, when the MoveSpec has sides */
   side?: "left" | "right" | "both";
   phase: string;
+  /** seconds: held */
   elapsed: number;
   [key: string]: unknown;
 }
@@ -457,8 +503,10 @@ export interface Event_hold_broken {
   seq: number;
   /** that frame's t */
   t: number;
+  /** the side the event is about, when the MoveSpec has sides */
   side?: "left" | "right" | "both";
   phase: string;
+  /** seconds: held */
   elapsed: number;
   reason: "left_phase" | "tracking_lost";
   [key: string]: unknown;
@@ -473,15 +521,44 @@ export interface Event_form_violation {
   seq: number;
   /** that frame's t */
   t: number;
+  /** the side the event is about, when the MoveSpec has sides */
   side?: "left" | "right" | "both";
   rule: string;
   severity: "info" | "warning" | "error";
   message: string;
+  /** the number of the repetition in progress */
   rep?: number;
-  /** the MoveSpec's signals at this frame */
+  /** the smoothed values of the signals that caused the event, rounded to 3 decimals */
   values: {
     [key: string]: number;
   };
+  [key: string]: unknown;
+}
+
+/** A counted repetition, as the summary lists it. */
+export interface RepRecord {
+  /** this side's count */
+  count: number;
+  /** the side the event is about, when the MoveSpec has sides */
+  side?: "left" | "right" | "both";
+  start_t: number;
+  end_t: number;
+  /** 0 to 100 */
+  score: number;
+  violations: string[];
+  metrics: RepMetrics;
+  [key: string]: unknown;
+}
+
+/** A hold, as the summary lists it. */
+export interface HoldRecord {
+  /** the side the event is about, when the MoveSpec has sides */
+  side?: "left" | "right" | "both";
+  phase: string;
+  start_t: number;
+  /** seconds: held, brief breaks within the grace period included */
+  elapsed: number;
+  completed: boolean;
   [key: string]: unknown;
 }
 
@@ -494,32 +571,33 @@ export interface Event_session_summary {
   seq: number;
   /** that frame's t */
   t: number;
+  /** the side the event is about, when the MoveSpec has sides */
   side?: "left" | "right" | "both";
   /** counted repetitions, all sides */
   count: number;
+  /** per side, when sides are counted separately (sides: both) */
   counts?: {
     left: number;
     right: number;
+    [key: string]: unknown;
   };
   partials: number;
   /** mean score of the counted repetitions (0 when none) */
   score: number;
-  reps: ({
-    count: number;
-    side?: "left" | "right" | "both";
-    start_t: number;
-    end_t: number;
-    score: number;
-    violations: string[];
-    metrics: Record<string, unknown>;
-    [key: string]: unknown;
-  })[];
-  holds: Record<string, unknown>[];
-  /** seconds */
+  /** every counted repetition, in the order they ended */
+  reps: RepRecord[];
+  /** every hold, in the order they started */
+  holds: HoldRecord[];
+  /** seconds: the longest hold (0 when the MoveSpec has no hold) */
   longest_hold: number;
+  /** frames accepted */
   frames: number;
-  /** seconds from the first to the last accepted frame */
+  /** seconds: from the first to the last accepted frame */
   duration: number;
+  /** repetitions left out of `reps` to keep the summary within its size limit (the totals cover them) */
+  reps_omitted?: number;
+  /** holds left out of `holds` to keep the summary within its size limit */
+  holds_omitted?: number;
   [key: string]: unknown;
 }
 

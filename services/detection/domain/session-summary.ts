@@ -1,27 +1,38 @@
 /**
- * The summary a session ends with (`terminal_outcome`, and the `session.summary` event): the
- * engine's final summary with the records stored during the session put back in its lists, kept
- * within a size the session document can hold.
+ * The summary a session ends with: the engine's final `session.summary` event with the records
+ * stored during the session put back in its lists, kept within a size the session document can
+ * hold. Its JSON text is both the stream's last event and `terminal_outcome` (the contract: "the
+ * final session.summary event as JSON text").
  */
-import { mergeSummary, type SessionSummary, type SummaryRecords } from "../../../movespec/index.js";
+import { type DetectionEvent, mergeSummary, type SummaryRecords } from "../../../movespec/index.js";
 import { leadingItemsWithin } from "../../shared/text/json-budget.js";
 
-/** A summary whose lists were cut to fit: how many records were left out of each. */
-export type BoundedSummary = SessionSummary & { reps_omitted?: number; holds_omitted?: number };
+export type SummaryEvent = Extract<DetectionEvent, { type: "session.summary" }>;
+
+/** A summary event whose lists were cut to fit: how many records were left out of each. */
+export type BoundedSummary = SummaryEvent & { reps_omitted?: number; holds_omitted?: number };
 
 export interface FinalSummary {
   readonly summary: BoundedSummary;
-  /** The summary as JSON text (at most the byte limit). */
+  /** The event as JSON text (at most the byte limit). */
   readonly text: string;
 }
 
+/** The `session.summary` event among the events `finish()` returned (always the last). */
+export function summaryEventOf(events: readonly DetectionEvent[]): SummaryEvent {
+  const event = events.at(-1);
+  if (event?.type !== "session.summary") throw new Error("finish() ended without session.summary");
+  return event;
+}
+
 /**
- * The whole session's summary from the engine's final one and the stored records. If its JSON
- * would pass `maxBytes`, the lists keep their first records (repetitions, then holds) up to that
- * size and say how many were left out; the counts, score and other totals always cover everything.
+ * The whole session's summary event from the engine's final one and the stored records. If its
+ * JSON would pass `maxBytes`, the lists keep their first records (repetitions, then holds) up to
+ * that size and say how many were left out; the counts, score and other totals always cover
+ * everything.
  */
 export function finalSummary(
-  summary: SessionSummary,
+  summary: SummaryEvent,
   stored: readonly SummaryRecords[],
   maxBytes: number,
 ): FinalSummary {

@@ -7,7 +7,7 @@ import {
 import type { Logger } from "../../shared/logging/logger.js";
 import type { SessionLimits } from "../config.js";
 import type { SessionDocument } from "../domain/session-document.js";
-import { finalSummary } from "../domain/session-summary.js";
+import { finalSummary, summaryEventOf } from "../domain/session-summary.js";
 import { type DueOutcome, dueOutcome } from "../domain/session-timeouts.js";
 import type { AttachmentLeases } from "../lease/attachment-lease.js";
 import { EndReason } from "../reasons.js";
@@ -73,8 +73,11 @@ export function createSessionSettlement(options: SessionSettlementOptions): Sess
         "record chunks missing: the summary lists fewer records than it counts",
       );
     }
-    return finalSummary(engine.finish().summary, stored.chunks, options.limits.summaryMaxBytes)
-      .text;
+    return finalSummary(
+      summaryEventOf(engine.finish().events),
+      stored.chunks,
+      options.limits.summaryMaxBytes,
+    ).text;
   }
 
   function terminalWrite(

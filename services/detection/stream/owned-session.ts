@@ -7,7 +7,7 @@ import type {
 import type { Logger } from "../../shared/logging/logger.js";
 import type { DetectionConfig } from "../config.js";
 import type { SessionMode, SessionStatus } from "../domain/session-document.js";
-import { finalSummary } from "../domain/session-summary.js";
+import { finalSummary, summaryEventOf } from "../domain/session-summary.js";
 import { CloseCode, EndReason, StreamError, StreamWarning } from "../reasons.js";
 import type { RecordStore } from "../store/record-store.js";
 import type { SessionStore, TerminalWrite } from "../store/session-store.js";
@@ -523,7 +523,7 @@ export class OwnedSession {
     for (const event of events) {
       const message =
         summaryText !== undefined && event.type === "session.summary"
-          ? summaryEventMessage(event, summaryText)
+          ? summaryEventMessage(summaryText)
           : eventMessage(event);
       this.recentEvents.add(event.event_seq, message);
       if (event.event_seq <= this.suppressEventsUpTo) continue;
@@ -601,7 +601,7 @@ export class OwnedSession {
         this.status = "finalizing";
       }
       await this.checkpointing;
-      const { events, summary } = this.engine.finish();
+      const { events } = this.engine.finish();
       const stored = await this.ledger.all();
       if (stored.missing > 0) {
         this.deps.logger.error(
@@ -613,7 +613,11 @@ export class OwnedSession {
       // a turn of the event loop of its own (even when many sessions end at once), so that the
       // frames of other sessions are read in between.
       await this.deps.turns.next();
-      const final = finalSummary(summary, stored.records, this.deps.config.limits.summaryMaxBytes);
+      const final = finalSummary(
+        summaryEventOf(events),
+        stored.records,
+        this.deps.config.limits.summaryMaxBytes,
+      );
       await this.deps.turns.next();
       this.sendEvents(events, undefined, final.text);
       const outcome = final.text;

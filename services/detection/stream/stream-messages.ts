@@ -42,16 +42,11 @@ export function eventMessage(event: DetectionEvent): string {
 }
 
 /**
- * The `session.summary` event with `summaryText` (the final summary's JSON, as stored in
- * terminal_outcome) as its payload: the same text as eventMessage of the whole event, without
- * writing megabytes of JSON a second time.
+ * The `session.summary` event's message from its JSON text (as stored in terminal_outcome): the
+ * same text as eventMessage of the event, without writing megabytes of JSON a second time.
  */
-export function summaryEventMessage(
-  event: Pick<DetectionEvent, "event_seq" | "seq" | "t">,
-  summaryText: string,
-): string {
-  const envelope = `"type":"session.summary","event_seq":${event.event_seq},"seq":${event.seq},"t":${JSON.stringify(event.t)}`;
-  return `{"type":"event","event":{${envelope},${summaryText.slice(1)}}`;
+export function summaryEventMessage(summaryText: string): string {
+  return `{"type":"event","event":${summaryText}}`;
 }
 
 /** Frames up to `lastSeq` are durable: a client may forget them. */

@@ -6,6 +6,7 @@
  */
 import Type, { type TSchema } from "typebox";
 
+export { StringEnum, StringMap } from "../../../movespec/json-schema.js";
 export type { TSchema };
 export { Type };
 export type Static<T extends TSchema> = Type.Static<T>;
@@ -58,23 +59,6 @@ export function Uuid(description: string, example = "0192f0c4-3b7e-7a51-9d3c-6f1
 /** ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:15:30.123Z. */
 export function Timestamp(description: string) {
   return Type.String({ format: "date-time", description, examples: ["2026-11-22T10:15:30.123Z"] });
-}
-
-/** A string from a closed list, as `{"type":"string","enum":[...]}`. */
-export function StringEnum<const Values extends readonly string[]>(
-  values: Values,
-  options: { description?: string; default?: Values[number]; title?: string } = {},
-) {
-  return Type.Unsafe<Values[number]>({ type: "string", enum: [...values], ...options });
-}
-
-/** An object whose keys are free and whose values all have one schema (a JSON "map"). */
-export function StringMap<T extends TSchema>(values: T, description?: string) {
-  return Type.Unsafe<Record<string, Static<T>>>({
-    type: "object",
-    additionalProperties: values,
-    ...(description ? { description } : {}),
-  });
 }
 
 /**

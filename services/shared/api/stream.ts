@@ -3,8 +3,9 @@
  * with a `type`. The client's messages, the server's, the detection events (detection-event.v1)
  * they carry, and the close and error codes. Served as the AsyncAPI document /asyncapi.json.
  */
+import { DETECTION_EVENTS, DetectionEvent } from "../../../movespec/engine/event-schema.js";
 import { TOPOLOGY_NAMES } from "../../../movespec/topology.js";
-import { type Static, StringEnum, StringMap, Type, Uuid } from "./schema-kit.js";
+import { type Static, StringEnum, Type, Uuid } from "./schema-kit.js";
 
 /** The keypoint layouts the engine knows (movespec/topology.ts). */
 export const TOPOLOGIES = TOPOLOGY_NAMES as readonly ["blazepose-33", "coco-17"];
@@ -283,122 +284,9 @@ export const Ping = Type.Object(
   { title: "Ping", description: "Answered with `pong`; counts as activity." },
 );
 
-// --- detection events (detection-event.v1) ----------------------------------------------------------
+// --- detection events (detection-event.v1): defined once, in movespec/engine/event-schema.ts ---
 
-const Values = StringMap(Type.Number(), "the MoveSpec's signals at this frame");
-const envelope = {
-  event_seq: Type.Integer({ minimum: 1, description: "per session, from 1, no gaps" }),
-  seq: Type.Integer({
-    minimum: 0,
-    description:
-      "the frame that caused the event (session.summary: the last accepted frame, 0 when none was)",
-  }),
-  t: Type.Number({ description: "that frame's t" }),
-  side: Type.Optional(StringEnum(["left", "right", "both"] as const)),
-};
-const event = <T extends string>(type: T, description: string, payload: Type.TProperties) =>
-  Type.Object(
-    { type: Type.Literal(type), ...envelope, ...payload },
-    { title: `Event_${type.replace(".", "_")}`, description, additionalProperties: true },
-  );
-
-const Names = Type.Array(Type.String());
-const RepRecord = Type.Object(
-  {
-    count: Type.Integer(),
-    side: Type.Optional(StringEnum(["left", "right", "both"] as const)),
-    start_t: Type.Number(),
-    end_t: Type.Number(),
-    score: Type.Number(),
-    violations: Names,
-    metrics: Type.Object({}, { additionalProperties: true }),
-  },
-  { additionalProperties: true },
-);
-const summaryFields = {
-  count: Type.Integer({ minimum: 0, description: "counted repetitions, all sides" }),
-  counts: Type.Optional(Type.Object({ left: Type.Integer(), right: Type.Integer() })),
-  partials: Type.Integer({ minimum: 0 }),
-  score: Type.Number({ description: "mean score of the counted repetitions (0 when none)" }),
-  reps: Type.Array(RepRecord),
-  holds: Type.Array(Type.Object({}, { additionalProperties: true })),
-  longest_hold: Type.Number({ description: "seconds" }),
-  frames: Type.Integer({ minimum: 0 }),
-  duration: Type.Number({ description: "seconds from the first to the last accepted frame" }),
-};
-
-export const DETECTION_EVENTS = [
-  event("tracking.lost", "Landmarks the MoveSpec needs are not visible.", {
-    since_t: Type.Number(),
-    missing: Names,
-  }),
-  event("tracking.regained", "They are visible again.", { lost_for: Type.Number() }),
-  event("phase.entered", "The body entered a phase.", {
-    phase: Type.String(),
-    previous: Type.Optional(Type.String()),
-    since_t: Type.Number(),
-    values: Values,
-  }),
-  event("rep.completed", "A repetition was counted.", {
-    count: Type.Integer({ description: "this side's count" }),
-    total: Type.Integer({ description: "all sides together" }),
-    start_t: Type.Number(),
-    end_t: Type.Number(),
-    score: Type.Number({ description: "0 to 100" }),
-    violations: Names,
-    metrics: Type.Object({}, { additionalProperties: true }),
-    values: Values,
-  }),
-  event("rep.partial", "A repetition was started and not completed.", {
-    reason: StringEnum([
-      "turned_back",
-      "timeout",
-      "too_fast",
-      "too_slow",
-      "voided",
-      "tracking_lost",
-    ] as const),
-    start_t: Type.Number(),
-    duration: Type.Number(),
-    reached: Names,
-    progress: Type.Optional(Type.Number()),
-    violations: Type.Optional(Names),
-    values: Values,
-  }),
-  event("hold.started", "A hold began.", {
-    phase: Type.String(),
-    since_t: Type.Number(),
-    target: Type.Number(),
-  }),
-  event("hold.progress", "A hold goes on.", {
-    phase: Type.String(),
-    elapsed: Type.Number(),
-    remaining: Type.Number(),
-  }),
-  event("hold.completed", "A hold reached its target.", {
-    phase: Type.String(),
-    elapsed: Type.Number(),
-  }),
-  event("hold.broken", "A hold ended early.", {
-    phase: Type.String(),
-    elapsed: Type.Number(),
-    reason: StringEnum(["left_phase", "tracking_lost"] as const),
-  }),
-  event("form.violation", "A form rule was broken.", {
-    rule: Type.String(),
-    severity: StringEnum(["info", "warning", "error"] as const),
-    message: Type.String(),
-    rep: Type.Optional(Type.Integer()),
-    values: Values,
-  }),
-  event("session.summary", "The last event: what the session counted.", summaryFields),
-] as const;
-
-export const DetectionEvent = Type.Union([...DETECTION_EVENTS], {
-  title: "DetectionEvent",
-  description:
-    "detection-event.v1: `type`, `event_seq`, `seq`, `t`, then the type's payload. New fields may be added.",
-});
+export { DETECTION_EVENTS, DetectionEvent };
 
 // --- server -> client -----------------------------------------------------------------------------
 

@@ -1,6 +1,9 @@
 import { expect } from "chai";
-import type { HoldRecord, RepRecord, SessionSummary } from "../../../../movespec/index.js";
-import { finalSummary } from "../../../../services/detection/domain/session-summary.js";
+import type { HoldRecord, RepRecord } from "../../../../movespec/index.js";
+import {
+  finalSummary,
+  type SummaryEvent,
+} from "../../../../services/detection/domain/session-summary.js";
 import {
   eventMessage,
   summaryEventMessage,
@@ -21,9 +24,13 @@ const hold = (i: number): HoldRecord => ({
   completed: true,
 });
 
-/** A summary as the engine ends it: totals for all, lists of the records it still held. */
-function engineSummary(held: RepRecord[], count: number, holds: HoldRecord[] = []): SessionSummary {
+/** A summary event as the engine ends it: totals for all, lists of the records it still held. */
+function engineSummary(held: RepRecord[], count: number, holds: HoldRecord[] = []): SummaryEvent {
   return {
+    type: "session.summary",
+    event_seq: 7,
+    seq: 999,
+    t: 33.3,
     count,
     partials: 1,
     score: 99,
@@ -87,17 +94,15 @@ describe("detection finalSummary", () => {
     expect(Buffer.byteLength(JSON.stringify(oneMore))).to.be.above(2048);
   });
 
-  it("makes the session.summary message from the summary's text, as the whole event would be", () => {
-    const event = { type: "session.summary", event_seq: 7, seq: 99, t: 3.3, ...summary } as const;
+  it("is the whole session.summary event, and its message the same text as eventMessage's", () => {
     const final = finalSummary(summary, stored, 1024 * 1024);
-    const message = summaryEventMessage(event, final.text);
-    expect(message).to.equal(eventMessage({ ...event, ...final.summary }));
-    expect(Object.keys(JSON.parse(message).event).slice(0, 5)).to.deep.equal([
+    expect(Object.keys(JSON.parse(final.text)).slice(0, 5)).to.deep.equal([
       "type",
       "event_seq",
       "seq",
       "t",
       "count",
     ]);
+    expect(summaryEventMessage(final.text)).to.equal(eventMessage(final.summary));
   });
 });
