@@ -6,6 +6,7 @@ import { createIdempotencyStore } from "../shared/idempotency/index.js";
 import type { ServiceDefinition } from "../shared/runtime/service-runner.js";
 import { createInternalTransport } from "../shared/security/internal-transport.js";
 import type { Workload } from "../shared/security/workloads.js";
+import { confusableSkeleton } from "../shared/text/confusables.js";
 import { createAuthServiceVerifier } from "../shared/tokens/index.js";
 import type { AuthoringConfig } from "./config.js";
 import { createAuthoringHandlers } from "./handlers.js";
@@ -36,6 +37,10 @@ export const authoringService: ServiceDefinition<AuthoringConfig> = {
       versions.ensureIndexes(),
       idempotency.ensureIndexes(),
     ]);
+    // Public names stored before skeletons were (or with an older confusables table) are
+    // compared from the first request on: one pass over the public MoveSpecs.
+    const backfilled = await movespecs.backfillNameSkeletons(confusableSkeleton);
+    if (backfilled > 0) logger.info({ movespecs: backfilled }, "name skeletons backfilled");
     const relay = createCatalogueRelay({
       store: movespecs,
       catalogue: createClient(CatalogueService, transport(config.catalogueServiceUrl, "catalogue")),

@@ -9,6 +9,12 @@ export interface MoveSpecDoc {
   project_id: string;
   organization_id: string;
   name: string;
+  /**
+   * The name's confusable skeleton (UTS #39; services/shared/text/confusables.ts), to find a public
+   * name of another project that looks the same. Set with the name; absent on MoveSpecs created
+   * before the field, until the start-up backfill (which fills in the public ones).
+   */
+  name_skeleton?: string;
   description?: string;
   visibility: VisibilityName;
   created_at: Date;

@@ -40,6 +40,25 @@ export interface MoveSpecStore {
   archiveAllOfProject(projectId: string, at: Date): Promise<number>;
   /** Flags one or every MoveSpec for pushing again; returns how many. */
   markAllCataloguePending(id?: string): Promise<number>;
+  /**
+   * A public, unarchived MoveSpec of another project than `projectId` whose name has `skeleton`
+   * but is not `name` (the same characters are not a disguise), or null; null too when another
+   * project publishes `name` itself. One or two index lookups.
+   */
+  findPublicLookalike(
+    skeleton: string,
+    projectId: string,
+    name: string,
+  ): Promise<Pick<MoveSpecDoc, "_id" | "name"> | null>;
+  /**
+   * Gives every public, unarchived MoveSpec the skeleton `skeletonOf` makes of its name, where it
+   * has none or another (one written before the field, or by an older confusables table);
+   * returns how many were changed. Neither revision nor catalogue flag: the catalogue never sees
+   * the skeleton.
+   */
+  backfillNameSkeletons(skeletonOf: (name: string) => string): Promise<number>;
+  /** Stores `skeleton` if the MoveSpec's name is still `name` (a rename sets its own). */
+  setNameSkeleton(id: string, name: string, skeleton: string): Promise<void>;
 }
 
 export function createMoveSpecStore(db: Db): MoveSpecStore {
@@ -51,6 +70,12 @@ export function createMoveSpecStore(db: Db): MoveSpecStore {
     async ensureIndexes() {
       await collection.createIndex({ catalogue_pending: 1 }, { name: "catalogue_pending" });
       await collection.createIndex({ project_id: 1, created_at: -1 }, { name: "project_created" });
+      // Every lookalike lookup is one equality on the skeleton, then on visibility: the
+      // MoveSpecs sharing a skeleton are few, public ones fewer.
+      await collection.createIndex(
+        { name_skeleton: 1, visibility: 1 },
+        { name: "name_skeleton_visibility" },
+      );
     },
 
     async insert(doc) {
@@ -123,6 +148,45 @@ export function createMoveSpecStore(db: Db): MoveSpecStore {
         },
       );
       return result.modifiedCount;
+    },
+
+    async findPublicLookalike(skeleton, projectId, name) {
+      const others = {
+        name_skeleton: skeleton,
+        visibility: "public" as const,
+        archived_at: { $exists: false },
+        project_id: { $ne: projectId },
+      };
+      const projection = { projection: { _id: 1, name: 1 } };
+      const lookalike = await collection.findOne({ ...others, name: { $ne: name } }, projection);
+      if (!lookalike) return null;
+      // Another project publishes these very characters: this name copies that one, which is
+      // allowed, and can no more be refused because of a third look-alike than that one could.
+      const same = await collection.findOne({ ...others, name }, projection);
+      return same ? null : lookalike;
+    },
+
+    async backfillNameSkeletons(skeletonOf) {
+      const cursor = collection.find(
+        { visibility: "public", archived_at: { $exists: false } },
+        { projection: { _id: 1, name: 1, name_skeleton: 1 } },
+      );
+      let changed = 0;
+      for await (const doc of cursor) {
+        const skeleton = skeletonOf(doc.name);
+        if (doc.name_skeleton === skeleton) continue;
+        // Only if the name is still the one read: a rename since then set its own skeleton.
+        const result = await collection.updateOne(
+          { _id: doc._id, name: doc.name },
+          { $set: { name_skeleton: skeleton } },
+        );
+        changed += result.modifiedCount;
+      }
+      return changed;
+    },
+
+    async setNameSkeleton(id, name, skeleton) {
+      await collection.updateOne({ _id: id, name }, { $set: { name_skeleton: skeleton } });
     },
 
     async markAllCataloguePending(id) {
