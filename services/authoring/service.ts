@@ -6,7 +6,6 @@ import { createIdempotencyStore } from "../shared/idempotency/index.js";
 import type { ServiceDefinition } from "../shared/runtime/service-runner.js";
 import { createInternalTransport } from "../shared/security/internal-transport.js";
 import type { Workload } from "../shared/security/workloads.js";
-import { confusableSkeleton } from "../shared/text/confusables.js";
 import { createAuthServiceVerifier } from "../shared/tokens/index.js";
 import type { AuthoringConfig } from "./config.js";
 import { createAuthoringHandlers } from "./handlers.js";
@@ -17,6 +16,7 @@ import {
   archiveMoveSpecsOfProject,
   createMoveSpecOperations,
 } from "./operations/movespec-operations.js";
+import { CURRENT_SKELETONS } from "./operations/name-lookalikes.js";
 import { createProjectGuard } from "./operations/project-guard.js";
 import { createVersionOperations } from "./operations/version-operations.js";
 import { createMoveSpecStore } from "./store/movespec-store.js";
@@ -37,9 +37,9 @@ export const authoringService: ServiceDefinition<AuthoringConfig> = {
       versions.ensureIndexes(),
       idempotency.ensureIndexes(),
     ]);
-    // Public names stored before skeletons were (or with an older confusables table) are
-    // compared from the first request on: one pass over the public MoveSpecs.
-    const backfilled = await movespecs.backfillNameSkeletons(confusableSkeleton);
+    // Public names stored before skeletons were (or under an older confusables table) are
+    // compared from the first request on: one query, and one write for each such MoveSpec.
+    const backfilled = await movespecs.backfillNameSkeletons(CURRENT_SKELETONS);
     if (backfilled > 0) logger.info({ movespecs: backfilled }, "name skeletons backfilled");
     const relay = createCatalogueRelay({
       store: movespecs,

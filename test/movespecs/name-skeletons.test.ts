@@ -7,13 +7,14 @@
 import { expect } from "chai";
 import { type Collection, MongoClient } from "mongodb";
 import { MOVESPEC_TEMPLATE } from "../../services/authoring/domain/movespec-loader.js";
+import { CURRENT_SKELETONS } from "../../services/authoring/operations/name-lookalikes.js";
 import type { MoveSpecDoc } from "../../services/authoring/store/documents.js";
 import {
   createMoveSpecStore,
   type MoveSpecStore,
 } from "../../services/authoring/store/movespec-store.js";
 import { newId } from "../../services/shared/ids/uuid-v7.js";
-import { confusableSkeleton } from "../../services/shared/text/confusables.js";
+import { confusableSkeleton, skeletonVersion } from "../../services/shared/text/confusables.js";
 import { type EmbeddedMongoHandle, startEmbeddedMongo } from "../support/embedded-mongo.js";
 
 const MINE = "0192f0c4-3b7e-7a51-9d3c-0000000000a1";
@@ -41,19 +42,24 @@ describe("authoring store: public names by confusable skeleton", function () {
   });
   beforeEach(() => collection.deleteMany({}));
 
-  /** A MoveSpec document as stored, with or without its skeleton. */
+  /** A MoveSpec document as stored, with its skeleton (by default today's), or without. */
   function doc(
     name: string,
-    fields: Partial<MoveSpecDoc> & { skeleton?: string | null } = {},
+    fields: Partial<MoveSpecDoc> & { skeleton?: string | null; version?: string } = {},
   ): MoveSpecDoc {
-    const { skeleton, ...rest } = fields;
+    const { skeleton, version, ...rest } = fields;
     const now = new Date(0);
     return {
       _id: newId(),
       project_id: THEIRS,
       organization_id: THEIRS,
       name,
-      ...(skeleton === null ? {} : { name_skeleton: skeleton ?? confusableSkeleton(name) }),
+      ...(skeleton === null
+        ? {}
+        : {
+            name_skeleton: skeleton ?? confusableSkeleton(name),
+            name_skeleton_version: version ?? skeletonVersion(),
+          }),
       visibility: "public",
       created_at: now,
       updated_at: now,
@@ -117,18 +123,18 @@ describe("authoring store: public names by confusable skeleton", function () {
 
   it("backfills the public MoveSpecs without a skeleton or with another one, once", async () => {
     const missing = doc("COMBO", { skeleton: null });
-    const stale = doc("Squat Pro", { skeleton: "from an older table" });
+    const stale = doc("Squat Pro", { skeleton: "from an older table", version: "0/old" });
     const fine = doc("Lunge");
     const privateOne = doc("Private", { skeleton: null, visibility: "private" });
     const archived = doc("Archived", { skeleton: null, archived_at: new Date(0) });
     await collection.insertMany([missing, stale, fine, privateOne, archived]);
     expect(await lookalikeOf(CYRILLIC_COMBO)).to.equal(null);
 
-    expect(await store.backfillNameSkeletons(confusableSkeleton)).to.equal(2);
-    const after = await collection
-      .find({}, { projection: { name: 1, name_skeleton: 1, revision: 1, catalogue_pending: 1 } })
-      .toArray();
+    expect(await store.backfillNameSkeletons(CURRENT_SKELETONS)).to.equal(2);
+    const after = await collection.find({}, { projection: { draft_yaml_source: 0 } }).toArray();
     const skeletons = Object.fromEntries(after.map((d) => [d.name, d.name_skeleton]));
+    const versions = new Set(after.map((d) => d.name_skeleton_version));
+    expect(versions).to.deep.equal(new Set([skeletonVersion(), undefined]));
     expect(skeletons).to.deep.equal({
       COMBO: "COMBO",
       "Squat Pro": "Squat Pro",
@@ -139,6 +145,14 @@ describe("authoring store: public names by confusable skeleton", function () {
     // The catalogue never sees the skeleton: no new revision to push.
     expect(after.every((d) => d.revision === 1 && d.catalogue_pending === false)).to.equal(true);
     expect(await lookalikeOf(CYRILLIC_COMBO)).to.deep.equal({ _id: missing._id, name: "COMBO" });
-    expect(await store.backfillNameSkeletons(confusableSkeleton)).to.equal(0);
+    expect(await store.backfillNameSkeletons(CURRENT_SKELETONS)).to.equal(0);
+  });
+
+  it("backfills in batches: more public MoveSpecs than one batch all get theirs", async () => {
+    await collection.insertMany(
+      Array.from({ length: 1203 }, (_, i) => doc(`Drill ${i}`, { skeleton: null })),
+    );
+    expect(await store.backfillNameSkeletons(CURRENT_SKELETONS)).to.equal(1203);
+    expect(await collection.countDocuments({ name_skeleton: { $exists: false } })).to.equal(0);
   });
 });

@@ -19,14 +19,13 @@ import { Code, serviceError } from "../../shared/errors/service-error.js";
 import { fingerprintOf } from "../../shared/idempotency/index.js";
 import { isUuid, newId } from "../../shared/ids/uuid-v7.js";
 import type { Called } from "../../shared/security/caller.js";
-import { confusableSkeleton } from "../../shared/text/confusables.js";
 import type { VisibilityName } from "../domain/access.js";
 import { checkDescription, checkName } from "../domain/limits.js";
 import { MOVESPEC_TEMPLATE } from "../domain/movespec-loader.js";
 import type { MoveSpecDoc } from "../store/documents.js";
 import { draftMessage, moveSpecMessage, visibilityName } from "../to-proto.js";
 import type { AuthoringDeps } from "./deps.js";
-import { refuseLookalike } from "./name-lookalikes.js";
+import { nameSkeletonFields, refuseLookalike } from "./name-lookalikes.js";
 import {
   findVisible,
   moveSpecArchived,
@@ -49,7 +48,7 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
       project_id: request.projectId,
       organization_id: caller?.organizationId ?? "",
       name: fields.name,
-      name_skeleton: confusableSkeleton(fields.name),
+      ...nameSkeletonFields(fields.name),
       ...(fields.description === undefined ? {} : { description: fields.description }),
       visibility: fields.visibility,
       created_at: now,
@@ -106,7 +105,7 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
     await deps.movespecs.setNameSkeleton(
       movespecId,
       existing.name,
-      confusableSkeleton(existing.name),
+      nameSkeletonFields(existing.name),
     );
   }
 
@@ -223,7 +222,7 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
       const set: Partial<MoveSpecDoc> = { updated_at: deps.now() };
       if (request.name !== undefined) {
         set.name = checkName(request.name);
-        set.name_skeleton = confusableSkeleton(set.name);
+        Object.assign(set, nameSkeletonFields(set.name));
       }
       const description =
         request.description === undefined ? undefined : checkDescription(request.description);

@@ -1,7 +1,20 @@
 import { AuthoringReason } from "../../shared/errors/reasons.js";
 import { Code, serviceError } from "../../shared/errors/service-error.js";
-import { confusableSkeleton } from "../../shared/text/confusables.js";
-import type { MoveSpecStore } from "../store/movespec-store.js";
+import { confusableSkeleton, skeletonVersion } from "../../shared/text/confusables.js";
+import type { MoveSpecStore, NameSkeletonFields } from "../store/movespec-store.js";
+
+/** What a MoveSpec stores with its name, to be found by the names that look like it. */
+export function nameSkeletonFields(name: string): NameSkeletonFields {
+  return { name_skeleton: confusableSkeleton(name), name_skeleton_version: skeletonVersion() };
+}
+
+/** What the start-up backfill gives the public MoveSpecs (service.ts). */
+export const CURRENT_SKELETONS = {
+  of: confusableSkeleton,
+  get version() {
+    return skeletonVersion();
+  },
+};
 
 /**
  * A public name must not pass for another project's public name: the same confusable skeleton

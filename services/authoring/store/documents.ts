@@ -15,6 +15,8 @@ export interface MoveSpecDoc {
    * before the field, until the start-up backfill (which fills in the public ones).
    */
   name_skeleton?: string;
+  /** Which table and algorithm made `name_skeleton` (confusables.ts, `skeletonVersion`). */
+  name_skeleton_version?: string;
   description?: string;
   visibility: VisibilityName;
   created_at: Date;

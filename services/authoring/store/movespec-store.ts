@@ -1,6 +1,13 @@
-import type { Db, UpdateFilter } from "mongodb";
+import type { AnyBulkWriteOperation, Db, UpdateFilter } from "mongodb";
 import { guardStore, insertUnique } from "../../shared/store/store-errors.js";
 import { type DraftDoc, METADATA_PROJECTION, type MoveSpecDoc } from "./documents.js";
+
+export type NameSkeletonFields = Required<
+  Pick<MoveSpecDoc, "name_skeleton" | "name_skeleton_version">
+>;
+
+/** Skeleton writes sent to the store at once by the backfill. */
+const BACKFILL_BATCH = 500;
 
 export type DraftReplaceOutcome =
   | { kind: "replaced"; doc: MoveSpecDoc }
@@ -51,14 +58,17 @@ export interface MoveSpecStore {
     name: string,
   ): Promise<Pick<MoveSpecDoc, "_id" | "name"> | null>;
   /**
-   * Gives every public, unarchived MoveSpec the skeleton `skeletonOf` makes of its name, where it
-   * has none or another (one written before the field, or by an older confusables table);
-   * returns how many were changed. Neither revision nor catalogue flag: the catalogue never sees
-   * the skeleton.
+   * Gives every public, unarchived MoveSpec whose skeleton was not made by `skeleton.version` (one
+   * stored before the field, or under an older confusables table) the one `skeleton.of` makes
+   * of its name; returns how many were changed. Neither revision nor catalogue flag: the
+   * catalogue never sees the skeleton.
    */
-  backfillNameSkeletons(skeletonOf: (name: string) => string): Promise<number>;
-  /** Stores `skeleton` if the MoveSpec's name is still `name` (a rename sets its own). */
-  setNameSkeleton(id: string, name: string, skeleton: string): Promise<void>;
+  backfillNameSkeletons(skeleton: {
+    of: (name: string) => string;
+    version: string;
+  }): Promise<number>;
+  /** Stores the skeleton fields if the MoveSpec's name is still `name` (a rename sets its own). */
+  setNameSkeleton(id: string, name: string, fields: NameSkeletonFields): Promise<void>;
 }
 
 export function createMoveSpecStore(db: Db): MoveSpecStore {
@@ -166,27 +176,43 @@ export function createMoveSpecStore(db: Db): MoveSpecStore {
       return same ? null : lookalike;
     },
 
-    async backfillNameSkeletons(skeletonOf) {
+    async backfillNameSkeletons(skeleton) {
       const cursor = collection.find(
-        { visibility: "public", archived_at: { $exists: false } },
-        { projection: { _id: 1, name: 1, name_skeleton: 1 } },
+        {
+          visibility: "public",
+          archived_at: { $exists: false },
+          name_skeleton_version: { $ne: skeleton.version },
+        },
+        { projection: { _id: 1, name: 1 } },
       );
       let changed = 0;
+      let batch: AnyBulkWriteOperation<MoveSpecDoc>[] = [];
+      const flush = async () => {
+        if (batch.length === 0) return;
+        changed += (await collection.bulkWrite(batch, { ordered: false })).modifiedCount;
+        batch = [];
+      };
       for await (const doc of cursor) {
-        const skeleton = skeletonOf(doc.name);
-        if (doc.name_skeleton === skeleton) continue;
-        // Only if the name is still the one read: a rename since then set its own skeleton.
-        const result = await collection.updateOne(
-          { _id: doc._id, name: doc.name },
-          { $set: { name_skeleton: skeleton } },
-        );
-        changed += result.modifiedCount;
+        batch.push({
+          updateOne: {
+            // Only if the name is still the one read: a rename since then set its own skeleton.
+            filter: { _id: doc._id, name: doc.name },
+            update: {
+              $set: {
+                name_skeleton: skeleton.of(doc.name),
+                name_skeleton_version: skeleton.version,
+              },
+            },
+          },
+        });
+        if (batch.length >= BACKFILL_BATCH) await flush();
       }
+      await flush();
       return changed;
     },
 
-    async setNameSkeleton(id, name, skeleton) {
-      await collection.updateOne({ _id: id, name }, { $set: { name_skeleton: skeleton } });
+    async setNameSkeleton(id, name, fields) {
+      await collection.updateOne({ _id: id, name }, { $set: fields });
     },
 
     async markAllCataloguePending(id) {

@@ -8,12 +8,14 @@
  */
 import { createRequire } from "node:module";
 
+const require = createRequire(import.meta.url);
+
 let prototypes: ReadonlyMap<string, string> | undefined;
 
 /** The map, read on first use (the gateway, which checks names, rarely needs it). */
 function prototypeMap(): ReadonlyMap<string, string> {
   if (!prototypes) {
-    const data = createRequire(import.meta.url)("unhomoglyph/data.json") as Record<string, string>;
+    const data = require("unhomoglyph/data.json") as Record<string, string>;
     prototypes = new Map(Object.entries(data));
   }
   return prototypes;
@@ -40,4 +42,16 @@ export function confusableSkeleton(text: string): string {
     mapped += map.get(character) ?? character;
   }
   return mapped.normalize("NFD").replace(WHITE_SPACE_RUN, " ").trim();
+}
+
+/** Bumped when `confusableSkeleton` itself changes. */
+const SKELETON_ALGORITHM = 1;
+
+/**
+ * Which skeletons `confusableSkeleton` makes: its own version and the table's (the package's
+ * version), so that skeletons stored before an upgrade of either are known to be stale.
+ */
+export function skeletonVersion(): string {
+  const { version } = require("unhomoglyph/package.json") as { version: string };
+  return `${SKELETON_ALGORITHM}/unhomoglyph@${version}`;
 }
