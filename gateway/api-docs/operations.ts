@@ -161,6 +161,7 @@ export const OPERATIONS: readonly Operation[] = [
       "PROJECT_NOT_FOUND",
       "PROJECT_ARCHIVED",
       "IDEMPOTENCY_KEY_REUSED",
+      "NAME_CONFUSABLE",
       ...WRITE,
       ...SERVICE,
     ],

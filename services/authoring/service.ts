@@ -16,6 +16,7 @@ import {
   archiveMoveSpecsOfProject,
   createMoveSpecOperations,
 } from "./operations/movespec-operations.js";
+import { CURRENT_SKELETONS } from "./operations/name-lookalikes.js";
 import { createProjectGuard } from "./operations/project-guard.js";
 import { createVersionOperations } from "./operations/version-operations.js";
 import { createMoveSpecStore } from "./store/movespec-store.js";
@@ -36,6 +37,10 @@ export const authoringService: ServiceDefinition<AuthoringConfig> = {
       versions.ensureIndexes(),
       idempotency.ensureIndexes(),
     ]);
+    // Public names stored before skeletons were (or under an older confusables table) are
+    // compared from the first request on: one query, and one write for each such MoveSpec.
+    const backfilled = await movespecs.backfillNameSkeletons(CURRENT_SKELETONS);
+    if (backfilled > 0) logger.info({ movespecs: backfilled }, "name skeletons backfilled");
     const relay = createCatalogueRelay({
       store: movespecs,
       catalogue: createClient(CatalogueService, transport(config.catalogueServiceUrl, "catalogue")),

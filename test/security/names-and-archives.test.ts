@@ -1,10 +1,13 @@
 /**
  * Two edges the hostile probe found, black box through the gateway and the admin gRPC: names that
- * could pass for other names (lone surrogates, bidi controls, combining marks only; NFC), and an
- * archived project opening detection sessions.
+ * could pass for other names (lone surrogates, bidi controls, combining marks only, invisible
+ * characters, mixed scripts, stacked marks; NFKC; a look-alike of another project's public name),
+ * and an archived project opening detection sessions. The rules one by one:
+ * test/shared/display-name.test.ts.
  */
 import { Code } from "@connectrpc/connect";
 import { expect } from "chai";
+import { Visibility } from "../../proto/gen/authoring/v1/authoring_pb.js";
 import { errorInfo } from "../../services/shared/errors/service-error.js";
 import { nameProblem, normalizeName } from "../../services/shared/text/display-name.js";
 import {
@@ -14,7 +17,7 @@ import {
   publishMoveSpec,
   type TestTenant,
 } from "../detection/support/session-api.js";
-import type { JsonBody } from "../movespecs/support/api.js";
+import { authoringClient, type JsonBody } from "../movespecs/support/api.js";
 import { authAdminClient } from "../support/auth.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
 
@@ -59,6 +62,14 @@ describe("display names and archived projects", function () {
       ["a right-to-left override", '"squat\\u202egpj.exe"', "bidi_control"],
       ["an isolate", '"\\u2066squat\\u2069"', "bidi_control"],
       ["combining marks only", '"\\u0301\\u0308\\u0301"', "no_base_character"],
+      ["a zero width space", '"Squat\\u200bPro"', "invisible_character"],
+      [
+        "tag characters (hidden text)",
+        '"Squat\\udb40\\udc65\\udb40\\udc76"',
+        "invisible_character",
+      ],
+      ["a Cyrillic S", '"\\u0405quat Pro"', "mixed_scripts"],
+      ["100 stacked accents", `"Squat${"\\u0301".repeat(100)}"`, "stacked_marks"],
     ] as const) {
       it(`refuses a MoveSpec name made with ${what}: 400 FIELD_INVALID`, async () => {
         const { status, body } = await createRaw(json);
@@ -67,13 +78,16 @@ describe("display names and archived projects", function () {
       });
     }
 
-    it("stores names in normal form C, and takes real characters beyond the BMP", async () => {
+    it("stores names in normal form KC, and takes real characters beyond the BMP", async () => {
       const decomposed = await createRaw('"Cafe\\u0301 squat"');
       expect(decomposed.status).to.equal(201);
       expect(decomposed.body.name).to.equal("Caf\u00e9 squat");
       const emoji = await createRaw('"squat \\ud83c\\udfcb"');
       expect(emoji.status).to.equal(201);
       expect(emoji.body.name).to.equal("squat \u{1F3CB}");
+      const fullwidth = await createRaw('"\\uff33\\uff51\\uff55\\uff41\\uff54"');
+      expect(fullwidth.status).to.equal(201);
+      expect(fullwidth.body.name).to.equal("Squat");
     });
 
     it("refuses the same names for organizations and projects (admin gRPC)", async () => {
@@ -87,6 +101,70 @@ describe("display names and archived projects", function () {
       }
       const { organization } = await admin.createOrganization({ name: "Cafe\u0301" });
       expect(organization?.name).to.equal("Caf\u00e9");
+    });
+  });
+
+  describe("a public name that looks like another project's", () => {
+    const create = (who: TestTenant, name: string, visibility: "public" | "private") =>
+      who.call("POST", "/api/movespecs", { name, project_id: who.projectId, visibility });
+
+    it("is refused (409 NAME_CONFUSABLE); the same characters, a private name, the project's own are not", async () => {
+      const [first, second] = await Promise.all([createTenant(system), createTenant(system)]);
+      const original = await create(first, "COMBO", "public");
+      expect(original.status).to.equal(201);
+      // All Cyrillic, so no mixed scripts: only its skeleton gives it away.
+      const cyrillic = "\u0421\u041E\u041C\u0412\u041E";
+      const lookalike = await create(second, cyrillic, "public");
+      expect(lookalike.status, JSON.stringify(lookalike.body)).to.equal(409);
+      expect(lookalike.body.error.code).to.equal("already_exists");
+      expect(lookalike.body.error.details).to.deep.include({
+        reason: "NAME_CONFUSABLE",
+        field: "name",
+        confusable_with: { movespec_id: original.body.movespec_id, name: "COMBO" },
+      });
+      expect((await create(second, cyrillic, "private")).status).to.equal(201);
+      expect((await create(first, cyrillic, "public")).status).to.equal(201);
+      const copy = await create(second, "COMBO", "public");
+      expect(copy.status, JSON.stringify(copy.body)).to.equal(201);
+      const fullwidth = await create(second, "\uFF23\uFF2F\uFF2D\uFF22\uFF2F", "public");
+      expect(fullwidth.status).to.equal(201);
+      expect(fullwidth.body.name).to.equal("COMBO");
+    });
+
+    it("is refused when an operator makes it public or renames a public one to it (admin gRPC)", async () => {
+      const [first, second] = await Promise.all([createTenant(system), createTenant(system)]);
+      const original = await create(first, "TACO", "public");
+      const hidden = await create(second, "\u0422\u0410\u0421\u041E", "private");
+      const other = await create(second, "Burrito", "public");
+      const admin = authoringClient(system);
+      const refusals = await Promise.all(
+        [
+          admin.setVisibility({
+            movespecId: hidden.body.movespec_id,
+            visibility: Visibility.PUBLIC,
+            actor: "test",
+          }),
+          admin.updateMoveSpec({
+            movespecId: other.body.movespec_id,
+            name: "\u0422\u0410\u0421\u041E",
+            actor: "test",
+          }),
+        ].map((call) =>
+          call.then(
+            () => undefined,
+            (error: unknown) => errorInfo(error),
+          ),
+        ),
+      );
+      for (const refused of refusals) {
+        expect(refused).to.deep.include({ code: Code.AlreadyExists, reason: "NAME_CONFUSABLE" });
+        expect(refused?.metadata.confusable_with).to.deep.equal({
+          movespec_id: original.body.movespec_id,
+          name: "TACO",
+        });
+      }
+      const still = await second.call("GET", `/api/movespecs/${hidden.body.movespec_id}`);
+      expect(still.body.visibility).to.equal("private");
     });
   });
 

@@ -148,7 +148,7 @@ export interface MoveSpecPage {
 
 /** Creates a MoveSpec and its draft (a minimal valid MoveSpec template). */
 export interface CreateMoveSpecRequest {
-  /** display name: 1 to 120 characters once trimmed (Unicode normal form C), without control or bidirectional control characters */
+  /** display name: 1 to 120 characters once trimmed (Unicode normal form KC), without control, bidirectional control or invisible characters, at most 4 combining marks on a character, and no mix of scripts whose letters pass for each other (Latin with Cyrillic or Greek) */
   name: string;
   /** the access token's project */
   project_id: string;

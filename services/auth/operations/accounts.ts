@@ -2,9 +2,10 @@ import { Reason } from "../../shared/errors/reasons.js";
 import { Code, serviceError } from "../../shared/errors/service-error.js";
 import { isUuid, newId } from "../../shared/ids/uuid-v7.js";
 import {
-  NAME_PROBLEM_MESSAGES,
-  nameProblem,
+  characterFinding,
+  type NameFinding,
   normalizeName,
+  scriptFinding,
 } from "../../shared/text/display-name.js";
 import type { CredentialKind } from "../../shared/tokens/claims.js";
 import { SCOPES, unknownScopes } from "../../shared/tokens/scopes.js";
@@ -189,21 +190,13 @@ export function createAccounts(deps: {
 
 export type Accounts = ReturnType<typeof createAccounts>;
 
-/** Trimmed, normal form C, and nothing that lets it pass for another name (display-name.ts). */
+/**
+ * Trimmed, normal form KC, and nothing that lets it pass for another name (display-name.ts); the
+ * scripts are looked at once the length is known to be bounded.
+ */
 function requireName(name: string): string {
   const trimmed = normalizeName(name);
-  const problem = nameProblem(trimmed);
-  if (problem) {
-    throw serviceError(
-      Code.InvalidArgument,
-      Reason.fieldInvalid,
-      `name ${NAME_PROBLEM_MESSAGES[problem]}`,
-      {
-        field: "name",
-        problem,
-      },
-    );
-  }
+  refuseFinding(characterFinding(trimmed));
   if (trimmed === "") {
     throw serviceError(Code.InvalidArgument, Reason.fieldRequired, "name is required", {
       field: "name",
@@ -219,5 +212,15 @@ function requireName(name: string): string {
       },
     );
   }
+  refuseFinding(scriptFinding(trimmed));
   return trimmed;
+}
+
+function refuseFinding(finding: NameFinding | undefined): void {
+  if (finding) {
+    throw serviceError(Code.InvalidArgument, Reason.fieldInvalid, `name ${finding.message}`, {
+      field: "name",
+      problem: finding.problem,
+    });
+  }
 }

@@ -16,7 +16,7 @@ export const MOVESPEC_LIMITS = {
 const NAME_LENGTH = { minLength: MOVESPEC_LIMITS.nameMin, maxLength: MOVESPEC_LIMITS.nameMax };
 
 /**
- * The name trimmed and in normal form C, or INVALID_ARGUMENT FIELD_REQUIRED / FIELD_INVALID naming
+ * The name trimmed and in normal form KC, or INVALID_ARGUMENT FIELD_REQUIRED / FIELD_INVALID naming
  * `name` (too short or long, or a character that lets it pass for another name: display-name.ts).
  * The gateway checks the same (the API's schema), so that a request lists every invalid field.
  */

@@ -25,6 +25,7 @@ import { MOVESPEC_TEMPLATE } from "../domain/movespec-loader.js";
 import type { MoveSpecDoc } from "../store/documents.js";
 import { draftMessage, moveSpecMessage, visibilityName } from "../to-proto.js";
 import type { AuthoringDeps } from "./deps.js";
+import { nameSkeletonFields, refuseLookalike } from "./name-lookalikes.js";
 import {
   findVisible,
   moveSpecArchived,
@@ -47,6 +48,7 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
       project_id: request.projectId,
       organization_id: caller?.organizationId ?? "",
       name: fields.name,
+      ...nameSkeletonFields(fields.name),
       ...(fields.description === undefined ? {} : { description: fields.description }),
       visibility: fields.visibility,
       created_at: now,
@@ -89,6 +91,22 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
     }
     deps.relay.nudge();
     return moveSpecMessage(updated);
+  }
+
+  /**
+   * Before a MoveSpec becomes public: its name must not look like another project's public one,
+   * and it must carry its skeleton (one created before the field has none) so that later names
+   * are compared with it.
+   */
+  async function prepareToPublish(movespecId: string): Promise<void> {
+    const existing = isUuid(movespecId) ? await deps.movespecs.findMetadata(movespecId) : null;
+    if (!existing || existing.archived_at || existing.visibility === "public") return;
+    await refuseLookalike(deps.movespecs, existing.project_id, existing.name);
+    await deps.movespecs.setNameSkeleton(
+      movespecId,
+      existing.name,
+      nameSkeletonFields(existing.name),
+    );
   }
 
   return {
@@ -138,6 +156,7 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
       // Only a MoveSpec stored now (not a replay of an Idempotency-Key) needs the project asked
       // again and the catalogue relay woken.
       const create = async (id: string) => {
+        if (visibility === "public") await refuseLookalike(deps.movespecs, caller.projectId, name);
         const created = await insertNew(request, fields, id);
         deps.projects.recheckAfterCreate(caller);
         deps.relay.nudge();
@@ -181,6 +200,7 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
           { field: "visibility" },
         );
       }
+      if (visibility === "public") await prepareToPublish(request.movespecId);
       deps.logger.info(
         { movespec_id: request.movespecId, visibility, actor: request.actor },
         "visibility set",
@@ -200,12 +220,21 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
     async update(request: UpdateMoveSpecRequest): Promise<MoveSpec> {
       checkAudit(request);
       const set: Partial<MoveSpecDoc> = { updated_at: deps.now() };
-      if (request.name !== undefined) set.name = checkName(request.name);
+      if (request.name !== undefined) {
+        set.name = checkName(request.name);
+        Object.assign(set, nameSkeletonFields(set.name));
+      }
       const description =
         request.description === undefined ? undefined : checkDescription(request.description);
       if (description !== undefined) set.description = description;
       const unset = request.description === "" ? (["description"] as const) : [];
       if (!isUuid(request.movespecId)) throw moveSpecNotFound(request.movespecId);
+      if (set.name !== undefined) {
+        const existing = await deps.movespecs.findMetadata(request.movespecId);
+        if (existing?.visibility === "public" && !existing.archived_at) {
+          await refuseLookalike(deps.movespecs, existing.project_id, set.name);
+        }
+      }
       deps.logger.info(
         { movespec_id: request.movespecId, actor: request.actor },
         "movespec updated",

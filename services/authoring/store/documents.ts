@@ -9,6 +9,14 @@ export interface MoveSpecDoc {
   project_id: string;
   organization_id: string;
   name: string;
+  /**
+   * The name's confusable skeleton (UTS #39; services/shared/text/confusables.ts), to find a public
+   * name of another project that looks the same. Set with the name; absent on MoveSpecs created
+   * before the field, until the start-up backfill (which fills in the public ones).
+   */
+  name_skeleton?: string;
+  /** Which table and algorithm made `name_skeleton` (confusables.ts, `skeletonVersion`). */
+  name_skeleton_version?: string;
   description?: string;
   visibility: VisibilityName;
   created_at: Date;

@@ -1,6 +1,13 @@
-import type { Db, UpdateFilter } from "mongodb";
+import type { AnyBulkWriteOperation, Db, UpdateFilter } from "mongodb";
 import { guardStore, insertUnique } from "../../shared/store/store-errors.js";
 import { type DraftDoc, METADATA_PROJECTION, type MoveSpecDoc } from "./documents.js";
+
+export type NameSkeletonFields = Required<
+  Pick<MoveSpecDoc, "name_skeleton" | "name_skeleton_version">
+>;
+
+/** Skeleton writes sent to the store at once by the backfill. */
+const BACKFILL_BATCH = 500;
 
 export type DraftReplaceOutcome =
   | { kind: "replaced"; doc: MoveSpecDoc }
@@ -40,6 +47,28 @@ export interface MoveSpecStore {
   archiveAllOfProject(projectId: string, at: Date): Promise<number>;
   /** Flags one or every MoveSpec for pushing again; returns how many. */
   markAllCataloguePending(id?: string): Promise<number>;
+  /**
+   * A public, unarchived MoveSpec of another project than `projectId` whose name has `skeleton`
+   * but is not `name` (the same characters are not a disguise), or null; null too when another
+   * project publishes `name` itself. One or two index lookups.
+   */
+  findPublicLookalike(
+    skeleton: string,
+    projectId: string,
+    name: string,
+  ): Promise<Pick<MoveSpecDoc, "_id" | "name"> | null>;
+  /**
+   * Gives every public, unarchived MoveSpec whose skeleton was not made by `skeleton.version` (one
+   * stored before the field, or under an older confusables table) the one `skeleton.of` makes
+   * of its name; returns how many were changed. Neither revision nor catalogue flag: the
+   * catalogue never sees the skeleton.
+   */
+  backfillNameSkeletons(skeleton: {
+    of: (name: string) => string;
+    version: string;
+  }): Promise<number>;
+  /** Stores the skeleton fields if the MoveSpec's name is still `name` (a rename sets its own). */
+  setNameSkeleton(id: string, name: string, fields: NameSkeletonFields): Promise<void>;
 }
 
 export function createMoveSpecStore(db: Db): MoveSpecStore {
@@ -51,6 +80,12 @@ export function createMoveSpecStore(db: Db): MoveSpecStore {
     async ensureIndexes() {
       await collection.createIndex({ catalogue_pending: 1 }, { name: "catalogue_pending" });
       await collection.createIndex({ project_id: 1, created_at: -1 }, { name: "project_created" });
+      // Every lookalike lookup is one equality on the skeleton, then on visibility: the
+      // MoveSpecs sharing a skeleton are few, public ones fewer.
+      await collection.createIndex(
+        { name_skeleton: 1, visibility: 1 },
+        { name: "name_skeleton_visibility" },
+      );
     },
 
     async insert(doc) {
@@ -123,6 +158,61 @@ export function createMoveSpecStore(db: Db): MoveSpecStore {
         },
       );
       return result.modifiedCount;
+    },
+
+    async findPublicLookalike(skeleton, projectId, name) {
+      const others = {
+        name_skeleton: skeleton,
+        visibility: "public" as const,
+        archived_at: { $exists: false },
+        project_id: { $ne: projectId },
+      };
+      const projection = { projection: { _id: 1, name: 1 } };
+      const lookalike = await collection.findOne({ ...others, name: { $ne: name } }, projection);
+      if (!lookalike) return null;
+      // Another project publishes these very characters: this name copies that one, which is
+      // allowed, and can no more be refused because of a third look-alike than that one could.
+      const same = await collection.findOne({ ...others, name }, projection);
+      return same ? null : lookalike;
+    },
+
+    async backfillNameSkeletons(skeleton) {
+      const cursor = collection.find(
+        {
+          visibility: "public",
+          archived_at: { $exists: false },
+          name_skeleton_version: { $ne: skeleton.version },
+        },
+        { projection: { _id: 1, name: 1 } },
+      );
+      let changed = 0;
+      let batch: AnyBulkWriteOperation<MoveSpecDoc>[] = [];
+      const flush = async () => {
+        if (batch.length === 0) return;
+        changed += (await collection.bulkWrite(batch, { ordered: false })).modifiedCount;
+        batch = [];
+      };
+      for await (const doc of cursor) {
+        batch.push({
+          updateOne: {
+            // Only if the name is still the one read: a rename since then set its own skeleton.
+            filter: { _id: doc._id, name: doc.name },
+            update: {
+              $set: {
+                name_skeleton: skeleton.of(doc.name),
+                name_skeleton_version: skeleton.version,
+              },
+            },
+          },
+        });
+        if (batch.length >= BACKFILL_BATCH) await flush();
+      }
+      await flush();
+      return changed;
+    },
+
+    async setNameSkeleton(id, name, fields) {
+      await collection.updateOne({ _id: id, name }, { $set: fields });
     },
 
     async markAllCataloguePending(id) {

@@ -21,13 +21,13 @@ export const SEARCH_WORDS_KEYWORD = "x-search-words";
 
 /**
  * A name people read: `minLength` to `maxLength` characters once trimmed and in Unicode normal
- * form C, without control, bidirectional control or lone surrogate characters, not only marks.
+ * form KC, and nothing that lets it pass for another name (services/shared/text/display-name.ts).
  */
 export function DisplayName(description: string, minLength: number, maxLength: number) {
   return Type.String({
     minLength: 1,
     [DISPLAY_NAME_KEYWORD]: { minLength, maxLength },
-    description: `${description}: ${minLength} to ${maxLength} characters once trimmed (Unicode normal form C), without control or bidirectional control characters`,
+    description: `${description}: ${minLength} to ${maxLength} characters once trimmed (Unicode normal form KC), without control, bidirectional control or invisible characters, at most 4 combining marks on a character, and no mix of scripts whose letters pass for each other (Latin with Cyrillic or Greek)`,
   });
 }
 

@@ -48,9 +48,10 @@ export const ajv = new Ajv2020({
 
 /**
  * Text the services check beyond JSON Schema, checked here as well so that a request lists
- * every invalid field at once: `x-display-name` (trimmed, normal form C, between its bounds, no
- * control or bidirectional control character) and `x-free-text` (no control character but tab and
- * line breaks). The services keep their own checks (internal callers reach them directly).
+ * every invalid field at once: `x-display-name` (trimmed, normal form KC, between its bounds,
+ * nothing that lets it pass for another name: display-name.ts) and `x-free-text` (no control
+ * character but tab and line breaks). The services keep their own checks (internal callers reach
+ * them directly).
  */
 ajv.addKeyword({
   keyword: DISPLAY_NAME_KEYWORD,

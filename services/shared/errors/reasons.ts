@@ -70,6 +70,7 @@ export const AuthoringReason = {
   noReleasedVersion: "NO_RELEASED_VERSION",
   etagMismatch: "ETAG_MISMATCH",
   yamlTooLarge: "YAML_TOO_LARGE",
+  nameConfusable: "NAME_CONFUSABLE",
 } as const;
 
 /** The catalogue service raises only shared reasons; the group exists so every service has one. */
