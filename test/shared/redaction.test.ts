@@ -98,6 +98,28 @@ describe("secrets never in logs (redaction of every logger)", () => {
     expect(line.nested).to.deep.equal({ secret: REDACTED });
   });
 
+  it("Node's own warnings go through the logger: url.parse() quoting a target with a key in it", async () => {
+    const root = join(import.meta.dirname, "../..");
+    const body = "Zx9-Qw_3".repeat(5) + "AbC";
+    const script = `import { parse } from "node:url";
+      import { createLogger } from "./services/shared/logging/logger.ts";
+      import { logProcessWarnings } from "./services/shared/logging/process-warnings.ts";
+      logProcessWarnings(createLogger({ service: "t", level: "info" }));
+      try { parse("http://[::1/x%6Dsk_${body}"); } catch {}
+      setTimeout(() => {}, 50);`;
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      ["--import", "tsx", "--input-type=module", "-e", script],
+      { cwd: root },
+    );
+    expect(stderr + stdout).to.not.include(body);
+    expect(stderr).to.equal("");
+    const line = JSON.parse(stdout);
+    expect(line).to.include({ level: "warn", msg: "process warning" });
+    expect(line.warning).to.include({ name: "DeprecationWarning", code: "DEP0170" });
+    expect(line.warning.message).to.include(`http://[::1/xmsk_${REDACTED}`);
+  });
+
   it("masks secret-shaped text in any field, the message and error text", () => {
     const { logger, lines } = capture();
     logger.warn({ note: `key ${KEY} and ${JWT}`, err: new Error(`bad ${PEM}`) }, `saw ${KEY}`);
