@@ -1,27 +1,16 @@
-import cors from "@koa/cors";
 import Koa from "koa";
 import { authenticate } from "./auth/authenticate.js";
 import { accessLog, type HttpMetrics } from "./middleware/access-log.js";
+import { corsPolicy } from "./middleware/cors.js";
 import { errorEnvelope } from "./middleware/error-envelope.js";
 import { jsonBody } from "./middleware/json-body.js";
 import { requestId } from "./middleware/request-id.js";
 import { requestTarget } from "./middleware/request-target.js";
 import { routeFallback } from "./middleware/route-fallback.js";
-import { httpTracing, TRACE_RESPONSE_HEADER } from "./middleware/tracing.js";
+import { httpTracing } from "./middleware/tracing.js";
 import { publicRoutes } from "./routes/index.js";
 import type { RouteDeps } from "./routes/route-deps.js";
 import type { GatewayState } from "./state.js";
-
-const EXPOSED_HEADERS = ["X-Request-Id", "ETag", "Retry-After", "Allow", TRACE_RESPONSE_HEADER];
-const ALLOWED_HEADERS = [
-  "Authorization",
-  "Content-Type",
-  "If-Match",
-  "Idempotency-Key",
-  "X-Request-Id",
-  "traceparent",
-  "tracestate",
-];
 
 /** The public JSON API as a Koa app (it does not listen: see server.ts). */
 export function createGatewayApp(deps: RouteDeps, metrics: HttpMetrics): Koa<GatewayState> {
@@ -32,23 +21,13 @@ export function createGatewayApp(deps: RouteDeps, metrics: HttpMetrics): Koa<Gat
   // Errors are answered by errorEnvelope; Koa's default handler would print them again.
   app.silent = true;
   const router = publicRoutes(deps);
-  const allowedOrigins = new Set(deps.config.corsAllowedOrigins);
 
   app.use(requestId());
   // Tracing off: not even a pass-through middleware (its cost was measured: README, "Tracing").
   if (deps.config.telemetry.mode !== "off") app.use(httpTracing());
   app
     .use(accessLog(deps.logger, metrics))
-    .use(
-      cors({
-        origin: (ctx) =>
-          allowedOrigins.has("*") || allowedOrigins.has(ctx.get("origin")) ? ctx.get("origin") : "",
-        exposeHeaders: EXPOSED_HEADERS,
-        allowHeaders: ALLOWED_HEADERS,
-        allowMethods: ["GET", "HEAD", "PUT", "POST", "DELETE", "OPTIONS"],
-        maxAge: 600,
-      }),
-    )
+    .use(corsPolicy(deps.config.corsAllowedOrigins))
     .use(errorEnvelope(deps.logger))
     .use(requestTarget())
     .use(routeFallback(router))

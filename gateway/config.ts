@@ -17,6 +17,7 @@ import {
 } from "../services/shared/security/internal-security-config.js";
 import { readTelemetryConfig, type TelemetryConfig } from "../services/shared/telemetry/config.js";
 import { readTokenSettings, type TokenSettings } from "../services/shared/tokens/index.js";
+import { ANY_ORIGIN, parseCorsOrigins } from "./middleware/cors.js";
 
 /** Everything the gateway reads from its environment, read once at start (see the README). */
 export interface GatewayConfig {
@@ -30,6 +31,7 @@ export interface GatewayConfig {
   readonly bodyLimitBytes: number;
   /** A request body not whole after this is answered 400 BODY_UNREADABLE (and its connection closed). */
   readonly bodyTimeoutMs: number;
+  /** Origins whose pages may read answers (`*`: any), as browsers write them: middleware/cors.ts. */
   readonly corsAllowedOrigins: readonly string[];
   readonly shutdownTimeoutMs: number;
   readonly authServiceUrl: string;
@@ -68,7 +70,10 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
       max: 64 * 1024 * 1024,
     }),
     bodyTimeoutMs: envInt(env, "BODY_TIMEOUT_MS", 30_000, { min: 100, max: 300_000 }),
-    corsAllowedOrigins: envList(env, "CORS_ALLOWED_ORIGINS", ["*"]),
+    corsAllowedOrigins: parseCorsOrigins(
+      envList(env, "CORS_ALLOWED_ORIGINS", [ANY_ORIGIN]),
+      "CORS_ALLOWED_ORIGINS",
+    ),
     shutdownTimeoutMs: envInt(env, "SHUTDOWN_TIMEOUT_MS", 5000, { min: 0, max: 600_000 }),
     authServiceUrl: internalServiceUrl(env, "AUTH_SERVICE_URL", 50051, security),
     catalogueServiceUrl: internalServiceUrl(env, "CATALOGUE_SERVICE_URL", 50052, security),

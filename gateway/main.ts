@@ -1,10 +1,12 @@
 import { loadConfigOrExit } from "../services/shared/config/load-or-exit.js";
+import { logProcessWarnings } from "../services/shared/logging/process-warnings.js";
 import { onShutdownRequest } from "../services/shared/runtime/supervision.js";
 import { loadGatewayConfig } from "./config.js";
 import { startGateway } from "./server.js";
 
 const config = loadConfigOrExit("gateway", () => loadGatewayConfig(process.env));
 const gateway = await startGateway(config);
+logProcessWarnings(gateway.logger);
 
 onShutdownRequest(
   config.supervised,

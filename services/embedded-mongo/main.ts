@@ -6,6 +6,7 @@
  * cleanly (exit 0).
  */
 import { pino } from "pino";
+import { logProcessWarnings } from "../shared/logging/process-warnings.js";
 import { secretRedaction } from "../shared/logging/redaction.js";
 import { loadConfig } from "./config.js";
 import { createEmbeddedMongoServer, type EmbeddedMongoAddress } from "./embedded-mongo-server.js";
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
     level: config.logLevel,
     base: { service: "embedded-mongo", pid: process.pid },
   });
+  logProcessWarnings(logger);
   const server = createEmbeddedMongoServer({ ...config, logger });
   let address: EmbeddedMongoAddress;
   try {

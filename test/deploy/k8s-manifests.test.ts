@@ -61,6 +61,63 @@ const appWorkloads = (manifests: Manifest[]): Workload[] =>
   );
 const mainContainer = (workload: Workload): ContainerView => workload.pod.containers[0];
 
+/**
+ * What is wrong with who may reach `workload`'s admin port under the NetworkPolicies of
+ * `manifests`: the port must be reachable by exactly one rule, whose every peer is Prometheus's
+ * pods in the monitoring namespace (one peer with both selectors: as two peers, either would do).
+ * A rule without ports, or a port without a number, opens every port, admin included.
+ */
+function adminPortProblems(manifests: readonly Manifest[], workload: Workload): string[] {
+  interface Rule {
+    from?: Record<string, unknown>[];
+    ports?: { port?: string | number; endPort?: number }[];
+  }
+  const admin = mainContainer(workload).ports?.find((port) => port.name === "admin");
+  if (!admin) return ["no admin port"];
+  const opensAdmin = ({ port, endPort }: { port?: string | number; endPort?: number }) =>
+    port === undefined ||
+    port === "admin" ||
+    port === admin.containerPort ||
+    (typeof port === "number" &&
+      endPort !== undefined &&
+      port <= admin.containerPort &&
+      admin.containerPort <= endPort);
+  const rules = ofKind(manifests, "NetworkPolicy")
+    .map(
+      (policy) =>
+        policy.spec as {
+          podSelector: { matchLabels?: Record<string, string> };
+          policyTypes: string[];
+          ingress?: Rule[];
+        },
+    )
+    .filter(
+      (policy) =>
+        policy.policyTypes.includes("Ingress") &&
+        selects(policy.podSelector.matchLabels ?? {}, workload.podLabels),
+    )
+    .flatMap((policy) => policy.ingress ?? [])
+    .filter((rule) => (rule.ports ?? [{}]).some(opensAdmin));
+  const problems: string[] = [];
+  if (rules.length !== 1) problems.push(`${rules.length} rules open the admin port`);
+  for (const rule of rules) {
+    if ((rule.from ?? []).length === 0) problems.push("the admin port is open to every source");
+    for (const peer of rule.from ?? []) {
+      try {
+        expect(peer).to.deep.equal(PROMETHEUS_PEER);
+      } catch {
+        problems.push(`admin peer ${JSON.stringify(peer)}`);
+      }
+    }
+  }
+  return problems;
+}
+
+const PROMETHEUS_PEER = {
+  namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } },
+  podSelector: { matchLabels: { "app.kubernetes.io/name": "prometheus" } },
+};
+
 describe("deploy/k8s manifests", () => {
   before(async () => {
     for (const name of KUSTOMIZATIONS)
@@ -422,6 +479,13 @@ describe("deploy/k8s manifests", () => {
         }
       });
 
+      it("the admin port (/metrics, /readyz?verbose) admits Prometheus's pods in the monitoring namespace and nothing else", () => {
+        const manifests = render(overlay);
+        for (const workload of appWorkloads(manifests)) {
+          expect(adminPortProblems(manifests, workload), workload.name).to.deep.equal([]);
+        }
+      });
+
       it("every ConfigMap and Secret referenced is defined here or is an operator's Secret that deploy/README.md explains", async () => {
         const manifests = render(overlay);
         const defined = new Set(
@@ -625,6 +689,57 @@ describe("deploy/k8s manifests", () => {
       });
     });
   }
+
+  it("the admin-port check finds each way to open it wider: two peers, no ports, a number, a range, another rule", () => {
+    const manifests = render("overlays/prod");
+    const gateway = appWorkloads(manifests).find((workload) => workload.name === "gateway");
+    if (!gateway) throw new Error("no gateway");
+    const adminRule = (copy: Manifest[]) =>
+      (
+        named(copy, "NetworkPolicy", "gateway").spec as {
+          ingress: { from: Record<string, unknown>[]; ports?: Record<string, unknown>[] }[];
+        }
+      ).ingress;
+    const variant = (change: (ingress: ReturnType<typeof adminRule>) => void) => {
+      const copy = structuredClone(manifests);
+      change(adminRule(copy));
+      return adminPortProblems(copy, gateway);
+    };
+    expect(adminPortProblems(manifests, gateway)).to.deep.equal([]);
+    // Namespace and pod selectors as two peers: any pod of monitoring, or Prometheus anywhere.
+    expect(
+      variant((ingress) => {
+        ingress[1].from = [
+          { namespaceSelector: PROMETHEUS_PEER.namespaceSelector },
+          { podSelector: PROMETHEUS_PEER.podSelector },
+        ];
+      }),
+    ).to.have.length(2);
+    // The public rule without ports: the ingress controller reaches the admin port too.
+    expect(variant((ingress) => delete ingress[0].ports)).to.deep.include(
+      "2 rules open the admin port",
+    );
+    expect(
+      variant((ingress) => {
+        ingress[0].ports = [{ protocol: "TCP", port: 9100 }];
+      }),
+    ).to.deep.include("2 rules open the admin port");
+    expect(
+      variant((ingress) => {
+        ingress[0].ports = [{ protocol: "TCP", port: 8000, endPort: 9100 }];
+      }),
+    ).to.deep.include("2 rules open the admin port");
+    // One port short of it, the range is the public port's alone.
+    expect(
+      variant((ingress) => {
+        ingress[0].ports = [{ protocol: "TCP", port: 8000, endPort: 9099 }];
+      }),
+    ).to.deep.equal([]);
+    expect(variant((ingress) => delete (ingress[1] as { from?: unknown }).from)).to.deep.include(
+      "the admin port is open to every source",
+    );
+    expect(variant((ingress) => ingress.pop())).to.deep.equal(["0 rules open the admin port"]);
+  });
 
   it("monitoring: the PodMonitor scrapes every process's admin port, and traces go to the collector", () => {
     const manifests = render("overlays/monitoring");

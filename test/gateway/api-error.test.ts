@@ -10,7 +10,11 @@ import {
   errorInfo,
   serviceError,
 } from "../../services/shared/errors/service-error.js";
-import { acceptRequestId } from "../../services/shared/logging/request-context.js";
+import {
+  acceptRequestId,
+  looksLikeCredential,
+  SECRET_RUN_LENGTH,
+} from "../../services/shared/logging/request-context.js";
 
 describe("errors from services to the public envelope", () => {
   it("carries reason and metadata through a ConnectError", () => {
@@ -183,6 +187,42 @@ describe("acceptRequestId", () => {
       undefined,
     ]) {
       expect(acceptRequestId(bad)).to.match(/^[0-9a-f-]{36}$/);
+    }
+  });
+
+  it("replaces an id that is or holds a credential: its prefix in any case, or a secret's body", () => {
+    const body = "Zx9-Qw_3".repeat(5) + "AbC"; // 43 characters, as a secret's body
+    for (const credential of [
+      `msk_${body}`,
+      `MSK_${body}`,
+      `mSs_${body}`,
+      "req:msk_x",
+      body,
+      `trace.${body}.1`,
+      "Ab".repeat(SECRET_RUN_LENGTH / 2),
+      `x-${"Ab".repeat(SECRET_RUN_LENGTH / 2)}`,
+    ]) {
+      const id = acceptRequestId(credential);
+      expect(id, credential).to.match(/^[0-9a-f-]{36}$/);
+      expect(looksLikeCredential(credential), credential).to.equal(true);
+    }
+  });
+
+  it("keeps ordinary ids: UUIDs, hex trace ids, ULIDs, nanoids, and runs of one case or under 32", () => {
+    for (const ordinary of [
+      "0195a2b4-7c1d-7000-8000-000000000000",
+      "4bf92f3577b34da6a3ce929d0e0e4736",
+      "4bf92f3577b34da6a3ce929d0e0e4736".repeat(2),
+      "01ARZ3NDEKTSV4RRFFQ69G5FAV",
+      "V1StGXR8_Z5jdHi6B-myT",
+      "0ujtsYcgvSTl8PAuAdqWYSMnLOv",
+      `${"Ab".repeat(SECRET_RUN_LENGTH / 2).slice(1)}.${"Ab".repeat(15)}`,
+      "a".repeat(128),
+      "A".repeat(128),
+      "ms-k_1",
+      "msk",
+    ]) {
+      expect(acceptRequestId(ordinary), ordinary).to.equal(ordinary);
     }
   });
 });

@@ -5,6 +5,7 @@ import type { Db, MongoClient } from "mongodb";
 import { Health } from "../../../proto/gen/grpc/health/v1/health_pb.js";
 import type { ServiceConfig } from "../config/service-config.js";
 import { createLogger, type Logger } from "../logging/logger.js";
+import { logProcessWarnings } from "../logging/process-warnings.js";
 import { authorizationInterceptor } from "../security/authorization-interceptor.js";
 import { PLAINTEXT_WARNING } from "../security/internal-security-config.js";
 import { type InternalIdentity, loadInternalIdentity } from "../security/internal-transport.js";
@@ -266,6 +267,7 @@ export async function runServiceProcess<C extends ServiceConfig>(
   supervised = false,
 ): Promise<void> {
   const running = await runService(definition, config);
+  logProcessWarnings(running.logger);
   running.serving.catch(async () => {
     await running.stop().catch(() => undefined);
     process.exit(1);
