@@ -14,7 +14,7 @@
  * bench/accuracy/README.md.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -50,6 +50,7 @@ const USAGE = `usage: npm run bench:accuracy -- [options] [DIR ...]
   --no-cv           the MoveSpecs as shipped only (no cross-validation: seconds instead of minutes)
   --no-perturb      skip the perturbed recordings
   --no-specificity  skip the other movements' recordings
+  --write-fitted DIR  write each MoveSpec with its fit: numbers chosen on all its recordings into DIR
   --json            print one JSON document instead of tables
   -v, --verbose     a line per recording
   -h, --help        this text`;
@@ -310,6 +311,7 @@ function parseOptions(argv: string[]) {
       cv: { type: "boolean", default: true },
       perturb: { type: "boolean", default: true },
       specificity: { type: "boolean", default: true },
+      "write-fitted": { type: "string" },
       json: { type: "boolean" },
       verbose: { type: "boolean", short: "v" },
       help: { type: "boolean", short: "h" },
@@ -438,6 +440,11 @@ async function main(argv: string[]): Promise<number> {
         onProgress: (p) =>
           status(`cross-validating ${name}: ${p.stage} ${Math.round((100 * p.done) / p.total)}%`),
       });
+      if (opts["write-fitted"]) {
+        const out = join(resolve(opts["write-fitted"]), `${name}.yaml`);
+        writeFileSync(out, fitted.source);
+        warn(`${name}: fitted on ${pool.length} recordings, written to ${out}`);
+      }
       positives.forEach((l, i) => {
         const r = fitted.recordings[i];
         Object.assign(results.get(l)!, {

@@ -29,8 +29,8 @@ const LIMITS = {
   DETECTION_CHECKPOINT_INTERVAL_MS: "200",
 };
 const SQUAT_FRAMES = readFrames("m01_s01");
-/** BODY_LIMIT_BYTES and DETECTION_MAX_MESSAGE_BYTES of the second system: small, to reach cheaply. */
-const SMALL_LIMIT_BYTES = 4096;
+/** BODY_LIMIT_BYTES and DETECTION_MAX_MESSAGE_BYTES of the second system: small, to reach cheaply (a MoveSpec must still fit). */
+const SMALL_LIMIT_BYTES = 8192;
 
 describe("detection sessions: admission and lifecycle", function () {
   this.timeout(30_000);

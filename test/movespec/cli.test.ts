@@ -100,7 +100,7 @@ describe("movespec command-line tool", function () {
       const plot = readFileSync(svg, "utf8");
       expect(plot).to.match(/^<svg/);
       expect(plot).to.include("arm_elevation (degrees)");
-      expect(plot).to.include("raised enter: 80");
+      expect(plot).to.include("raised enter: 75");
       expect(plot).to.include("time (s)");
       expect(r.stderr).to.match(/plot written to .*plot\.svg \(\d+ KB\)/);
     });
@@ -372,7 +372,7 @@ describe("movespec command-line tool", function () {
       const file = join(dir, "abduction.yaml");
       writeFileSync(
         file,
-        `${readFileSync(join(EXAMPLES, "shoulder-abduction.yaml"), "utf8")}
+        `${readFileSync(join(EXAMPLES, "shoulder-abduction.yaml"), "utf8").replace(/\nfit:[\s\S]*$/, "\n")}
 fit:
   raise: { at: [phases.raised.enter, phases.raised.exit], range: [60, 130], step: 10 }
 `,
@@ -395,7 +395,7 @@ fit:
       expect(r.code, r.stderr).to.equal(0);
       expect(r.stdout).to.match(/: 1 free number\(s\), 5 recording\(s\) in 3 groups, 3 fold\(s\)/);
       expect(r.stdout).to.match(/^exact\s+5\/5 \(100%\)\s+5\/5 \(100%\)\s+5\/5 \(100%\)$/m);
-      expect(r.stdout).to.match(/^\s+raise\s+60 \.\. 130 by 10\s+80\s+\d+/m);
+      expect(r.stdout).to.match(/^\s+raise\s+60 \.\. 130 by 10\s+75\s+\d+/m);
       expect(r.stdout).to.match(/^\s+m01_s01\s+negative\s+0\s+0\s+0\s+0\s+\d$/m);
       expect(r.stdout).to.match(/cross-validated: 5 of 5 exact \(100%\)/);
       const written = join(dir, "abduction.fitted.yaml");

@@ -110,11 +110,14 @@ describe("reference MoveSpecs", () => {
   });
 
   it("count nothing on recordings of other movements", () => {
+    // A squat is not a side lunge and the other way round (issue 37's specificity goals);
+    // sit-to-stand and a squat to chair height are the same movement from the front
+    // (docs/tuning-movespecs.md), so they are not on each other's lists.
     const none: [string, string[]][] = [
       ["shoulder-abduction", ["m01", "m04", "m05"]],
-      ["squat", ["m07", "m10"]],
-      ["lunge", ["m07", "m10"]],
-      ["sit-to-stand", ["m07", "m10"]],
+      ["squat", ["m04", "m07", "m10"]],
+      ["lunge", ["m01", "m05", "m07", "m10"]],
+      ["sit-to-stand", ["m04", "m07", "m10"]],
       ["biceps-curl", ["m01", "m04", "m05", "m07", "m10"]],
       ["jumping-jack", ["m01", "m04", "m05", "m07", "m10"]],
       ["push-up", ["m01", "m04", "m05", "m07", "m10"]],
