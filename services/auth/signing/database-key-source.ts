@@ -68,7 +68,7 @@ export function createDatabaseKeySource(options: {
   };
 
   /** Alarms and (mostly) deletes what is refused; returns the records the service trusts. */
-  const sort = async (records: readonly SigningKeyRecord[]): Promise<Trusted[]> => {
+  const judgeAll = async (records: readonly SigningKeyRecord[]): Promise<Trusted[]> => {
     const judged = records.map((record) => ({
       record,
       judgement: judgeRecord(record, keyEncryption),
@@ -85,7 +85,7 @@ export function createDatabaseKeySource(options: {
       if (upgrading && judgement.reason === "legacy_sealed") {
         logger.warn(
           { kid, reason: judgement.reason },
-          "signing key of an older version retired at upgrade: not trusted (see docs/security.md, signing keys at rest)",
+          "signing key of an older version retired at upgrade: not trusted (docs/security.md, signing keys in the store)",
         );
         continue;
       }
@@ -95,7 +95,7 @@ export function createDatabaseKeySource(options: {
       options.onRefused?.(judgement.reason);
       logger.error(
         { kid, reason: judgement.reason, removed: remove },
-        `signing key refused: the record ${judgement.message}; it is never published nor used${remove ? " and was deleted" : ""} (someone who can write to the store made or changed it?)`,
+        `signing key refused: the record ${judgement.message}; it is never published nor used, ${remove ? "and was deleted (someone who can write to the store made or changed it?)" : "and is kept: supply its key-encryption key, or remove it"}`,
       );
     }
     if (removed.length > 0) {
@@ -122,7 +122,7 @@ export function createDatabaseKeySource(options: {
     kind: "database",
     async load(now) {
       const records = await store.list();
-      const trusted = await sort(records);
+      const trusted = await judgeAll(records);
       const byKid = new Map(records.map((record) => [record._id, record]));
       for (const key of trusted) {
         await resealIfOld(byKid.get(key.binding.kid) as SigningKeyRecord, key);
