@@ -1,3 +1,4 @@
+import { Counter, type Registry } from "prom-client";
 import { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
 import type { ServiceDefinition } from "../shared/runtime/service-runner.js";
 import { createSettingsVerifier } from "../shared/tokens/index.js";
@@ -14,6 +15,7 @@ import { createTokenExchange } from "./operations/token-exchange.js";
 import { createDatabaseKeySource } from "./signing/database-key-source.js";
 import { createDirectoryKeySource, SIGNING_KID_FILE } from "./signing/directory-key-source.js";
 import type { KeyEncryptionKeys } from "./signing/key-encryption.js";
+import { REFUSAL_REASONS, type RefusalReason } from "./signing/key-record.js";
 import { createKeyRing } from "./signing/key-ring.js";
 import { createTokenSigner } from "./signing/token-signer.js";
 import { createCredentialsStore } from "./store/credentials-store.js";
@@ -25,7 +27,7 @@ import { createSigningKeysStore } from "./store/signing-keys-store.js";
 export const authService: ServiceDefinition<AuthConfig> = {
   name: "auth",
   services: [AuthService],
-  async start({ config, db, logger }) {
+  async start({ config, db, logger, metrics }) {
     const organizations = createOrganizationsStore(db);
     const projects = createProjectsStore(db);
     const credentials = createCredentialsStore(db);
@@ -53,6 +55,7 @@ export const authService: ServiceDefinition<AuthConfig> = {
           retentionSeconds: keyRetentionSeconds(config.tokens),
           keyEncryption: config.keyEncryption as KeyEncryptionKeys,
           logger,
+          onRefused: refusedKeysCounter(metrics.registry),
         });
     const ring = createKeyRing({
       source,
@@ -116,3 +119,20 @@ export const authService: ServiceDefinition<AuthConfig> = {
     return { register: (router) => router.service(AuthService, handlers), userTokens };
   },
 };
+
+/**
+ * auth_signing_keys_refused_total{reason}: signing key records the service refused (never
+ * published, never used). Any increase means someone wrote to the store who should not have (or,
+ * for unknown_kek, a key-encryption key is missing): alert on it. Every reason starts at 0 so
+ * that the first refusal is an increase.
+ */
+function refusedKeysCounter(registry: Registry): (reason: RefusalReason) => void {
+  const counter = new Counter({
+    name: "auth_signing_keys_refused_total",
+    help: "Signing key records refused as not sealed by this service's key-encryption key (never published nor used), by reason.",
+    labelNames: ["reason"],
+    registers: [registry],
+  });
+  for (const reason of REFUSAL_REASONS) counter.inc({ reason }, 0);
+  return (reason) => counter.inc({ reason });
+}

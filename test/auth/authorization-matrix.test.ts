@@ -47,6 +47,7 @@ const DEFECTS = [
   "wrong aud",
   "wrong iss",
   "wrong typ",
+  "lives a year",
 ] as const;
 type Defect = (typeof DEFECTS)[number];
 
@@ -636,6 +637,8 @@ async function forgeDefects(
     "wrong aud": await forge(signingKey, { payload: { aud: options.wrongAudience } }),
     "wrong iss": await forge(signingKey, { payload: { iss: "https://evil.example" } }),
     "wrong typ": await forge(signingKey, { header: { typ: options.wrongType } }),
+    // Signed with the served key and otherwise valid: longer than any token this system issues.
+    "lives a year": await forge(signingKey, { payload: { iat: now, exp: now + 365 * 86400 } }),
   };
   return new Map(DEFECTS.map((defect) => [defect, forged[defect]]));
 }

@@ -1,8 +1,10 @@
 import { expect } from "chai";
 import { generateKeyPair, SignJWT } from "jose";
 import {
+  createSettingsVerifier,
   createTokenVerifier,
   DEFAULT_TOKEN_ISSUER,
+  DEFAULT_TOKEN_SETTINGS,
   KeySetUnavailableError,
   RUNTIME_TOKEN_AUDIENCE,
   RUNTIME_TOKEN_TYPE,
@@ -57,11 +59,15 @@ describe("services/shared/tokens: createTokenVerifier", () => {
   let fetches: number;
   let published: TestKey[];
 
-  const verifier = (clock = fakeClock(), extra: { tolerance?: number } = {}): TokenVerifier =>
+  const verifier = (
+    clock = fakeClock(),
+    extra: { tolerance?: number; maxLifetime?: number } = {},
+  ): TokenVerifier =>
     createTokenVerifier({
       issuer: DEFAULT_TOKEN_ISSUER,
       now: clock.now,
       clockToleranceSeconds: extra.tolerance ?? 5,
+      maxLifetimeSeconds: extra.maxLifetime,
       jwksMinRefreshIntervalMs: 50,
       fetchJwks: async () => {
         fetches += 1;
@@ -180,6 +186,68 @@ describe("services/shared/tokens: createTokenVerifier", () => {
       const token = tamperSignature(await forgeAccessToken(key, claims));
       clock.advance(3600);
       expect(await reason(verifier(clock).verifyAccessToken(token))).to.equal("TOKEN_INVALID");
+    });
+  });
+
+  describe("lifetime cap: no token lives longer than this system's (fake clock)", () => {
+    /** Whole seconds, so that `exp - now` is exact at the edge. */
+    const wholeSecondClock = () => fakeClock(Math.floor(Date.now() / 1000) * 1000);
+    const lifetime = (iat: number, exp: number) => ({ payload: { iat, exp } });
+
+    it("exp - now: at the maximum plus the tolerance accepted, one second more TOKEN_INVALID", async () => {
+      const clock = wholeSecondClock();
+      const v = verifier(clock, { tolerance: 5, maxLifetime: 3600 });
+      const now = clock.now() / 1000;
+      const atEdge = await forgeAccessToken(key, claims, lifetime(now, now + 3605));
+      const past = await forgeAccessToken(key, claims, lifetime(now, now + 3606));
+      expect(await reason(v.verifyAccessToken(atEdge))).to.equal("ACCEPTED");
+      expect(await reason(v.verifyAccessToken(past))).to.equal("TOKEN_INVALID");
+      // iat within the tolerance ahead: exp - iat is within the maximum, exp - now is not.
+      const ahead = await forgeAccessToken(key, claims, lifetime(now + 5, now + 3606));
+      expect(await reason(v.verifyAccessToken(ahead))).to.equal("TOKEN_INVALID");
+    });
+
+    it("exp - iat: a token issued earlier is measured from its iat (edge and one second past)", async () => {
+      const clock = wholeSecondClock();
+      const v = verifier(clock, { tolerance: 5, maxLifetime: 3600 });
+      const iat = clock.now() / 1000 - 600;
+      const atEdge = await forgeAccessToken(key, claims, lifetime(iat, iat + 3605));
+      const past = await forgeAccessToken(key, claims, lifetime(iat, iat + 3606));
+      expect(await reason(v.verifyAccessToken(atEdge))).to.equal("ACCEPTED");
+      expect(await reason(v.verifyAccessToken(past))).to.equal("TOKEN_INVALID");
+    });
+
+    it("default: 24 h (RUNTIME_TOKEN_MAX_TTL_SECONDS) plus the tolerance; a year is refused, for runtime tokens too", async () => {
+      const clock = wholeSecondClock();
+      const v = createTokenVerifier({
+        issuer: DEFAULT_TOKEN_ISSUER,
+        now: clock.now,
+        fetchJwks: async () => ({ keys: [key.publicJwk] }),
+      });
+      const now = clock.now() / 1000;
+      const day = DEFAULT_TOKEN_SETTINGS.runtimeTokenMaxTtlSeconds;
+      expect(day).to.equal(24 * 3600);
+      const atEdge = await forgeAccessToken(key, claims, lifetime(now, now + day + 5));
+      const past = await forgeAccessToken(key, claims, lifetime(now, now + day + 6));
+      const year = await forgeAccessToken(key, claims, lifetime(now, now + 365 * 86400));
+      expect(await reason(v.verifyAccessToken(atEdge))).to.equal("ACCEPTED");
+      expect(await reason(v.verifyAccessToken(past))).to.equal("TOKEN_INVALID");
+      expect(await reason(v.verifyAccessToken(year))).to.equal("TOKEN_INVALID");
+      const runtimeYear = await forgeAccessToken(key, claims, {
+        header: { typ: RUNTIME_TOKEN_TYPE },
+        payload: { aud: RUNTIME_TOKEN_AUDIENCE, iat: now, exp: now + 365 * 86400 },
+      });
+      expect(await reason(v.verifyRuntimeToken(runtimeYear))).to.equal("TOKEN_INVALID");
+    });
+
+    it("the services' verifiers follow RUNTIME_TOKEN_MAX_TTL_SECONDS", async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const settings = { ...DEFAULT_TOKEN_SETTINGS, runtimeTokenMaxTtlSeconds: 3 * 86400 };
+      const v = createSettingsVerifier(settings, async () => ({ keys: [key.publicJwk] }));
+      const twoDays = await forgeAccessToken(key, claims, lifetime(now, now + 2 * 86400));
+      const fourDays = await forgeAccessToken(key, claims, lifetime(now, now + 4 * 86400));
+      expect(await reason(v.verifyAccessToken(twoDays))).to.equal("ACCEPTED");
+      expect(await reason(v.verifyAccessToken(fourDays))).to.equal("TOKEN_INVALID");
     });
   });
 

@@ -4,8 +4,10 @@ import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
  * Envelope encryption of the signing keys the embedded default keeps in its database: each
  * private JWK is sealed with AES-256-GCM under a key-encryption key (KEK) from configuration
  * (KEY_ENCRYPTION_KEYS or KEY_ENCRYPTION_KEYS_FILE, a mounted Secret), so the database alone
- * holds nothing that signs. The record's kid is bound in as additional data: a sealed key
- * copied onto another record does not open.
+ * holds nothing that signs. Everything the service believes about the key besides its private
+ * half (kid, algorithm, public key, creation and activation times: the KeyBinding) is the
+ * additional data: anyone who can write to the store but holds no KEK cannot make a record that
+ * opens, copy one under another kid, move its activation or swap its public key.
  *
  * Rotation: the list holds `<id>:<key>` entries, the first one seals, every one opens. Put a new
  * KEK first and keep the old one after it; the auth service re-seals every record under the new
@@ -17,12 +19,26 @@ export interface KeyEncryptionKeys {
 }
 
 export interface SealedJwk {
+  /** 2: bound to the KeyBinding. Absent on records an older version sealed (kid only). */
+  readonly v?: typeof SEAL_VERSION;
   readonly kek_id: string;
   readonly alg: "A256GCM";
   readonly iv: string;
   readonly ciphertext: string;
   readonly tag: string;
 }
+
+/** What a sealed record says about its key, besides the private half: all of it authenticated. */
+export interface KeyBinding {
+  readonly kid: string;
+  readonly alg: string;
+  /** The public key's members (kty, crv, x, y), as the record keeps them in clear. */
+  readonly publicKey: Readonly<Record<string, unknown>>;
+  readonly createdAt: number;
+  readonly activatesAt: number;
+}
+
+export const SEAL_VERSION = 2;
 
 const ENTRY = /^([A-Za-z0-9._-]{1,64}):([A-Za-z0-9_-]{43}=?)$/;
 
@@ -52,16 +68,33 @@ export function generateKeyEncryptionKey(id = "k1"): string {
   return `${id}:${randomBytes(32).toString("base64url")}`;
 }
 
-function additionalData(kid: string): Buffer {
-  return Buffer.from(`movement-detection signing key ${kid}`, "utf8");
+/**
+ * One text per binding: fixed member order, the public key's members sorted, times in ms. A
+ * value that is not what the service wrote (a string for a date, an extra member) changes it.
+ */
+function additionalData(binding: KeyBinding): Buffer {
+  const publicKey = Object.keys(binding.publicKey)
+    .sort()
+    .map((name) => [name, binding.publicKey[name]]);
+  const text = JSON.stringify([
+    "movement-detection signing key",
+    SEAL_VERSION,
+    binding.kid,
+    binding.alg,
+    publicKey,
+    binding.createdAt,
+    binding.activatesAt,
+  ]);
+  return Buffer.from(text, "utf8");
 }
 
-export function sealJwk(keys: KeyEncryptionKeys, kid: string, jwk: object): SealedJwk {
+export function sealJwk(keys: KeyEncryptionKeys, binding: KeyBinding, jwk: object): SealedJwk {
   const iv = randomBytes(12);
   const cipher = createCipheriv("aes-256-gcm", keys.byId.get(keys.currentId) as Buffer, iv);
-  cipher.setAAD(additionalData(kid));
+  cipher.setAAD(additionalData(binding));
   const ciphertext = Buffer.concat([cipher.update(JSON.stringify(jwk), "utf8"), cipher.final()]);
   return {
+    v: SEAL_VERSION,
     kek_id: keys.currentId,
     alg: "A256GCM",
     iv: iv.toString("base64url"),
@@ -70,17 +103,32 @@ export function sealJwk(keys: KeyEncryptionKeys, kid: string, jwk: object): Seal
   };
 }
 
-/** The JWK a record sealed; throws when its KEK is not configured or it was tampered with. */
-export function openJwk(keys: KeyEncryptionKeys, kid: string, sealed: SealedJwk): unknown {
+/** Why a sealed key does not open: its KEK is not configured, or it is not what was sealed. */
+export class SealError extends Error {
+  constructor(
+    readonly problem: "unknown_kek" | "not_authentic",
+    message: string,
+  ) {
+    super(message);
+    this.name = "SealError";
+  }
+}
+
+/** The JWK a record sealed under `binding`; throws SealError otherwise. */
+export function openJwk(keys: KeyEncryptionKeys, binding: KeyBinding, sealed: SealedJwk): unknown {
   const kek = keys.byId.get(sealed.kek_id);
   if (!kek) {
-    throw new Error(
+    throw new SealError(
+      "unknown_kek",
       `is sealed under key-encryption key "${sealed.kek_id}", which KEY_ENCRYPTION_KEYS does not hold`,
     );
   }
   try {
-    const decipher = createDecipheriv("aes-256-gcm", kek, Buffer.from(sealed.iv, "base64url"));
-    decipher.setAAD(additionalData(kid));
+    // A full 16-byte tag only: GCM accepts 4 bytes, which a forger could guess.
+    const decipher = createDecipheriv("aes-256-gcm", kek, Buffer.from(sealed.iv, "base64url"), {
+      authTagLength: 16,
+    });
+    decipher.setAAD(additionalData(binding));
     decipher.setAuthTag(Buffer.from(sealed.tag, "base64url"));
     const text = Buffer.concat([
       decipher.update(Buffer.from(sealed.ciphertext, "base64url")),
@@ -88,8 +136,9 @@ export function openJwk(keys: KeyEncryptionKeys, kid: string, sealed: SealedJwk)
     ]).toString("utf8");
     return JSON.parse(text);
   } catch {
-    throw new Error(
-      `does not open under key-encryption key "${sealed.kek_id}" (wrong key or altered)`,
+    throw new SealError(
+      "not_authentic",
+      `does not open under key-encryption key "${sealed.kek_id}" with its kid, algorithm, public key and times: altered, copied or forged`,
     );
   }
 }

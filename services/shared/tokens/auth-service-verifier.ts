@@ -1,13 +1,14 @@
 import type { Client } from "@connectrpc/connect";
 import type { JSONWebKeySet } from "jose";
 import type { AuthService } from "../../../proto/gen/auth/v1/auth_pb.js";
-import type { TokenSettings } from "./token-config.js";
+import { maxTokenLifetimeSeconds, type TokenSettings } from "./token-config.js";
 import { createTokenVerifier, type TokenVerifier } from "./token-verifier.js";
 
 /**
- * A verifier configured from the shared token settings (issuer, clock tolerance, how often an
- * unknown key may trigger a refetch), reading the signer's public keys from `fetchJwks`: every
- * process verifies with the same settings, so a new one cannot be forgotten in one of them.
+ * A verifier configured from the shared token settings (issuer, clock tolerance, the longest
+ * token lifetime, how often an unknown key may trigger a refetch), reading the signer's public
+ * keys from `fetchJwks`: every process verifies with the same settings, so a new one cannot be
+ * forgotten in one of them.
  */
 export function createSettingsVerifier(
   settings: TokenSettings,
@@ -16,6 +17,7 @@ export function createSettingsVerifier(
   return createTokenVerifier({
     issuer: settings.issuer,
     clockToleranceSeconds: settings.clockToleranceSeconds,
+    maxLifetimeSeconds: maxTokenLifetimeSeconds(settings),
     jwksMinRefreshIntervalMs: settings.keysRefetchIntervalMs,
     fetchJwks,
   });

@@ -86,12 +86,17 @@ export function readTokenSettings(env: Env): TokenSettings {
   });
 }
 
+/**
+ * The longest lifetime of any token this system issues (24 h by default): verifiers refuse a
+ * token living longer (plus the clock tolerance), whoever signed it.
+ */
+export function maxTokenLifetimeSeconds(settings: TokenSettings): number {
+  return Math.max(settings.accessTokenTtlSeconds, settings.runtimeTokenMaxTtlSeconds);
+}
+
 /** How long a key that stopped signing must stay published: until its last token expired. */
 export function keyRetentionSeconds(settings: TokenSettings): number {
-  return (
-    Math.max(settings.accessTokenTtlSeconds, settings.runtimeTokenMaxTtlSeconds) +
-    settings.clockToleranceSeconds
-  );
+  return maxTokenLifetimeSeconds(settings) + settings.clockToleranceSeconds;
 }
 
 /**

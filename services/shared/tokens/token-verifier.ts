@@ -7,6 +7,7 @@ import {
   ACCESS_TOKEN_AUDIENCE,
   ACCESS_TOKEN_TYPE,
   DEFAULT_TOKEN_SETTINGS,
+  maxTokenLifetimeSeconds,
   RUNTIME_TOKEN_AUDIENCE,
   RUNTIME_TOKEN_TYPE,
   SIGNING_ALGORITHMS,
@@ -19,6 +20,11 @@ export interface TokenVerifierOptions {
   readonly issuer: string;
   /** Default DEFAULT_TOKEN_SETTINGS.clockToleranceSeconds (5 s). */
   readonly clockToleranceSeconds?: number;
+  /**
+   * The longest a token may live, `exp - iat` and `exp - now` (plus the clock tolerance); longer
+   * ones are TOKEN_INVALID. Default maxTokenLifetimeSeconds(DEFAULT_TOKEN_SETTINGS) (24 h).
+   */
+  readonly maxLifetimeSeconds?: number;
   /** See createKeySetCache. */
   readonly jwksMaxAgeMs?: number;
   readonly jwksMinRefreshIntervalMs?: number;
@@ -39,10 +45,15 @@ export interface TokenVerifier {
   warmUp(): Promise<void>;
 }
 
-/** Local verification: signature, algorithm allow-list, `typ`, `iss`, `aud`, `exp`, `iat`. */
+/**
+ * Local verification: signature, algorithm allow-list, `typ`, `iss`, `aud`, `exp`, `iat`, and a
+ * lifetime no longer than this system's tokens have.
+ */
 export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
   const now = options.now ?? Date.now;
   const tolerance = options.clockToleranceSeconds ?? DEFAULT_TOKEN_SETTINGS.clockToleranceSeconds;
+  const lifetimeLimit =
+    (options.maxLifetimeSeconds ?? maxTokenLifetimeSeconds(DEFAULT_TOKEN_SETTINGS)) + tolerance;
   const keys = createKeySetCache({
     fetchJwks: options.fetchJwks,
     maxAgeMs: options.jwksMaxAgeMs,
@@ -80,6 +91,19 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
         payload.iat > currentDate.getTime() / 1000 + tolerance
       ) {
         throw new TokenError(Reason.tokenInvalid, "the token was issued in the future");
+      }
+      if (
+        livesTooLong(
+          payload.exp as number,
+          payload.iat,
+          currentDate.getTime() / 1000,
+          lifetimeLimit,
+        )
+      ) {
+        throw new TokenError(
+          Reason.tokenInvalid,
+          "the token lives longer than any this system issues",
+        );
       }
       return payload;
     } catch (error) {
@@ -129,6 +153,15 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       await keys.refresh().catch(() => undefined);
     },
   };
+}
+
+/**
+ * A token this system issued lives at most the limit: a longer one (by its own claims, or by what
+ * is left of it now) was signed by a key someone else holds, or by a broken signer. Checking both
+ * bounds a token whose `iat` is pushed back as well as one whose `exp` is pushed out.
+ */
+function livesTooLong(exp: number, iat: number, nowSeconds: number, limitSeconds: number): boolean {
+  return exp - iat > limitSeconds || exp - nowSeconds > limitSeconds;
 }
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
