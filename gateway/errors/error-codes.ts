@@ -108,6 +108,7 @@ export const CODE_FROM_REASON: Readonly<Record<ErrorReason, ApiErrorCode>> = {
   ETAG_MISMATCH: "precondition_failed",
   YAML_TOO_LARGE: "payload_too_large",
   SESSION_NOT_FOUND: "not_found",
+  SESSION_EXPIRED: "not_found",
   SESSION_TERMINAL: "failed_precondition",
   SESSION_QUOTA_EXCEEDED: "resource_exhausted",
   CONTRACT_UNSUPPORTED: "invalid_argument",
