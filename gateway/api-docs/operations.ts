@@ -368,7 +368,7 @@ export const OPERATIONS: readonly Operation[] = [
     pathParams: [sessionId],
     status: 200,
     response: Session,
-    reasons: ["SESSION_NOT_FOUND", ...SERVICE],
+    reasons: ["SESSION_NOT_FOUND", "SESSION_EXPIRED", ...SERVICE],
     access: "scope",
   },
   {
@@ -382,7 +382,7 @@ export const OPERATIONS: readonly Operation[] = [
     pathParams: [sessionId],
     status: 200,
     response: Session,
-    reasons: ["SESSION_NOT_FOUND", "SESSION_TERMINAL", ...WRITE, ...SERVICE],
+    reasons: ["SESSION_NOT_FOUND", "SESSION_EXPIRED", "SESSION_TERMINAL", ...WRITE, ...SERVICE],
     access: "scope",
   },
 ];

@@ -109,6 +109,7 @@ export const CODE_FROM_REASON: Readonly<Record<ErrorReason, ApiErrorCode>> = {
   YAML_TOO_LARGE: "payload_too_large",
   NAME_CONFUSABLE: "already_exists",
   SESSION_NOT_FOUND: "not_found",
+  SESSION_EXPIRED: "not_found",
   SESSION_TERMINAL: "failed_precondition",
   SESSION_QUOTA_EXCEEDED: "resource_exhausted",
   CONTRACT_UNSUPPORTED: "invalid_argument",

@@ -60,6 +60,11 @@ export interface DetectionConfig extends ServiceConfig {
   readonly tokens: TokenSettings;
   readonly limits: SessionLimits;
   readonly durability: DurabilitySettings;
+  /**
+   * Days an ended session (its document, summary included, and any record chunks left) is kept
+   * after it ended; 0 keeps them for ever (DETECTION_SESSION_RETENTION_DAYS).
+   */
+  readonly sessionRetentionDays: number;
 }
 
 const MINUTE = 60_000;
@@ -121,6 +126,11 @@ export function loadDetectionConfig(env: Env): DetectionConfig {
       }),
       replicaTtlMs: ms("DETECTION_REPLICA_TTL_MS", 10_000, 10 * MINUTE),
       sweepIntervalMs: ms("DETECTION_SWEEP_INTERVAL_MS", 5000, 10 * MINUTE),
+    }),
+    // Ten years (longer is "for ever": 0); a TTL index's seconds must fit in an int32 (68 years).
+    sessionRetentionDays: envInt(env, "DETECTION_SESSION_RETENTION_DAYS", 30, {
+      min: 0,
+      max: 3650,
     }),
   });
 }

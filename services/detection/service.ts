@@ -9,6 +9,7 @@ import { createInternalTransport } from "../shared/security/internal-transport.j
 import type { Workload } from "../shared/security/workloads.js";
 import { createAuthServiceVerifier } from "../shared/tokens/index.js";
 import type { DetectionConfig } from "./config.js";
+import { recordChunkTtlMs, retentionMs } from "./domain/session-retention.js";
 import { createDetectionHandlers } from "./handlers.js";
 import { createAttachmentLeases } from "./lease/attachment-lease.js";
 import { createPeerClients } from "./lease/peer-clients.js";
@@ -39,19 +40,30 @@ export const detectionService: ServiceDefinition<DetectionConfig> = {
       transport(config.authoringServiceUrl, "authoring"),
     );
 
-    const store = createSessionStore(db);
-    const records = createRecordStore(db);
+    const { limits, durability } = config;
+    const retention = retentionMs(config.sessionRetentionDays);
+    const store = createSessionStore(db, { retentionMs: retention });
+    const records = createRecordStore(db, {
+      ttlMs: recordChunkTtlMs(limits.maxDurationMs, retention),
+    });
     const specStore = createSpecStore(db);
     const replicas = createReplicaStore(db);
+    const locks = createLockStore(db);
     const idempotency = createIdempotencyStore(db);
     await Promise.all([
       store.ensureIndexes(),
       records.ensureIndexes(),
       replicas.ensureIndexes(),
+      locks.ensureIndexes(),
       idempotency.ensureIndexes(),
     ]);
+    logger.info(
+      { session_retention_days: config.sessionRetentionDays },
+      config.sessionRetentionDays > 0
+        ? "ended sessions are deleted after the retention"
+        : "ended sessions are kept for ever",
+    );
 
-    const { limits, durability } = config;
     const specs = createSpecCache(specStore);
     const attachments = createAttachments(store, logger);
     const presence = createReplicaPresence({
@@ -80,7 +92,7 @@ export const detectionService: ServiceDefinition<DetectionConfig> = {
       finalizingGraceMs: 3 * durability.checkpointIntervalMs + durability.replicaTtlMs,
       sessions: store,
       replicas,
-      locks: createLockStore(db),
+      locks,
       settlement,
       logger,
     });

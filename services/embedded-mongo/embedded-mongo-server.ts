@@ -162,7 +162,7 @@ export function createEmbeddedMongoServer(
   }
 
   async function shutdownState(): Promise<void> {
-    ttl?.stop();
+    await ttl?.stop();
     sessions?.close();
     cursors?.close();
     await engine?.close();

@@ -4,6 +4,8 @@
  * timeouts (contract, "Detection sessions").
  */
 import { expect } from "chai";
+import { MongoClient } from "mongodb";
+import { createIdGenerator } from "../../services/shared/ids/uuid-v7.js";
 import { readFrames } from "../movespec/support/recordings.js";
 import { api } from "../movespecs/support/api.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
@@ -505,6 +507,60 @@ describe("detection sessions: admission and lifecycle", function () {
         status: "failed",
         error_code: "SESSION_MAX_DURATION_EXCEEDED",
       });
+    });
+  });
+
+  describe("retention (DETECTION_SESSION_RETENTION_DAYS: 30 days by default)", () => {
+    const RETENTION_MS = 30 * 86_400_000;
+
+    it("answers 404 SESSION_EXPIRED for a session ended the retention ago, and for ids that old", async () => {
+      const created = await createSession(tenant, { movespec_id: squat.movespecId });
+      const id = created.session_id;
+      await tenant.call("POST", `/api/detection/sessions/${id}/finalize`);
+      await waitForStatus(tenant, id, "completed");
+      // The stored end is moved back (the store's TTL monitor may delete the session once it is
+      // past the retention: the answer is the same either way).
+      const mongo = new MongoClient(system.mongodbUri);
+      const endedAgo = (ms: number) =>
+        mongo
+          .db("mds_detection")
+          .collection<{ _id: string; ended_at?: Date }>("sessions")
+          .updateOne({ _id: id }, { $set: { ended_at: new Date(Date.now() - ms) } });
+      try {
+        await endedAgo(RETENTION_MS - 60_000);
+        expect((await getSession(tenant, id)).status).to.equal("completed");
+        await endedAgo(RETENTION_MS);
+      } finally {
+        await mongo.close();
+      }
+      for (const path of [
+        `/api/detection/sessions/${id}`,
+        `/api/detection/sessions/${id}/finalize`,
+      ]) {
+        const response = await tenant.call(path.endsWith("finalize") ? "POST" : "GET", path);
+        expect(response.status, path).to.equal(404);
+        expect(response.body.error).to.include({ code: "not_found", retryable: false });
+        expect(response.body.error.details).to.include({
+          reason: "SESSION_EXPIRED",
+          session_id: id,
+          retention_days: 30,
+        });
+      }
+      // Another project asking for it learns nothing: its id is recent, so plainly not found.
+      const other = await createTenant(system);
+      const foreign = await other.call("GET", `/api/detection/sessions/${id}`);
+      expect(foreign.status).to.equal(404);
+      expect(foreign.body.error.details.reason).to.equal("SESSION_NOT_FOUND");
+      // Unknown ids: one made the retention ago may name an expired session; a recent one cannot.
+      const reasonFor = async (sessionId: string) =>
+        (await tenant.call("GET", `/api/detection/sessions/${sessionId}`)).body.error.details
+          .reason;
+      expect(await reasonFor(createIdGenerator(() => Date.now() - RETENTION_MS)())).to.equal(
+        "SESSION_EXPIRED",
+      );
+      expect(
+        await reasonFor(createIdGenerator(() => Date.now() - RETENTION_MS + 60_000)()),
+      ).to.equal("SESSION_NOT_FOUND");
     });
   });
 });

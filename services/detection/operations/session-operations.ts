@@ -19,6 +19,7 @@ import type { Logger } from "../../shared/logging/logger.js";
 import { type Called, type Caller, onBehalfOf } from "../../shared/security/caller.js";
 import type { DetectionConfig } from "../config.js";
 import { isTerminal, type SessionDocument, type SessionMode } from "../domain/session-document.js";
+import { isPastRetention, mayHaveExpired, retentionMs } from "../domain/session-retention.js";
 import type { PeerClients } from "../lease/peer-clients.js";
 import type { ReplicaPresence } from "../lease/replica-presence.js";
 import { SessionReason } from "../reasons.js";
@@ -35,7 +36,10 @@ import type { SpecCache } from "./spec-cache.js";
 export const SUPPORTED_CONTRACT_MAJORS: readonly number[] = [1];
 
 export interface SessionOperationsDeps {
-  readonly config: Pick<DetectionConfig, "limits" | "tokens" | "rpcTimeoutMs">;
+  readonly config: Pick<
+    DetectionConfig,
+    "limits" | "tokens" | "rpcTimeoutMs" | "sessionRetentionDays"
+  >;
   readonly store: SessionStore;
   readonly specStore: SpecStore;
   readonly specs: SpecCache;
@@ -47,6 +51,8 @@ export interface SessionOperationsDeps {
   readonly peers: PeerClients;
   readonly settlement: SessionSettlement;
   readonly logger: Logger;
+  /** The clock reads judge the retention by (tests); Date.now by default. */
+  readonly now?: () => number;
 }
 
 /** How long a peer may take to tell its live progress before GET falls back to the database. */
@@ -63,6 +69,8 @@ const KNOWN_MODES: ReadonlySet<number> = new Set([
 export function createSessionOperations(deps: SessionOperationsDeps) {
   const { config, store, logger } = deps;
   const { limits } = config;
+  const now = deps.now ?? Date.now;
+  const retention = retentionMs(config.sessionRetentionDays);
   const runtimeTokens = createRuntimeTokenMinter(deps);
 
   function callerProject(caller: Caller | undefined): string {
@@ -81,11 +89,20 @@ export function createSessionOperations(deps: SessionOperationsDeps) {
     sessionId: string,
   ): Promise<SessionDocument> {
     const found = await store.findInProject(sessionId, callerProject(caller));
-    if (!found)
-      throw serviceError(Code.NotFound, SessionReason.notFound, "session not found", {
-        session_id: sessionId,
-      });
-    return found;
+    const at = now();
+    if (found && !isPastRetention(found, at, retention)) return found;
+    // Past its retention, a session is gone even if the TTL monitor has not deleted it yet.
+    if (found || mayHaveExpired(sessionId, at, retention)) {
+      throw serviceError(
+        Code.NotFound,
+        SessionReason.expired,
+        `session not found: sessions are deleted ${config.sessionRetentionDays} days after they end`,
+        { session_id: sessionId, retention_days: config.sessionRetentionDays },
+      );
+    }
+    throw serviceError(Code.NotFound, SessionReason.notFound, "session not found", {
+      session_id: sessionId,
+    });
   }
 
   /** The attached replica's counts, when a live one holds the session. */

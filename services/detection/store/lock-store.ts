@@ -9,6 +9,7 @@ interface LockDocument {
 
 /** Named, expiring locks (collection `locks`): one replica at a time runs the sweeper. */
 export interface LockStore {
+  ensureIndexes(): Promise<void>;
   /** Takes or renews `name` for `owner` until now + ttl; false if another owner holds it. */
   tryAcquire(name: string, owner: string, ttlMs: number): Promise<boolean>;
   release(name: string, owner: string): Promise<void>;
@@ -17,6 +18,12 @@ export interface LockStore {
 export function createLockStore(db: Db): LockStore {
   const locks: Collection<LockDocument> = db.collection<LockDocument>("locks");
   return guardStore("locks", {
+    async ensureIndexes() {
+      // A lock nobody renewed for an hour is long free (an expired one is taken over anyway):
+      // names no longer used go away instead of staying for ever.
+      await locks.createIndex({ expires_at: 1 }, { expireAfterSeconds: 3600, name: "expired" });
+    },
+
     async tryAcquire(name, owner, ttlMs) {
       const now = new Date();
       const expires = new Date(now.getTime() + ttlMs);

@@ -2,6 +2,7 @@ import type { Collection, Db } from "mongodb";
 import type { SummaryRecords } from "../../../movespec/index.js";
 import { isDuplicateKey } from "../../shared/store/mongo-failure.js";
 import { guardStore } from "../../shared/store/store-errors.js";
+import { ensureTtlIndex, ttlSeconds } from "../../shared/store/ttl-index.js";
 
 /**
  * The repetition and hold records of a session, taken out of its engine at each checkpoint
@@ -19,6 +20,11 @@ export interface RecordChunkDocument {
   session_id: string;
   chunk: number;
   lease_epoch: number;
+  /**
+   * When the chunk was written: a chunk its session's end did not remove is deleted by the
+   * `retention` TTL index on it (absent in chunks written before there was one: kept).
+   */
+  written_at?: Date;
   /**
    * The chunk's SummaryRecords as JSON text: the store keeps it opaque, and reading a 4-hour
    * session back (1.7 MB) is a JSON.parse per chunk rather than a slower BSON decode of
@@ -75,17 +81,32 @@ export function readSize(bytesPerChunk: number): number {
   return Math.max(1, Math.min(MAX_READ_CHUNKS, Math.floor(RECORD_BYTES_PER_READ / bytesPerChunk)));
 }
 
-export function createRecordStore(db: Db): RecordStore {
+export interface RecordStoreOptions {
+  /** How long after it was written a chunk is deleted (domain/session-retention.ts); undefined: never. */
+  readonly ttlMs?: number;
+  readonly now?: () => number;
+}
+
+export function createRecordStore(db: Db, options: RecordStoreOptions = {}): RecordStore {
+  const now = options.now ?? Date.now;
   const records: Collection<RecordChunkDocument> =
     db.collection<RecordChunkDocument>("session_records");
   const idOf = (sessionId: string, chunk: number) => `${sessionId}/${chunk}`;
 
   return guardStore("session_records", {
     async ensureIndexes() {
-      await records.createIndex({ session_id: 1, chunk: 1 }, { name: "session_chunk" });
+      await Promise.all([
+        records.createIndex({ session_id: 1, chunk: 1 }, { name: "session_chunk" }),
+        ensureTtlIndex(records, {
+          name: "retention",
+          field: "written_at",
+          expireAfterSeconds: ttlSeconds(options.ttlMs),
+        }),
+      ]);
     },
 
     async save(sessionId, first, epoch, chunks) {
+      const writtenAt = new Date(now());
       for (const [offset, chunk] of chunks.entries()) {
         const index = first + offset;
         try {
@@ -95,6 +116,7 @@ export function createRecordStore(db: Db): RecordStore {
               session_id: sessionId,
               chunk: index,
               lease_epoch: epoch,
+              written_at: writtenAt,
               records: JSON.stringify(chunk),
             },
             { upsert: true },

@@ -1,5 +1,6 @@
 import type { Collection, Db, Filter } from "mongodb";
 import { guardStore } from "../../shared/store/store-errors.js";
+import { ensureTtlIndex, ttlSeconds } from "../../shared/store/ttl-index.js";
 import {
   ACTIVE_STATUSES,
   type SessionDocument,
@@ -78,7 +79,15 @@ export interface SessionStore {
   sweepCandidates(now: Date, idleSince: Date, limit: number): Promise<SessionDocument[]>;
 }
 
-export function createSessionStore(db: Db): SessionStore {
+export interface SessionStoreOptions {
+  /**
+   * How long an ended session is kept after `ended_at` (domain/session-retention.ts); undefined:
+   * for ever. The database's TTL monitor deletes it, summary and all.
+   */
+  readonly retentionMs?: number;
+}
+
+export function createSessionStore(db: Db, options: SessionStoreOptions = {}): SessionStore {
   const sessions: Collection<SessionDocument> = db.collection<SessionDocument>("sessions");
   const leaseFilter = (sessionId: string, epoch: number): Filter<SessionDocument> => ({
     _id: sessionId,
@@ -90,6 +99,12 @@ export function createSessionStore(db: Db): SessionStore {
       await Promise.all([
         sessions.createIndex({ project_id: 1, status: 1 }, { name: "project_status" }),
         sessions.createIndex({ status: 1 }, { name: "status" }),
+        // Only ended sessions have `ended_at`: active ones are never touched by it.
+        ensureTtlIndex(sessions, {
+          name: "retention",
+          field: "ended_at",
+          expireAfterSeconds: ttlSeconds(options.retentionMs),
+        }),
       ]);
     },
 

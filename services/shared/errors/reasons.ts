@@ -81,6 +81,7 @@ export const CatalogueReason = {
 /** The detection service's reasons in gRPC errors (services/detection). */
 export const SessionReason = {
   notFound: "SESSION_NOT_FOUND",
+  expired: "SESSION_EXPIRED",
   terminal: "SESSION_TERMINAL",
   quotaExceeded: "SESSION_QUOTA_EXCEEDED",
   contractUnsupported: "CONTRACT_UNSUPPORTED",

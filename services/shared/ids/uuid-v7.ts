@@ -39,3 +39,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export function isUuid(value: unknown): value is string {
   return typeof value === "string" && UUID.test(value);
 }
+
+/**
+ * The Unix milliseconds a UUIDv7 was made at; undefined for any other string (another UUID
+ * version, or not a lowercase UUID). Clients never parse ids; a service may read its own.
+ */
+export function uuidV7Millis(value: string): number | undefined {
+  if (!isUuid(value) || value[14] !== "7" || !"89ab".includes(value[19])) return undefined;
+  return Number.parseInt(value.slice(0, 8) + value.slice(9, 13), 16);
+}

@@ -550,7 +550,7 @@ export const DetectionService: GenService<{
   },
   /**
    * The session as the caller's project sees it, with a current accepted_frames_total.
-   * Errors: SESSION_NOT_FOUND.
+   * Errors: SESSION_NOT_FOUND, SESSION_EXPIRED (ended longer ago than the retention).
    *
    * @generated from rpc detection.v1.DetectionService.GetSession
    */
@@ -561,7 +561,7 @@ export const DetectionService: GenService<{
   },
   /**
    * created|streaming -> finalizing (completion follows asynchronously); idempotent in finalizing.
-   * Errors: SESSION_NOT_FOUND, SESSION_TERMINAL.
+   * Errors: SESSION_NOT_FOUND, SESSION_EXPIRED, SESSION_TERMINAL.
    *
    * @generated from rpc detection.v1.DetectionService.FinalizeSession
    */
