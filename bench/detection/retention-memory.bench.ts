@@ -44,7 +44,7 @@ import {
   recordChunkTtlMs,
   retentionMs,
 } from "../../services/detection/domain/session-retention.js";
-import { finalSummary } from "../../services/detection/domain/session-summary.js";
+import { finalSummary, summaryEventOf } from "../../services/detection/domain/session-summary.js";
 import { chunkRecords, createRecordStore } from "../../services/detection/store/record-store.js";
 import { createSessionStore } from "../../services/detection/store/session-store.js";
 import { createIdempotencyStore } from "../../services/shared/idempotency/index.js";
@@ -154,7 +154,11 @@ function sessionTemplates(): SessionTemplate[] {
     })).filter(
       (_, i, all) => all.slice(0, i + 1).reduce((n, e) => n + e.message.length, 0) <= 8192,
     );
-    const summary = finalSummary(engine.finish().summary, chunks, SUMMARY_MAX_BYTES).text;
+    const summary = finalSummary(
+      summaryEventOf(engine.finish().events),
+      chunks,
+      SUMMARY_MAX_BYTES,
+    ).text;
     return {
       summary,
       checkpoint: {
