@@ -159,6 +159,11 @@ export interface CompiledSpec {
   readonly tracking: TrackingDef;
   /** In evaluation order: every signal comes after the signals it uses. */
   readonly signals: readonly SignalDef[];
+  /**
+   * Every signal declared, those nothing reads too (SIGNAL_UNUSED), in evaluation order: an
+   * engine computes them only when asked (`everySignal`, for `movespec run --stats`).
+   */
+  readonly declaredSignals?: readonly SignalDef[];
   readonly phases: readonly PhaseDef[];
   readonly repetition?: RepetitionDef;
   readonly hold?: HoldDef;

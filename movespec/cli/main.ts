@@ -29,6 +29,7 @@ import { type PlotSample, plotSvg } from "./plot-svg.js";
 import { referencePath, testReferences } from "./references.js";
 import { replay } from "./replay.js";
 import { createStats, statsTable } from "./signal-stats.js";
+import { startWatch } from "./start-watch.js";
 
 /** Files this large get a progress bar by default (when stderr is a terminal). */
 const PROGRESS_MIN_BYTES = 2 * 1024 * 1024;
@@ -124,7 +125,7 @@ async function runCommand(
   const samples: PlotSample[] = [];
   const events: DetectionEvent[] = [];
   let started: boolean[] = [];
-  let everStarted = false;
+  const watch = startWatch(spec);
   const emit = (list: DetectionEvent[]) => {
     for (const e of list) {
       events.push(e);
@@ -137,13 +138,13 @@ async function runCommand(
     run = await replay(
       spec,
       recordingFile,
-      { topology: opts.topology, aspectRatio: opts.aspect },
+      { topology: opts.topology, aspectRatio: opts.aspect, everySignal: opts.stats },
       {
         frame(engine, t, list) {
           emit(list);
           const met = engine.startConditionMet();
+          watch.frame(t, engine.signalValues(), engine.currentPhases(), met);
           met.forEach((now, i) => {
-            if (now) everStarted = true;
             if (opts.verbose && !opts.json && now !== (started[i] ?? false))
               print(
                 now
@@ -176,10 +177,7 @@ async function runCommand(
   if (stdoutClosed()) return 0;
   const { summary } = run;
   if (!opts.json) {
-    if (spec.repetition && !everStarted)
-      io.stdout.write(
-        `note: the start condition was never met (${startText(spec)}), so nothing could be counted; see it with -v and --stats\n`,
-      );
+    for (const note of watch.notes()) io.stdout.write(`${note}\n`);
     io.stdout.write(
       `count: ${summary.count}${summary.counts ? ` (left ${summary.counts.left}, right ${summary.counts.right})` : ""}\n`,
     );

@@ -27,7 +27,7 @@ export interface ReplayResult {
 export async function replay(
   spec: CompiledSpec,
   file: string,
-  options: { topology?: TopologyName; aspectRatio?: number },
+  options: { topology?: TopologyName; aspectRatio?: number; everySignal?: boolean },
   hooks: ReplayHooks = {},
 ): Promise<ReplayResult> {
   const engine = createEngine(spec, options);

@@ -30,7 +30,8 @@ export function unitLabel(unit: SignalUnit | undefined, scale: CompiledSpec["sca
 /** `knees (degrees)` for a slot name such as `knees` or `left.knee_angle`. */
 export function signalTitle(spec: CompiledSpec, slot: string): string {
   const base = slot.includes(".") ? slot.split(".")[1] : slot;
-  const unit = unitLabel(spec.signals.find((s) => s.name === base)?.unit, spec.scale);
+  const def = (spec.declaredSignals ?? spec.signals).find((s) => s.name === base);
+  const unit = unitLabel(def?.unit, spec.scale);
   return unit ? `${slot} (${unit})` : slot;
 }
 

@@ -28,6 +28,11 @@ export interface EngineOptions {
   topology?: TopologyName;
   /** Width / height of the images the keypoints were normalised to (default: the spec's camera.aspect_ratio). */
   aspectRatio?: number;
+  /**
+   * Also compute the signals that no phase, rule or metric reads, so that signalValues() has
+   * every signal (`movespec run --stats`); events are the same either way.
+   */
+  everySignal?: boolean;
 }
 
 /**
@@ -173,6 +178,7 @@ class EngineImpl implements Engine {
     private readonly spec: CompiledSpec,
     readonly topology: TopologyName,
     aspectRatio: number | undefined,
+    everySignal = false,
   ) {
     if (!supportsTopology(spec, topology)) {
       throw new Error(
@@ -182,7 +188,7 @@ class EngineImpl implements Engine {
     this.aspect = aspectRatio ?? spec.camera.aspectRatio;
     if (!(this.aspect > 0 && this.aspect < 100))
       throw new Error("aspectRatio must be a positive number");
-    this.shared = SharedProgram.of(spec, topology);
+    this.shared = SharedProgram.of(spec, topology, everySignal);
     this.shape = cachedShape(spec);
     this.memory = this.shared.newMemory();
     this.machines = this.shared.newMachines((e) => this.emit(e));
@@ -425,7 +431,7 @@ export function createEngine(spec: CompiledSpec, options: EngineOptions = {}): E
     options.topology ??
     (spec.topologies.includes("blazepose-33") ? "blazepose-33" : spec.topologies[0]);
   if (!topology || !TOPOLOGIES[topology]) throw new Error(`unknown topology ${String(topology)}`);
-  return new EngineImpl(spec, topology, options.aspectRatio);
+  return new EngineImpl(spec, topology, options.aspectRatio, options.everySignal);
 }
 
 export function restoreEngine(spec: CompiledSpec, snapshot: EngineSnapshot): Engine {

@@ -25,8 +25,9 @@ export class SharedProgram {
   private constructor(
     private readonly spec: CompiledSpec,
     topology: TopologyName,
+    everySignal: boolean,
   ) {
-    this.program = buildProgram(spec, topology);
+    this.program = buildProgram(spec, topology, { everySignal });
     const unbound: Emit = () => {
       throw new Error("a machine template emitted an event");
     };
@@ -35,19 +36,23 @@ export class SharedProgram {
     );
   }
 
-  private static readonly cache = new WeakMap<CompiledSpec, Map<TopologyName, SharedProgram>>();
+  private static readonly cache = new WeakMap<CompiledSpec, Map<string, SharedProgram>>();
 
-  /** The program of `spec` on `topology`, compiled at its first use. */
-  static of(spec: CompiledSpec, topology: TopologyName): SharedProgram {
+  /**
+   * The program of `spec` on `topology`, compiled at its first use; `everySignal` computes the
+   * signals nothing reads too (`movespec run --stats`).
+   */
+  static of(spec: CompiledSpec, topology: TopologyName, everySignal = false): SharedProgram {
     let byTopology = SharedProgram.cache.get(spec);
     if (!byTopology) {
       byTopology = new Map();
       SharedProgram.cache.set(spec, byTopology);
     }
-    let shared = byTopology.get(topology);
+    const key = everySignal ? `${topology}+every` : topology;
+    let shared = byTopology.get(key);
     if (!shared) {
-      shared = new SharedProgram(spec, topology);
-      byTopology.set(topology, shared);
+      shared = new SharedProgram(spec, topology, everySignal);
+      byTopology.set(key, shared);
     }
     return shared;
   }

@@ -79,14 +79,14 @@ function rootRefs(b: Behaviour): string[] {
     ...b.phases.flatMap((p) => [...signalRefs(p.enter), ...signalRefs(p.stay)]),
     ...b.form.flatMap((f) => signalRefs(f.when)),
     ...(b.repetition?.start.when ? signalRefs(b.repetition.start.when) : []),
-    ...b.metrics,
     ...(b.scoring.depth ? [b.scoring.depth.signal] : []),
   ];
 }
 
 /**
  * With sides none, a side-relative signal may only be read with its side named
- * (left.knee_angle).
+ * (left.knee_angle). The error points at `metrics` when that is where it is read unqualified
+ * (conditions are checked first: their reads have no position of their own here).
  */
 export function checkSides(
   r: Reader,
@@ -94,17 +94,27 @@ export function checkSides(
   signals: readonly SignalDef[],
   b: Behaviour,
   signalsNode: YNode | undefined,
+  metricsNode?: YNode,
 ): void {
+  if (sides !== "none") return;
   const sided = new Set(signals.filter((s) => s.sided).map((s) => s.name));
+  const modes = SIDES_MODES.filter((m) => m !== "none").join(", ");
   const first = rootRefs(b).find((ref) => sided.has(ref));
-  if (first !== undefined && sides === "none") {
-    const modes = SIDES_MODES.filter((m) => m !== "none").join(", ");
+  if (first !== undefined) {
     r.issues.error(
       "SIDE_REQUIRED",
       `the signal '${first}' depends on the side (it uses a landmark such as knee rather than left_knee): set 'sides' (${modes}), or read it as left.${first} / right.${first}`,
       { path: `signals.${first}`, pos: findKeyPos(signalsNode, first) },
     );
+    return;
   }
+  const metric = b.metrics.find((name) => sided.has(name));
+  if (metric !== undefined)
+    r.issues.error(
+      "SIDE_REQUIRED",
+      `metrics names '${metric}', which depends on the side (it uses a landmark such as knee rather than left_knee): name left.${metric} / right.${metric} there, or set 'sides' (${modes})`,
+      metricNode(metricsNode, metric) ?? { path: "metrics" },
+    );
 }
 
 /** A sides mode with nothing side-relative is probably a mistake. */
@@ -121,6 +131,14 @@ export function warnUnusedSides(
       at(sidesEntry.value),
     );
   }
+}
+
+/** The entry of `metrics` that names `name` (the list itself in the `a, b` form). */
+function metricNode(node: YNode | undefined, name: string) {
+  if (!node) return undefined;
+  const item =
+    node.kind === "seq" ? node.items.find((i) => i.kind === "scalar" && i.value === name) : node;
+  return at(item ?? node);
 }
 
 function findKeyPos(node: YNode | undefined, key: string) {

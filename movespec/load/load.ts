@@ -115,7 +115,14 @@ function loadInto(source: string, issues: IssueList): CompiledSpec | undefined {
   const phases = phaseSources.map((p) => p.def);
   const { repetition, hold, form } = readDetection(r, k, root, phaseSources, sig, parsed.position);
   // Signals that failed are declared all the same: reading them is not a second mistake.
-  const metrics = readMetrics(r, k.get("metrics")?.value, sig.declared, phases, repetition);
+  const metrics = readMetrics(
+    r,
+    k.get("metrics")?.value,
+    sig.declared,
+    new Set(sig.signals.filter((s) => !s.sided).map((s) => s.name)),
+    phases,
+    repetition,
+  );
   const scoring = readScoring(r, k.get("scoring")?.value, sig.declared) ?? {};
   const behaviour: Behaviour = { phases, repetition, hold, form, metrics, scoring };
 
@@ -123,7 +130,7 @@ function loadInto(source: string, issues: IssueList): CompiledSpec | undefined {
   const used = usedSignals(sig.signals, behaviour);
   // A `sides` that could not be read has its own error: not also "set sides" for its signals.
   if (!k.has("sides") || header.sidesRead)
-    checkSides(r, header.sides, sig.signals, behaviour, signalsNode);
+    checkSides(r, header.sides, sig.signals, behaviour, signalsNode, k.get("metrics")?.value);
 
   // The gate defaults to the landmarks the used signals read.
   const landmarks = new Set<string>();
@@ -162,6 +169,7 @@ function loadInto(source: string, issues: IssueList): CompiledSpec | undefined {
     scale: header.scale,
     tracking,
     signals: sig.signals.filter((s) => used.has(s.name)),
+    declaredSignals: sig.signals,
     phases,
     repetition,
     hold,

@@ -3,21 +3,34 @@ import type { CompiledSpec, PhaseDef, RepetitionDef } from "../compiled-spec.js"
 import { at, type Reader } from "./reader.js";
 import type { YNode } from "./yaml-tree.js";
 
-/** The metric signals; by default those the cycle's phases compare (unqualified). */
+/**
+ * The metric signals; by default those the cycle's phases compare (unqualified). A signal that
+ * depends on the side may be named with its side (`right.knee_lift`), as in a condition: that
+ * side is reported whatever side the repetition was on.
+ */
 export function readMetrics(
   r: Reader,
   node: YNode | undefined,
   signalNames: ReadonlySet<string>,
+  /** Signals read without error that do not depend on the side. */
+  unsided: ReadonlySet<string>,
   phases: readonly PhaseDef[],
   repetition: RepetitionDef | undefined,
 ): string[] {
   const metrics: string[] = [];
   if (node) {
     for (const m of r.names(node, "metrics") ?? []) {
-      if (!signalNames.has(m.name))
+      const [side, base] = m.name.includes(".") ? m.name.split(".", 2) : [undefined, m.name];
+      if (!signalNames.has(base) || (side !== undefined && side !== "left" && side !== "right"))
         r.issues.error(
           "UNKNOWN_SIGNAL",
           `metrics names the unknown signal '${m.name}'`,
+          at(m.node),
+        );
+      else if (side !== undefined && unsided.has(base))
+        r.issues.error(
+          "VALUE_INVALID",
+          `metrics names '${m.name}', but '${base}' does not depend on the side: name it '${base}'`,
           at(m.node),
         );
       else if (!metrics.includes(m.name)) metrics.push(m.name);

@@ -37,6 +37,16 @@ async function cli(args: string[]): Promise<{ code: number; stdout: string; stde
   }
 }
 
+/** `main` in this process (no start-up of its own): for the tests that need no exit code. */
+async function inProcess(
+  args: string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = sink();
+  const stderr = sink();
+  const code = await main(args, { stdout, stderr });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
 /** A stream collecting what is written to it (not a terminal). */
 function sink(): Writable & { text: () => string } {
   let text = "";
@@ -186,6 +196,23 @@ describe("movespec command-line tool", function () {
       expect(r.stdout).to.include("trunk_lean (degrees)");
     });
 
+    it("--stats prints every signal, also one that no phase, rule or metric reads", async () => {
+      const spec = join(dir, "spare-signal.yaml");
+      writeFileSync(
+        spec,
+        readFileSync(FIXED_SQUAT, "utf8").replace(
+          "signals:\n",
+          "signals:\n  hip_angle: angle2d(shoulder, hip, knee) # read by nothing\n",
+        ),
+      );
+      const r = await inProcess(["run", spec, M01, "--stats"]);
+      expect(r.code).to.equal(0);
+      for (const signal of ["left.hip_angle", "right.hip_angle", "left.knee_angle", "knees"])
+        expect(r.stdout).to.match(new RegExp(`^${signal.replace(".", "\\.")} \\(degrees\\)`, "m"));
+      // Computing it changes no event: the count is the same.
+      expect(r.stdout).to.match(/^count: 10$/m);
+    });
+
     it("--stats --json prints the stats as one JSON object after the events", async () => {
       const r = await cli(["run", FIXED_SQUAT, M01, "--stats", "--json"]);
       const last = JSON.parse(r.stdout.trim().split("\n").pop()!);
@@ -204,7 +231,7 @@ describe("movespec command-line tool", function () {
       expect(r.stdout).to.match(/^count: 0$/m);
     });
 
-    it("says when the start condition was never met", async () => {
+    it("says when the start condition was never met, and which part of it", async () => {
       const spec = join(dir, "never-start.yaml");
       writeFileSync(
         spec,
@@ -214,10 +241,50 @@ describe("movespec command-line tool", function () {
         ),
       );
       const r = await cli(["run", spec, M01]);
-      expect(r.stdout).to.include(
-        "note: the start condition was never met (in 'up' for 0.25 s while its 'when' holds)",
+      expect(r.stdout).to.match(
+        /note: nothing could be counted: the start condition was never met: 'up' was held \d+\.\d\d s but never 0\.25 s while start\.when held/,
       );
       expect(r.stdout).to.match(/^count: 0$/m);
+    });
+
+    it("without start, names the first phase never entered and the nearest its signal came", async () => {
+      const spec = join(dir, "never-up.yaml");
+      writeFileSync(
+        spec,
+        readFileSync(FIXED_SQUAT, "utf8")
+          .replace("  start: { phase: up, for: 0.25s }\n", "")
+          .replace("enter: knees > 140", "enter: knees > 179"),
+      );
+      const r = await inProcess(["run", spec, M01]);
+      expect(r.stdout).to.match(
+        /^note: nothing could be counted: the cycle's first phase 'up' was never entered: knees came nearest at 17\d\.\d \(t=\d+\.\d\ds; it enters at knees > 179\.0\)/m,
+      );
+      expect(r.stdout).not.to.include("start condition");
+      expect(r.stdout).to.match(/^count: 0$/m);
+    });
+
+    it("says that counting began late and a repetition before it was not counted", async () => {
+      // M01 from t=1.2 s: it begins at the bottom of the first squat, in 'down'.
+      const cut = join(dir, "from-the-bottom.jsonl");
+      writeFileSync(
+        cut,
+        readFrames("m01_s01")
+          .filter((f) => f.t >= 1.2)
+          .map((f) => JSON.stringify(f))
+          .join("\n"),
+      );
+      const spec = join(dir, "no-start.yaml");
+      writeFileSync(
+        spec,
+        readFileSync(FIXED_SQUAT, "utf8").replace("  start: { phase: up, for: 0.25s }\n", ""),
+      );
+      const r = await inProcess(["run", spec, cut]);
+      expect(r.stdout).to.match(
+        /^note: counting began at t=\d+\.\d\ds, when the start condition was first met \('up' entered: without 'start', repetitions count once the cycle's first phase is entered\); before it the recording entered 'down' at t=1\.\d\ds: a repetition before then is not counted$/m,
+      );
+      expect(r.stdout).to.match(/^count: 9$/m);
+      // The whole recording starts standing: nothing to say.
+      expect((await inProcess(["run", spec, M01])).stdout).not.to.include("note:");
     });
 
     it("reports rejected lines and goes on", async () => {

@@ -2,9 +2,9 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
-import { load } from "../../movespec/index.js";
+import { createEngine, load } from "../../movespec/index.js";
 import { SIDES_MODES, sidesPlan } from "../../movespec/sides.js";
-import { ELBOW_SPEC } from "./support/frames.js";
+import { ELBOW_SPEC, oneRep, sequence } from "./support/frames.js";
 
 const DOC = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "docs", "movespec.md");
 
@@ -47,5 +47,64 @@ describe("MoveSpec sides modes", () => {
       [...row.split("|")[1].matchAll(/`(\w+)`/g)].map((m) => m[1]),
     );
     expect([...documented].sort()).to.deep.equal([...SIDES_MODES].sort());
+  });
+
+  describe("a side-relative signal in metrics, with sides none", () => {
+    // Phases on the left elbow, named with its side: only `metrics` reads `elbow` plainly.
+    const spec = (metrics: string) =>
+      ELBOW_SPEC({
+        sides: "none",
+        phases: `  open:
+    enter: left.elbow > 150
+    exit: left.elbow < 140
+    min_dwell: 0
+  closed:
+    enter: left.elbow < 60
+    exit: left.elbow > 70
+    min_dwell: 0`,
+        extra: `metrics: ${metrics}`,
+      });
+
+    it("is accepted named with its side, as SIDE_REQUIRED suggests, and reported under that name", () => {
+      const result = load(spec("[left.elbow, right.elbow]"));
+      expect(result.errors).to.deep.equal([]);
+      const engine = createEngine(result.spec!);
+      // The right arm stays at 100 degrees while the left one makes the repetition.
+      const frames = sequence(oneRep().map((left) => [left, 100] as [number, number]));
+      const events = [...engine.pushMany(frames).events, ...engine.finish().events];
+      const rep = events.find((e) => e.type === "rep.completed") as unknown as {
+        metrics: { signals: Record<string, { min: number; max: number }> };
+      };
+      expect(Object.keys(rep.metrics.signals)).to.deep.equal(["left.elbow", "right.elbow"]);
+      expect(rep.metrics.signals["left.elbow"].min).to.be.below(45);
+      expect(rep.metrics.signals["right.elbow"].min).to.be.closeTo(100, 0.5);
+      expect(rep.metrics.signals["right.elbow"].max).to.be.closeTo(100, 0.5);
+    });
+
+    it("unnamed, is refused at its entry of metrics, with the names to use there", () => {
+      const errors = load(spec("[left.elbow, elbow]")).errors;
+      expect(errors.map((e) => e.code)).to.deep.equal(["SIDE_REQUIRED"]);
+      expect(errors[0].message).to.contain("metrics names 'elbow'");
+      expect(errors[0].message).to.contain("name left.elbow / right.elbow there");
+      // The line of `metrics` (the last of the MoveSpec), not the signal's.
+      const line = spec("[left.elbow, elbow]")
+        .split("\n")
+        .findIndex((l) => l.startsWith("metrics:"));
+      expect(errors[0].line).to.equal(line + 1);
+      expect(errors[0].path).to.match(/^metrics/);
+    });
+
+    it("a side on a signal that has none, or an unknown side, is an error of metrics", () => {
+      const plain = ELBOW_SPEC({ sides: "left", extra: "metrics: [left.elbow]" }).replace(
+        "elbow: angle2d(shoulder, elbow, wrist)",
+        "elbow: angle2d(left_shoulder, left_elbow, left_wrist)",
+      );
+      const refused = load(plain).errors;
+      expect(refused.map((e) => e.code)).to.include("VALUE_INVALID");
+      expect(refused.find((e) => e.code === "VALUE_INVALID")?.message).to.contain(
+        "'elbow' does not depend on the side: name it 'elbow'",
+      );
+      expect(load(spec("[top.elbow]")).errors.map((e) => e.code)).to.deep.equal(["UNKNOWN_SIGNAL"]);
+    });
   });
 });

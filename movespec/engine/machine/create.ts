@@ -32,8 +32,10 @@ export function createMachine(
     statNames: stats.names,
     statSlots: each((s) =>
       stats.names.map((name) => {
-        const def = spec.signals.find((d) => d.name === name)!;
-        return program.slotIndex.get(`${def.sided ? s : "none"}:${name}`)!;
+        // `right.knee_lift` (a metric naming its side) reads that side on every side.
+        const [fixed, base] = name.includes(".") ? name.split(".", 2) : [undefined, name];
+        const def = spec.signals.find((d) => d.name === base)!;
+        return program.slotIndex.get(`${def.sided ? (fixed ?? s) : "none"}:${base}`)!;
       }),
     ),
     progressIndex: stats.progressIndex,

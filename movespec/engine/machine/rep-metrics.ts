@@ -42,8 +42,10 @@ export function repMetrics(m: Machine, endT: number): RepRecord["metrics"] {
   const report = (k: number, prefix: string) => {
     for (let j = 0; j < spec.metrics.length; j++) {
       const st = s.stats[k * n + m.statNames.indexOf(spec.metrics[j])];
+      // A metric that names its side is reported under that name, once.
+      const name = spec.metrics[j].includes(".") ? spec.metrics[j] : prefix + spec.metrics[j];
       if (st)
-        signals[prefix + spec.metrics[j]] = {
+        signals[name] = {
           min: r3(st[0]),
           max: r3(st[1]),
           range: r3(st[1] - st[0]),

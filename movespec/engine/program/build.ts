@@ -16,14 +16,23 @@ import { type Program, type SignalSlot, slotKey } from "./program.js";
 import { type PlannedSlot, planSlots, slotsOf } from "./slots.js";
 import { StateLayout } from "./state-layout.js";
 
-export function buildProgram(spec: CompiledSpec, topologyName: TopologyName): Program {
+export function buildProgram(
+  spec: CompiledSpec,
+  topologyName: TopologyName,
+  options: { everySignal?: boolean } = {},
+): Program {
   const topology = TOPOLOGIES[topologyName];
   const points = new PointTable(topology);
   const scalePoints = scalePointSlots(spec, points);
   const scaleByHeight = spec.scale === "height" && spec.signals.some((s) => usesScale(s.expr));
   const { evaluated } = sidesPlan(spec.sides);
-  const defs = new Map(spec.signals.map((s) => [s.name, s]));
-  const planned = planSlots(spec, defs, evaluated);
+  const defs = new Map(
+    (options.everySignal ? (spec.declaredSignals ?? spec.signals) : spec.signals).map((s) => [
+      s.name,
+      s,
+    ]),
+  );
+  const planned = planSlots(spec, defs, evaluated, options.everySignal);
   const slotIndex = new Map(planned.map((p, i) => [slotKey(p.name, p.side), i]));
   const state = new StateLayout();
   const building = emptyMemory();

@@ -20,6 +20,8 @@ export function planSlots(
   spec: CompiledSpec,
   defs: ReadonlyMap<string, SignalDef>,
   evaluated: readonly SideKey[],
+  /** Every signal on every evaluated side, read or not (for statistics). */
+  everySignal = false,
 ): PlannedSlot[] {
   const needed = new Set<string>();
   const need = (name: string, side: SideKey) => {
@@ -35,6 +37,12 @@ export function planSlots(
     ...spec.form.map((r) => r.when),
     ...(spec.repetition?.start.when ? [spec.repetition.start.when] : []),
   ];
+  // Every signal: a side-relative one on each side (with sides none, nothing else reads it
+  // on a side it does not name).
+  if (everySignal)
+    for (const def of defs.values())
+      for (const side of def.sided ? (["left", "right"] as const) : (["none"] as const))
+        need(def.name, side);
   const named = [
     ...spec.metrics,
     spec.scoring.depth?.signal,
@@ -42,10 +50,14 @@ export function planSlots(
   ];
   for (const side of evaluated) {
     for (const e of roots) forEachRef(e, (ref) => need(ref.name, ref.side ?? side));
-    for (const name of named) if (name && defs.has(name)) need(name, side);
+    for (const name of named) {
+      // A metric may name its side (`right.knee_lift`): that side's slot, whatever is evaluated.
+      const [fixed, base] = name?.includes(".") ? name.split(".", 2) : [undefined, name];
+      if (base && defs.has(base)) need(base, (fixed as SideKey | undefined) ?? side);
+    }
   }
   const planned: PlannedSlot[] = [];
-  for (const def of spec.signals) {
+  for (const def of defs.values()) {
     for (const side of SIDE_KEYS) {
       if (needed.has(slotKey(def.name, side))) planned.push({ name: def.name, side, def });
     }
