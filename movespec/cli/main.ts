@@ -1,10 +1,11 @@
 /**
  * movespec: the MoveSpec author's command-line tool.
  *
- *   npm run movespec -- validate <spec.yaml...>
- *   npm run movespec -- run <spec.yaml> <recording.jsonl[.gz]> [-v] [--stats] [--plot out.svg] ...
- *   npm run movespec -- test <spec.yaml...>
- *   npm run movespec -- <command> --help
+ *   npm run -s movespec -- validate <spec.yaml...>
+ *   npm run -s movespec -- run <spec.yaml> <recording.jsonl[.gz]> [-v] [--stats] [--plot out.svg] ...
+ *   npm run -s movespec -- test <spec.yaml...>
+ *   npm run -s movespec -- extract <video> -o <recording.jsonl>
+ *   npm run -s movespec -- <command> --help
  *
  * Exit codes: 0 success, 1 the MoveSpec has errors, a run failed or a reference count is off,
  * 2 wrong usage.
@@ -30,14 +31,20 @@ import { referencePath, testReferences } from "./references.js";
 import { replay } from "./replay.js";
 import { createStats, statsTable } from "./signal-stats.js";
 import { startWatch } from "./start-watch.js";
+import {
+  type ExtractCommandOptions,
+  extractCommand,
+  parseExtractTopology,
+} from "./video/extract-command.js";
 
 /** Files this large get a progress bar by default (when stderr is a terminal). */
 const PROGRESS_MIN_BYTES = 2 * 1024 * 1024;
 
 const ENVIRONMENT = `
 Environment variables:
-  none: the tool reads no environment variables (the progress bar depends on stderr being a
-  terminal, and --progress / --no-progress override that).`;
+  CHROMIUM_PATH  extract only: the Chromium that decodes the video and runs the pose model
+                 (default /usr/bin/chromium, Debian's chromium package). No other: the progress
+                 bar depends on stderr being a terminal, and --progress / --no-progress override that.`;
 
 const EXIT_CODES = `
 Exit codes: 0 success, 1 the MoveSpec has errors or the run failed, 2 wrong usage.`;
@@ -377,6 +384,47 @@ does not load, 2 wrong usage.`,
     .action(async (files: string[], opts: { json?: boolean }) =>
       setCode(await testCommand(files, opts, io)),
     );
+
+  program
+    .command("extract")
+    .description(
+      "Turn a video file (MP4/H.264, WebM: what Chromium plays) into a recording: the camera kit's pose model on every frame, timed by the video.",
+    )
+    .argument("<video>", "video file")
+    .requiredOption(
+      "-o, --output <recording.jsonl>",
+      "where to write the recording (.jsonl, or .jsonl.gz to compress it)",
+    )
+    .addOption(
+      new Option(
+        "--topology <name>",
+        "topology of the keypoints written: coco-17, the pose model's (the default and only choice)",
+      ).argParser(parseExtractTopology),
+    )
+    .option("--json", "print the summary as one JSON object")
+    .option("--progress", "draw the progress bar even when stderr is not a terminal")
+    .option("--no-progress", "never draw the progress bar")
+    .addHelpText(
+      "after",
+      `
+Runs the page code of the camera kit (sdk/src/camera) in headless Chromium: the browser decodes
+the video and MoveNet Lightning (from the @vladmandic/human package, on WebAssembly) finds the
+17 COCO keypoints in each frame; nothing is fetched from the network. Each frame's t is its time
+in the video. Ctrl-C stops it and writes nothing. Run the recording with --topology coco-17 and
+the video's --aspect (the summary prints the command).
+${ENVIRONMENT}
+${EXIT_CODES}`,
+    )
+    .action(async (video: string, opts: ExtractCommandOptions) => {
+      const controller = new AbortController();
+      const interrupt = () => controller.abort(new Error("interrupted"));
+      process.once("SIGINT", interrupt);
+      try {
+        setCode(await extractCommand(video, opts, io, controller.signal));
+      } finally {
+        process.off("SIGINT", interrupt);
+      }
+    });
 
   program
     .command("fit")

@@ -548,6 +548,14 @@ fit:
         "--no-progress",
       ],
       test: ["--json"],
+      extract: [
+        "-o, --output",
+        "--topology",
+        "--json",
+        "--progress",
+        "--no-progress",
+        "CHROMIUM_PATH",
+      ],
     };
     for (const [command, list] of Object.entries(options)) {
       it(`${command} --help lists every option and the environment variables`, async () => {
@@ -563,7 +571,7 @@ fit:
     it("--help lists the commands", async () => {
       const r = await cli(["--help"]);
       expect(r.code).to.equal(0);
-      for (const c of ["validate", "run", "test"])
+      for (const c of ["validate", "run", "test", "extract"])
         expect(r.stdout).to.match(new RegExp(`^  ${c} `, "m"));
     });
 
@@ -574,6 +582,8 @@ fit:
         ["run", SQUAT, M01, "--aspect", "wide"],
         ["run", SQUAT, M01, "--topology", "openpose"],
         ["run", SQUAT, M01, "--jsn"],
+        ["extract", M01],
+        ["extract", M01, "-o", join(dir, "x.jsonl"), "--topology", "blazepose-33"],
       ]) {
         const r = await cli(args);
         expect(r.code, args.join(" ")).to.equal(2);
@@ -582,6 +592,18 @@ fit:
       }
       expect((await cli(["run", SQUAT, M01, "--jsn"])).stderr).to.include("(Did you mean --json?)");
       expect((await cli(["run", SQUAT, M01, "--aspect", "wide"])).stderr).to.include("16:9");
+      expect(
+        (
+          await inProcess([
+            "extract",
+            M01,
+            "-o",
+            join(dir, "x.jsonl"),
+            "--topology",
+            "blazepose-33",
+          ])
+        ).stderr,
+      ).to.include("extract makes coco-17 recordings");
     });
   });
 });

@@ -1,108 +1,40 @@
-import type { Config, Human, Result } from "@vladmandic/human";
+import {
+  type CounterStats,
+  loadPoseModel,
+  type PoseModel,
+  startCounter,
+} from "../../../sdk/src/camera/index.js";
 import type { DetectionEvent, End, MdsClient } from "../../../sdk/src/index.js";
-import type { RecordedFrame } from "./recording.js";
 import { drawSkeleton } from "./skeleton.js";
 
-/** Served by the gateway (gateway/studio/pose-model.ts); loaded only when the camera starts. */
+/**
+ * The live camera: the SDK's camera kit (sdk/src/camera), the same code any web app runs. The
+ * gateway serves the pose model's files (gateway/studio/pose-model.ts); loaded when the camera
+ * starts.
+ */
 const HUMAN_SCRIPT_URL = "/studio/vendor/human.esm.js";
-/** Where TensorFlow.js's WebAssembly binaries are (the same folder, gateway/studio/pose-model.ts). */
+const POSE_MODEL_BASE_URL = "/studio/models/";
 const WASM_BASE_URL = "/studio/vendor/";
 
-/** MoveNet's 17 keypoints, by Human's names, in the COCO-17 order the service expects. */
-const COCO_ORDER = [
-  "nose",
-  "leftEye",
-  "rightEye",
-  "leftEar",
-  "rightEar",
-  "leftShoulder",
-  "rightShoulder",
-  "leftElbow",
-  "rightElbow",
-  "leftWrist",
-  "rightWrist",
-  "leftHip",
-  "rightHip",
-  "leftKnee",
-  "rightKnee",
-  "leftAnkle",
-  "rightAnkle",
-];
-
-export interface CameraStats {
-  readonly frames: number;
-  readonly framesWithPose: number;
-  readonly framesPerSecond: number;
-  readonly backend: string;
-}
+export type CameraStats = CounterStats;
 
 export interface LiveCamera {
   /** Stops the camera and the model, finalizes the session and gives its `end`. */
   stop(): Promise<End | undefined>;
 }
 
-let human: Human | undefined;
+let model: Promise<PoseModel> | undefined;
 
-async function poseModel(): Promise<Human> {
-  if (human) return human;
-  const { Human: HumanClass } = (await import(
-    /* @vite-ignore */ HUMAN_SCRIPT_URL as string
-  )) as typeof import("@vladmandic/human");
-  const config: Partial<Config> = {
-    backend: chooseBackend(),
-    modelBasePath: "/studio/models/",
-    wasmPath: WASM_BASE_URL,
-    warmup: "none",
-    debug: false,
-    face: { enabled: false },
-    hand: { enabled: false },
-    object: { enabled: false },
-    gesture: { enabled: false },
-    segmentation: { enabled: false },
-    body: {
-      enabled: true,
-      modelPath: "movenet-lightning.json",
-      maxDetected: 1,
-      minConfidence: 0.2,
-    },
-  } as Partial<Config>;
-  const created = new HumanClass(config);
-  await created.load();
-  human = created;
-  return created;
-}
-
-/**
- * WebGL on a real GPU (fast); else WebAssembly (SIMD where the browser has it), far faster than
- * WebGL emulated in software (SwiftShader, llvmpipe: a browser without a GPU) or TensorFlow.js's
- * plain JavaScript backend, the last resort.
- */
-function chooseBackend(): "webgl" | "wasm" | "cpu" {
-  const fallback = typeof WebAssembly === "object" ? "wasm" : "cpu";
-  try {
-    const gl = document.createElement("canvas").getContext("webgl2");
-    if (!gl) return fallback;
-    const info = gl.getExtension("WEBGL_debug_renderer_info");
-    const renderer = String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
-    return /swiftshader|llvmpipe|software/i.test(renderer) ? fallback : "webgl";
-  } catch {
-    return fallback;
-  }
-}
-
-/** One MoveNet result as a pose-frame.v1 frame (coco-17, x and y normalised, visibility = score). */
-export function frameOf(result: Result, seq: number, t: number): RecordedFrame {
-  const body = result.body[0];
-  if (!body) return { seq, t, keypoints: null };
-  const byName = new Map(body.keypoints.map((k) => [k.part as string, k]));
-  return {
-    seq,
-    t,
-    keypoints: COCO_ORDER.map((name) => {
-      const k = byName.get(name);
-      return k ? [k.positionRaw[0], k.positionRaw[1], 0, k.score] : [0, 0, 0, 0];
-    }),
-  };
+function poseModel(): Promise<PoseModel> {
+  model ??= loadPoseModel({
+    libraryUrl: HUMAN_SCRIPT_URL,
+    modelBaseUrl: POSE_MODEL_BASE_URL,
+    wasmBaseUrl: WASM_BASE_URL,
+  }).catch((error: unknown) => {
+    model = undefined;
+    throw error;
+  });
+  return model;
 }
 
 /**
@@ -130,10 +62,6 @@ export async function startLiveCamera(input: {
     video: { width: { ideal: 640 }, height: { ideal: 480 } },
     audio: false,
   });
-  const stopMedia = () => {
-    for (const track of media.getTracks()) track.stop();
-    input.video.srcObject = null;
-  };
   try {
     input.video.srcObject = media;
     await input.video.play();
@@ -149,59 +77,36 @@ export async function startLiveCamera(input: {
     const height = input.video.videoHeight || 480;
     input.overlay.width = width;
     input.overlay.height = height;
-    const stream = input.client.openStream(session, {
-      batchSize: 1,
-      topology: "coco-17",
-      aspectRatio: width / height,
-      onEvent: input.onEvent,
-      onNotice: (notice) => input.onNotice(`${notice.code}: ${notice.message}`),
-      onReconnect: (attempt) => input.onReconnect(attempt),
-      onReady: () => input.onReady(),
-    });
-    await stream.connect();
-
-    let running = true;
-    const started = performance.now();
-    let frames = 0;
-    let framesWithPose = 0;
-    const loop = (async () => {
-      while (running) {
-        const result = await model.detect(input.video);
-        if (!running) break;
-        const frame = frameOf(result, frames, (performance.now() - started) / 1000);
-        frames++;
-        if (frame.keypoints) framesWithPose++;
+    const counter = await startCounter({
+      session,
+      model,
+      source: input.video,
+      stream: {
+        aspectRatio: width / height,
+        onEvent: input.onEvent,
+        onNotice: (notice) => input.onNotice(`${notice.code}: ${notice.message}`),
+        onReconnect: (attempt) => input.onReconnect(attempt),
+        onReady: () => input.onReady(),
+      },
+      onFrame: (frame, stats) => {
         drawSkeleton(input.overlay, frame, width / height, null);
-        await stream.send(frame as Parameters<typeof stream.send>[0]);
-        if (frames % 5 === 0 || frames < 5) {
-          input.onStats({
-            frames,
-            framesWithPose,
-            framesPerSecond: frames / ((performance.now() - started) / 1000),
-            backend: model.tf.getBackend(),
-          });
-        }
-        // Let the page breathe between frames (events, drawing, the stop button).
-        await new Promise((resolve) => setTimeout(resolve, 0));
-      }
-    })().catch((error: unknown) => {
-      running = false;
-      input.onFailure(error);
+        if (stats.frames % 5 === 0 || stats.frames < 5) input.onStats(stats);
+      },
+      onFailure: input.onFailure,
     });
     return {
       async stop() {
-        running = false;
-        await loop;
-        stopMedia();
         try {
-          return await stream.finalize();
+          return await counter.stop();
         } finally {
-          stream.close();
+          for (const track of media.getTracks()) track.stop();
+          input.video.srcObject = null;
         }
       },
     };
   } catch (error) {
-    stopMedia();
+    for (const track of media.getTracks()) track.stop();
+    input.video.srcObject = null;
     throw error;
   }
 }
