@@ -7,13 +7,18 @@
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { expect } from "chai";
+import { exampleServer } from "../../examples/camera-kit/serve.js";
 import { playFrames, readRecording } from "../../examples/stream-client/recording.js";
 import { type DetectionEvent, MdsApiError, MdsClient } from "../../sdk/src/index.js";
 import { createProjectWithKey, createServiceAccount, type TestProject } from "../support/auth.js";
+import { launchChromium } from "../support/chromium.js";
+import { skipUnderFakedClock } from "../support/faked-clock.js";
+import { requireSharedVideos } from "../support/shared-video.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
 
 const ROOT = join(import.meta.dirname, "../..");
@@ -274,6 +279,63 @@ describe("SDK against the real stack (sdk/)", function () {
       expect(failed?.code).to.equal(1);
       expect(failed?.stderr.trim()).to.equal("error: stream closed with 1009");
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("the camera kit (examples/camera-kit) counts a real squat from Chromium's fake camera: a live session, completed", async function () {
+    skipUnderFakedClock(this, "Chromium");
+    const clip = requireSharedVideos(this).get("squat_17.mp4")!;
+    const dir = await mkdtemp(join(tmpdir(), "camera-kit-"));
+    const client = new MdsClient({ baseUrl: system.gatewayUrl, credentials: project.apiKey });
+    const projectId = await client.projectId();
+    const movespec = await client.createMoveSpec({
+      body: { name: "Squat", project_id: projectId },
+    });
+    await client.replaceDraft({ movespec_id: movespec.movespec_id, body: { yaml_source: SQUAT } });
+    const version = await client.createVersion({ movespec_id: movespec.movespec_id });
+    await client.releaseVersion({
+      movespec_id: movespec.movespec_id,
+      version_id: version.movespec_version_id,
+    });
+    // The fake camera plays a .y4m at its own rate, over and over: the clip made smaller by
+    // Debian's ffmpeg (.ci/run installs it), in a temporary folder, never in the repository.
+    const camera = join(dir, "squat.y4m");
+    await promisify(execFile)("ffmpeg", [
+      ...["-v", "error", "-i", clip.path, "-vf", "scale=640:360", "-pix_fmt", "yuv420p"],
+      ...["-f", "yuv4mpegpipe", camera],
+    ]);
+    const server = exampleServer({
+      gateway: system.gatewayUrl,
+      apiKey: project.apiKey,
+      movespecId: movespec.movespec_id,
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const browser = await launchChromium([
+      "--use-fake-ui-for-media-stream",
+      "--use-fake-device-for-media-stream",
+      `--use-file-for-fake-video-capture=${camera}`,
+    ]);
+    try {
+      const context = await browser.newContext({ permissions: ["camera"] });
+      const page = await context.newPage();
+      await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      // One squat every 4.4 s (the clip's length): the first comes back as an event.
+      await page
+        .locator("#count")
+        .filter({ hasText: /^[1-9]\d*$/ })
+        .waitFor({ timeout: 90_000 });
+      expect(await page.textContent("#status")).to.match(/ with a pose\), [\d.]+\/s on wasm$/);
+      await page.getByRole("button", { name: "Stop" }).click();
+      await page
+        .locator("#status")
+        .filter({ hasText: /^Session completed: \d+ frames$/ })
+        .waitFor({ timeout: 30_000 });
+      const frames = Number((await page.textContent("#status"))?.match(/(\d+) frames$/)?.[1]);
+      expect(frames).to.be.greaterThan(10);
+    } finally {
+      await browser.close();
+      server.close();
       await rm(dir, { recursive: true, force: true });
     }
   });

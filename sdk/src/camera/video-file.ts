@@ -109,9 +109,9 @@ export async function* videoPoses(
     return frame;
   };
   try {
-    // The first frame is on show once the seek to the start is done.
-    const start = await seekTo(video, 0, grab, signal);
-    // No new frame presented: the one on show (the first) is the one at 0.
+    // A video just loaded shows its first frame; else the first frame is on show once the
+    // seek to the start is done.
+    const start = video.currentTime === 0 ? undefined : await seekTo(video, 0, grab, signal);
     if (start === undefined) grab();
     let last = start ?? 0;
     let step = Number.POSITIVE_INFINITY;
@@ -171,8 +171,9 @@ async function playOneFrame(
  * Seeks, grabs the frame shown there and resolves with its media time: undefined when the seek
  * showed no new frame (it landed on the frame already on show), which the browser tells by
  * presenting nothing for a while after `seeked` (a few rendering steps, and at least
- * SEEK_SETTLE_MS: a busy page presents the new frame late). A frame presented later than the
- * time sought is one the player still had from playing, not the seek's: it is passed over.
+ * SEEK_SETTLE_MS: on a busy machine a new frame can take half a second to be presented). A
+ * frame presented later than the time sought is one the player still had from playing, not
+ * the seek's: it is passed over.
  */
 async function seekTo(
   video: HTMLVideoElement,
@@ -197,7 +198,7 @@ async function seekTo(
   return Promise.race([shown, quiet]);
 }
 
-const SEEK_SETTLE_MS = 500;
+const SEEK_SETTLE_MS = 1500;
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
