@@ -17,7 +17,7 @@ export interface HumanLike {
 export type HumanConstructor = new (config: Record<string, unknown>) => HumanLike;
 
 export interface PoseModelOptions {
-  /** Human's class (`import { Human } from "@vladmandic/human"`), or else `libraryUrl`. */
+  /** Human's class (the `Human` export of @vladmandic/human, for a bundling app), or else `libraryUrl`. */
   readonly Human?: HumanConstructor;
   /** Where the page serves `@vladmandic/human/dist/human.esm.js` (when `Human` is not given). */
   readonly libraryUrl?: string;
