@@ -14,6 +14,7 @@ import { Writable } from "node:stream";
 import { promisify } from "node:util";
 import { expect } from "chai";
 import { main } from "../../movespec/cli/main.js";
+import { skipUnderFakedClock } from "../support/faked-clock.js";
 import { EXAMPLES, FIXTURES, readFrames } from "./support/recordings.js";
 import { Screen, tty } from "./support/terminal.js";
 
@@ -347,6 +348,23 @@ describe("movespec command-line tool", function () {
       expect(await main(["run", SQUAT, long], { stdout: out, stderr: err })).to.equal(0);
       expect(err.text()).to.equal("");
       expect(out.text()).to.match(/^count: 100$/m);
+    });
+  });
+
+  describe("extract", () => {
+    it("says when the video cannot be read or played, and leaves no file behind", async function () {
+      skipUnderFakedClock(this, "Chromium");
+      const out = join(dir, "never.jsonl");
+      const missing = await inProcess(["extract", join(dir, "nope.mp4"), "-o", out]);
+      expect(missing.code).to.equal(1);
+      expect(missing.stderr).to.match(/^cannot read .*nope\.mp4: ENOENT$/m);
+      // A recording is no video: Chromium refuses it, the page says so, nothing is written.
+      const notVideo = await inProcess(["extract", M01, "-o", out]);
+      expect(notVideo.code).to.equal(1);
+      expect(notVideo.stderr).to.match(
+        /^extract: .*m01_s01\.jsonl\.gz: .*the browser cannot play this video/m,
+      );
+      expect(readdirSync(dir).filter((f) => f.startsWith("never"))).to.deep.equal([]);
     });
   });
 

@@ -6,14 +6,16 @@
  * The long push-up clip (1,656 frames, about three minutes here) is left to the benchmark
  * (bench/video/extract.bench.ts).
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { gunzipSync } from "node:zlib";
 import { expect } from "chai";
 import { main } from "../../movespec/cli/main.js";
+import { extractCommand } from "../../movespec/cli/video/extract-command.js";
 import { createEngine, type DetectionEvent } from "../../movespec/index.js";
+import { skipUnderFakedClock } from "../support/faked-clock.js";
 import { requireSharedVideos, type SharedVideo } from "../support/shared-video.js";
 import { loadExample } from "./support/recordings.js";
 
@@ -77,6 +79,7 @@ describe("movespec extract: real videos to recordings in Chromium", function () 
   let clips: ReturnType<typeof requireSharedVideos>;
   let dir: string;
   before(function () {
+    skipUnderFakedClock(this, "Chromium");
     clips = requireSharedVideos(this);
     dir = mkdtempSync(join(tmpdir(), "movespec-extract-"));
   });
@@ -112,5 +115,33 @@ describe("movespec extract: real videos to recordings in Chromium", function () 
     expect(events.filter((e) => e.type === "rep.completed")).to.have.length(0);
     const lost = events.find((e) => e.type === "tracking.lost") as { missing?: string[] };
     expect(lost, "tracking lost: landmarks hidden").to.not.equal(undefined);
+  });
+
+  it("stops when cancelled (Ctrl-C) once the bar shows progress, and writes nothing", async () => {
+    const clip = clips.get("squat_17.mp4")!;
+    const controller = new AbortController();
+    const stderr = sink();
+    let bar = "";
+    const watching = new Writable({
+      write(chunk, _e, done) {
+        bar += chunk.toString();
+        // The bar's first frames: the page is reading the video.
+        if (/\| [1-9]\d* frames \|/.test(bar)) controller.abort(new Error("interrupted"));
+        stderr.write(chunk, done);
+      },
+    });
+    const output = join(dir, "cancelled.jsonl");
+    const code = await extractCommand(
+      clip.path,
+      { output, progress: true },
+      { stdout: sink(), stderr: watching },
+      controller.signal,
+    );
+    expect(code).to.equal(1);
+    expect(controller.signal.aborted).to.equal(true);
+    await new Promise((resolve) => setImmediate(resolve)); // the last line through both streams
+    expect(stderr.text(), stderr.text()).to.include("extract: interrupted; nothing written");
+    expect(existsSync(output)).to.equal(false);
+    expect(readdirSync(dir).filter((f) => f.startsWith("cancelled"))).to.deep.equal([]);
   });
 });
