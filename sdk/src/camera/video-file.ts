@@ -145,16 +145,18 @@ export async function* videoPoses(
       }
       if (mediaTime <= last) continue;
       if (mediaTime - last > 1.5 * step) {
-        // Skipped: read this frame, go back for the ones before it, then return here.
-        const skippedTo = await read(mediaTime);
+        // Skipped: go back for the frames before this one, then return to it. Frames are read
+        // in their order: the model crops each picture around the body it found in the last.
         while (mediaTime - last > 1.5 * step) {
           const missed = await seekTo(video, last + 1.25 * step, grab, signal);
           if (missed === undefined || missed <= last || missed >= mediaTime) break;
           yield numbered(await read(missed));
           last = missed;
         }
-        await seekTo(video, mediaTime + 0.25 * step, () => {}, signal);
-        yield numbered(skippedTo);
+        const back = await seekTo(video, mediaTime + 0.25 * step, grab, signal);
+        // No new frame shown: none was missed after all, and this one is still on show.
+        if (back === undefined) grab();
+        yield numbered(await read(mediaTime));
       } else {
         step = Math.min(step, mediaTime - last);
         yield numbered(await read(mediaTime));
