@@ -1,4 +1,3 @@
-import { SignJWT } from "jose";
 import { newId } from "../../shared/ids/uuid-v7.js";
 import { CLAIM, type CredentialKind } from "../../shared/tokens/claims.js";
 import {
@@ -7,6 +6,7 @@ import {
   RUNTIME_TOKEN_AUDIENCE,
   RUNTIME_TOKEN_TYPE,
 } from "../../shared/tokens/token-config.js";
+import { signCompactJws } from "./compact-jws.js";
 import type { KeyRing } from "./key-ring.js";
 
 export interface AccessTokenGrant {
@@ -39,15 +39,19 @@ export function createTokenSigner(options: { ring: KeyRing; issuer: string; now?
     const signer = await options.ring.signer();
     const issuedAt = Math.floor(now() / 1000);
     const expiresAt = issuedAt + ttlSeconds;
-    const token = await new SignJWT(claims)
-      .setProtectedHeader({ alg: signer.alg, kid: signer.kid, typ })
-      .setIssuer(options.issuer)
-      .setAudience(audience)
-      .setSubject(subject)
-      .setIssuedAt(issuedAt)
-      .setExpirationTime(expiresAt)
-      .setJti(newId())
-      .sign(signer.key);
+    const token = signCompactJws(
+      { kid: signer.kid, typ },
+      {
+        ...claims,
+        iss: options.issuer,
+        aud: audience,
+        sub: subject,
+        iat: issuedAt,
+        exp: expiresAt,
+        jti: newId(),
+      },
+      signer,
+    );
     return { token, expiresAt };
   };
 
