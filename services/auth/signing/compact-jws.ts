@@ -40,13 +40,31 @@ export function signCompactJws(
   payload: Readonly<Record<string, unknown>>,
   signer: JwsKey,
 ): string {
-  const input = `${base64url({ alg: signer.alg, kid: header.kid, typ: header.typ })}.${base64url(payload)}`;
+  const input = `${encodedHeader(signer, header.kid, header.typ)}.${base64url(payload)}`;
   const data = Buffer.from(input, "ascii");
   const signature =
     signer.alg === "EdDSA"
       ? sign(null, data, signer.key)
       : sign("sha256", data, { key: signer.key, dsaEncoding: "ieee-p1363" });
   return `${input}.${signature.toString("base64url")}`;
+}
+
+/** Each key's headers, encoded once: a few kinds of token are signed with one key for hours. */
+const headers = new WeakMap<JwsKey, Map<string, string>>();
+
+function encodedHeader(signer: JwsKey, kid: string, typ: string): string {
+  let byTyp = headers.get(signer);
+  if (!byTyp) {
+    byTyp = new Map();
+    headers.set(signer, byTyp);
+  }
+  const key = `${kid} ${typ}`;
+  let encoded = byTyp.get(key);
+  if (encoded === undefined) {
+    encoded = base64url({ alg: signer.alg, kid, typ });
+    byTyp.set(key, encoded);
+  }
+  return encoded;
 }
 
 function base64url(value: object): string {
