@@ -23,8 +23,9 @@ import { Registry } from "prom-client";
 import { createEngine, type Engine, type PackedFrames } from "../../movespec/index.js";
 import type { DetectionConfig } from "../../services/detection/config.js";
 import { readBinaryFrames } from "../../services/detection/stream/binary-frames.js";
-import { OwnedSession, type StreamSink } from "../../services/detection/stream/owned-session.js";
+import { OwnedSession } from "../../services/detection/stream/owned-session.js";
 import { createStreamMetrics } from "../../services/detection/stream/stream-metrics.js";
+import type { StreamSink } from "../../services/detection/stream/stream-sink.js";
 import { TurnQueue } from "../../services/detection/stream/turn-queue.js";
 import type { Logger } from "../../services/shared/logging/logger.js";
 import {

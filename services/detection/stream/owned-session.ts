@@ -1,9 +1,4 @@
-import type {
-  DetectionEvent,
-  Engine,
-  PackedFrames,
-  PushManyResult,
-} from "../../../movespec/index.js";
+import type { Engine, PackedFrames } from "../../../movespec/index.js";
 import type { Logger } from "../../shared/logging/logger.js";
 import type { DetectionConfig } from "../config.js";
 import type { SessionMode, SessionStatus } from "../domain/session-document.js";
@@ -12,28 +7,12 @@ import { CloseCode, EndReason, StreamError, StreamWarning } from "../reasons.js"
 import type { RecordStore } from "../store/record-store.js";
 import type { SessionStore, TerminalWrite } from "../store/session-store.js";
 import { createFrameRateLimiter, type FrameRateLimiter } from "./frame-rate-limiter.js";
-import { eventsToResend, RecentEvents, type SentEvent } from "./recent-events.js";
+import { Outbox } from "./outbox.js";
+import type { SentEvent } from "./recent-events.js";
 import { RecordLedger } from "./record-ledger.js";
-import {
-  ackMessage,
-  endMessage,
-  errorMessage,
-  eventMessage,
-  summaryEventMessage,
-  warningMessage,
-} from "./stream-messages.js";
 import type { StreamMetrics } from "./stream-metrics.js";
+import type { StreamSink } from "./stream-sink.js";
 import type { TurnQueue } from "./turn-queue.js";
-
-/** The client end of an attachment, as the session sees it (a websocket in production). */
-export interface StreamSink {
-  send(message: string): void;
-  close(code: number, reason: string): void;
-  pauseReading(): void;
-  resumeReading(): void;
-  /** Bytes queued towards the client and not yet written to the network. */
-  readonly bufferedAmount: number;
-}
 
 export interface OwnedSessionInit {
   readonly sessionId: string;
@@ -66,8 +45,6 @@ export interface OwnedSessionDeps {
   readonly now?: () => number;
 }
 
-/** Most warnings sent for one message; the rest are summed up in one more. */
-const MAX_WARNINGS_PER_MESSAGE = 16;
 const DRAIN_POLL_MS = 5;
 
 type State = "open" | "ending" | "gone";
@@ -90,11 +67,9 @@ export class OwnedSession {
   private readonly engine: Engine;
   private readonly ledger: RecordLedger;
   private readonly sink: StreamSink;
+  private readonly outbox: Outbox;
   private readonly limiter: FrameRateLimiter | undefined;
   private readonly now: () => number;
-  private readonly suppressEventsUpTo: number;
-  private readonly reportedLastEventSeq: number | undefined;
-  private readonly recentEvents: RecentEvents;
   private state: State = "open";
   private durableAccepted: number;
   private lastCheckpointAt: number;
@@ -118,15 +93,14 @@ export class OwnedSession {
     this.engine = init.engine;
     this.ledger = new RecordLedger(deps.records, init.sessionId, init.epoch, init.recordChunks);
     this.sink = init.sink;
-    // A client cannot have seen events the session has not produced yet: a last_event_seq past
-    // the engine's last event (a stale or foreign value) must not silence the events to come.
-    const seen =
-      init.lastEventSeq === undefined
-        ? undefined
-        : Math.min(init.lastEventSeq, init.engine.lastEventSeq);
-    this.suppressEventsUpTo = seen ?? 0;
-    this.reportedLastEventSeq = seen;
-    this.recentEvents = new RecentEvents(init.recentEvents);
+    this.outbox = new Outbox({
+      sink: init.sink,
+      metrics: deps.metrics,
+      mode: init.mode,
+      lastEventSeq: init.lastEventSeq,
+      engineLastEventSeq: init.engine.lastEventSeq,
+      recentEvents: init.recentEvents,
+    });
     this.durableAccepted = init.engine.acceptedFrames;
     this.lastActivityAt = this.now();
     // Sessions often start together (a class, a benchmark): spread their checkpoints over the
@@ -146,20 +120,7 @@ export class OwnedSession {
    * `ready`, before any frame of this attachment.
    */
   resendUnseenEvents(): void {
-    const { events, lost } = eventsToResend(
-      this.recentEvents.list(),
-      this.reportedLastEventSeq,
-      this.engine.lastEventSeq,
-    );
-    if (lost) {
-      this.sink.send(
-        warningMessage(
-          StreamWarning.eventsNotResent,
-          `events ${lost.from} to ${lost.to} were sent before the disconnect and are no longer kept (the session's summary still counts them)`,
-        ),
-      );
-    }
-    for (const event of events) this.sink.send(event.message);
+    this.outbox.resendUnseenEvents(this.engine.lastEventSeq);
   }
 
   get isOpen(): boolean {
@@ -205,15 +166,14 @@ export class OwnedSession {
     const before = this.engine.acceptedFrames;
     if (batch.length === 1) {
       const result = this.engine.push(batch[0]);
-      if (result.ok) this.sendEvents(result.events, received);
+      if (result.ok) this.outbox.events(result.events, received);
       else if (result.reason !== "SEQ_NOT_INCREASING") {
-        this.deps.metrics.framesRejected.inc();
-        this.sink.send(warningMessage(result.reason, result.message, seqOf(batch[0])));
+        this.outbox.rejectedFrame(result.reason, result.message, seqOf(batch[0]));
       }
     } else if (batch.length > 1) {
       const result = this.engine.pushMany(batch);
-      this.sendEvents(result.events, received);
-      this.sendRejections(result.rejected);
+      this.outbox.events(result.events, received);
+      this.outbox.rejections(result.rejected);
     }
     // Beyond the limit only new frames count: resends of accepted ones are still ignored.
     const newBeyond =
@@ -234,8 +194,8 @@ export class OwnedSession {
     const result = this.engine.pushPacked(
       frames.count > room ? { ...frames, count: room } : frames,
     );
-    this.sendEvents(result.events, received);
-    this.sendRejections(result.rejected);
+    this.outbox.events(result.events, received);
+    this.outbox.rejections(result.rejected);
     let newBeyond = false;
     const frameBytes = packedFrameBytes(frames);
     for (let i = room; i < frames.count && !newBeyond; i++) {
@@ -253,11 +213,9 @@ export class OwnedSession {
    */
   private admit(count: number, at: number, fresh: number): number {
     if (this.status === "finalizing") {
-      this.sink.send(
-        warningMessage(
-          StreamWarning.sessionFinalizing,
-          "the session is finalizing: frames are ignored",
-        ),
+      this.outbox.warning(
+        StreamWarning.sessionFinalizing,
+        "the session is finalizing: frames are ignored",
       );
       return -1;
     }
@@ -343,18 +301,14 @@ export class OwnedSession {
     this.state = "gone";
     this.stopFlowTimers();
     if (reason === "replaced") {
-      this.sink.send(
-        errorMessage(StreamError.replaced, "another attachment of this session took over"),
-      );
-      this.sink.close(CloseCode.replaced, "replaced by another attachment");
+      this.outbox.error(StreamError.replaced, "another attachment of this session took over");
+      this.outbox.close(CloseCode.replaced, "replaced by another attachment");
     } else if (reason === "shutdown") {
-      this.sink.send(
-        errorMessage(
-          StreamError.serviceRestarting,
-          "the service is restarting: reconnect to resume",
-        ),
+      this.outbox.error(
+        StreamError.serviceRestarting,
+        "the service is restarting: reconnect to resume",
       );
-      this.sink.close(CloseCode.goingAway, "service restarting");
+      this.outbox.close(CloseCode.goingAway, "service restarting");
     }
     this.letGo = this.writeAndLetGo();
     return this.letGo;
@@ -365,13 +319,8 @@ export class OwnedSession {
     if (this.state !== "open") return;
     this.state = "gone";
     this.stopFlowTimers();
-    this.closeWith(code, message, closeCode);
+    this.outbox.closeWithError(code, message, closeCode);
     this.deps.onGone(this);
-  }
-
-  private closeWith(code: string, message: string, closeCode: number): void {
-    this.sink.send(errorMessage(code, message));
-    this.sink.close(closeCode, code.toLowerCase());
   }
 
   private async writeAndLetGo(): Promise<void> {
@@ -402,7 +351,7 @@ export class OwnedSession {
         last_seq: lastSeq,
         at: new Date(this.now()),
         record_chunks: recordChunks,
-        recent_events: this.recentEvents.list(),
+        recent_events: this.outbox.recent(),
       },
       accepted_frames_total: this.engine.acceptedFrames,
       last_seq: lastSeq >= 0 ? lastSeq : undefined,
@@ -449,7 +398,7 @@ export class OwnedSession {
         }
         this.durableAccepted = progress.accepted_frames_total;
         if (this.state !== "open") return;
-        this.sink.send(ackMessage(progress.accepted_frames_total, progress.checkpoint.last_seq));
+        this.outbox.ack(progress.accepted_frames_total, progress.checkpoint.last_seq);
         this.unpause("unacked");
         if (status === "finalizing" && this.status !== "finalizing") {
           this.status = "finalizing";
@@ -508,67 +457,13 @@ export class OwnedSession {
     this.drainTimer = undefined;
   }
 
-  /**
-   * Sends the events the client has not seen. `received`: when the frames that produced them
-   * reached the session (performance.now()); undefined for the events of the session's end,
-   * which no frame produced. `summaryText` is the final summary, if known.
-   */
-  private sendEvents(
-    events: readonly DetectionEvent[],
-    received: number | undefined,
-    summaryText?: string,
-  ): void {
-    if (events.length === 0) return;
-    const latency = this.deps.metrics.frameToEvent.labels({ mode: this.mode });
-    for (const event of events) {
-      const message =
-        summaryText !== undefined && event.type === "session.summary"
-          ? summaryEventMessage(summaryText)
-          : eventMessage(event);
-      this.recentEvents.add(event.event_seq, message);
-      if (event.event_seq <= this.suppressEventsUpTo) continue;
-      this.sink.send(message);
-      if (received !== undefined) latency.observe((performance.now() - received) / 1000);
-    }
-    this.deps.metrics.eventsSent.inc(events.length);
-  }
-
-  private sendRejections(rejected: PushManyResult["rejected"]): void {
-    let sent = 0;
-    let more = 0;
-    for (const rejection of rejected) {
-      if (rejection.reason === "SEQ_NOT_INCREASING") continue;
-      this.deps.metrics.framesRejected.inc();
-      if (sent < MAX_WARNINGS_PER_MESSAGE) {
-        this.sink.send(
-          warningMessage(
-            rejection.reason,
-            `frames[${rejection.index}]: ${rejection.message}`,
-            rejection.seq,
-          ),
-        );
-        sent += 1;
-      } else more += 1;
-    }
-    if (more > 0) {
-      this.sink.send(
-        warningMessage(
-          StreamWarning.moreRejected,
-          `${more} more frames of this message were rejected`,
-        ),
-      );
-    }
-  }
-
   private rateLimited(): void {
     const { liveMaxFps, liveBurstFrames } = this.deps.config.limits;
-    this.sink.send(
-      errorMessage(
-        StreamError.rateLimited,
-        `live sessions take at most ${liveMaxFps} frames per second (bursts of ${liveBurstFrames}); reconnect to resume`,
-      ),
+    this.outbox.error(
+      StreamError.rateLimited,
+      `live sessions take at most ${liveMaxFps} frames per second (bursts of ${liveBurstFrames}); reconnect to resume`,
     );
-    this.sink.close(CloseCode.rateLimited, "rate limited");
+    this.outbox.close(CloseCode.rateLimited, "rate limited");
     void this.release("rate_limited");
   }
 
@@ -619,7 +514,7 @@ export class OwnedSession {
         this.deps.config.limits.summaryMaxBytes,
       );
       await this.deps.turns.next();
-      this.sendEvents(events, undefined, final.text);
+      this.outbox.events(events, undefined, final.text);
       const outcome = final.text;
       const progress = this.progress(this.ledger.committedChunks);
       const written = await this.deps.store.end(this.sessionId, this.epoch, {
@@ -634,7 +529,7 @@ export class OwnedSession {
         checkpoint: progress.checkpoint,
       });
       if (!written) {
-        this.closeWith(
+        this.outbox.closeWithError(
           StreamError.leaseLost,
           "another attachment of this session took over",
           CloseCode.replaced,
@@ -642,17 +537,15 @@ export class OwnedSession {
         return;
       }
       this.status = status;
-      if (errorCode) this.sink.send(errorMessage(errorCode, errorMessageText ?? errorCode));
-      this.sink.send(
-        endMessage({
-          status,
-          acceptedFramesTotal: progress.accepted_frames_total,
-          terminalOutcome: outcome,
-          errorCode,
-          errorMessage: errorMessageText,
-        }),
-      );
-      this.sink.close(closeCode, status);
+      if (errorCode) this.outbox.error(errorCode, errorMessageText ?? errorCode);
+      this.outbox.end({
+        status,
+        acceptedFramesTotal: progress.accepted_frames_total,
+        terminalOutcome: outcome,
+        errorCode,
+        errorMessage: errorMessageText,
+      });
+      this.outbox.close(closeCode, status);
       await this.deps.records
         .removeAll(this.sessionId)
         .catch((error) =>
@@ -666,7 +559,7 @@ export class OwnedSession {
         { err: error, session_id: this.sessionId },
         "ending the session failed",
       );
-      this.closeWith(
+      this.outbox.closeWithError(
         StreamError.serviceUnavailable,
         "the session could not be saved: reconnect to resume",
         CloseCode.internal,

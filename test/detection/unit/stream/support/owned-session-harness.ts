@@ -31,15 +31,13 @@ import type {
   TerminalWrite,
 } from "../../../../../services/detection/store/session-store.js";
 import type { Attachments } from "../../../../../services/detection/stream/attachments.js";
-import {
-  OwnedSession,
-  type StreamSink,
-} from "../../../../../services/detection/stream/owned-session.js";
+import { OwnedSession } from "../../../../../services/detection/stream/owned-session.js";
 import type { SentEvent } from "../../../../../services/detection/stream/recent-events.js";
 import {
   createStreamMetrics,
   type StreamMetrics,
 } from "../../../../../services/detection/stream/stream-metrics.js";
+import type { StreamSink } from "../../../../../services/detection/stream/stream-sink.js";
 import { TurnQueue } from "../../../../../services/detection/stream/turn-queue.js";
 import type { Logger } from "../../../../../services/shared/logging/logger.js";
 import {
