@@ -6,6 +6,7 @@ import { finalSummary, summaryEventOf } from "../domain/session-summary.js";
 import { CloseCode, EndReason, StreamError, StreamWarning } from "../reasons.js";
 import type { RecordStore } from "../store/record-store.js";
 import type { SessionStore, TerminalWrite } from "../store/session-store.js";
+import { FlowControl, type PauseCause } from "./flow-control.js";
 import { createFrameRateLimiter, type FrameRateLimiter } from "./frame-rate-limiter.js";
 import { Outbox } from "./outbox.js";
 import type { SentEvent } from "./recent-events.js";
@@ -45,10 +46,7 @@ export interface OwnedSessionDeps {
   readonly now?: () => number;
 }
 
-const DRAIN_POLL_MS = 5;
-
 type State = "open" | "ending" | "gone";
-export type PauseCause = "unacked" | "outbound";
 
 /**
  * One session attached on this replica, under its lease: the engine, the client, checkpoints
@@ -66,7 +64,6 @@ export class OwnedSession {
   private readonly expiresAt: number;
   private readonly engine: Engine;
   private readonly ledger: RecordLedger;
-  private readonly sink: StreamSink;
   private readonly outbox: Outbox;
   private readonly limiter: FrameRateLimiter | undefined;
   private readonly now: () => number;
@@ -77,8 +74,7 @@ export class OwnedSession {
   private checkpointing: Promise<void> | undefined;
   private letGo: Promise<void> | undefined;
   private ending: Promise<void> | undefined;
-  private readonly paused = new Set<PauseCause>();
-  private drainTimer: NodeJS.Timeout | undefined;
+  private readonly flow: FlowControl;
 
   constructor(
     init: OwnedSessionInit,
@@ -92,7 +88,7 @@ export class OwnedSession {
     this.expiresAt = init.expiresAt.getTime();
     this.engine = init.engine;
     this.ledger = new RecordLedger(deps.records, init.sessionId, init.epoch, init.recordChunks);
-    this.sink = init.sink;
+    this.flow = new FlowControl(init.sink, deps.config.durability);
     this.outbox = new Outbox({
       sink: init.sink,
       metrics: deps.metrics,
@@ -136,7 +132,7 @@ export class OwnedSession {
   }
 
   get pausedCauses(): ReadonlySet<PauseCause> {
-    return this.paused;
+    return this.flow.causes;
   }
 
   get topology(): string {
@@ -299,7 +295,7 @@ export class OwnedSession {
     if (this.state === "ending") return this.ending ?? Promise.resolve();
     if (this.state === "gone") return Promise.resolve();
     this.state = "gone";
-    this.stopFlowTimers();
+    this.flow.stop();
     if (reason === "replaced") {
       this.outbox.error(StreamError.replaced, "another attachment of this session took over");
       this.outbox.close(CloseCode.replaced, "replaced by another attachment");
@@ -318,7 +314,7 @@ export class OwnedSession {
   abandon(code: string, message: string, closeCode: number): void {
     if (this.state !== "open") return;
     this.state = "gone";
-    this.stopFlowTimers();
+    this.flow.stop();
     this.outbox.closeWithError(code, message, closeCode);
     this.deps.onGone(this);
   }
@@ -399,7 +395,7 @@ export class OwnedSession {
         this.durableAccepted = progress.accepted_frames_total;
         if (this.state !== "open") return;
         this.outbox.ack(progress.accepted_frames_total, progress.checkpoint.last_seq);
-        this.unpause("unacked");
+        this.flow.acked();
         if (status === "finalizing" && this.status !== "finalizing") {
           this.status = "finalizing";
           this.finalize();
@@ -423,38 +419,7 @@ export class OwnedSession {
     ) {
       void this.checkpoint();
     }
-    if (unacked >= durability.maxUnackedFrames) this.pause("unacked");
-    if (this.sink.bufferedAmount >= durability.outboundHighWaterBytes) {
-      this.pause("outbound");
-      this.watchDrain();
-    }
-  }
-
-  private pause(cause: PauseCause): void {
-    if (this.paused.size === 0) this.sink.pauseReading();
-    this.paused.add(cause);
-  }
-
-  private unpause(cause: PauseCause): void {
-    if (!this.paused.delete(cause)) return;
-    if (this.paused.size === 0 && this.state === "open") this.sink.resumeReading();
-  }
-
-  /** A slow reader: read no more of its frames until what we owe it has mostly gone out. */
-  private watchDrain(): void {
-    if (this.drainTimer) return;
-    const lowWater = this.deps.config.durability.outboundHighWaterBytes / 4;
-    this.drainTimer = setInterval(() => {
-      if (this.sink.bufferedAmount > lowWater && this.state === "open") return;
-      clearInterval(this.drainTimer);
-      this.drainTimer = undefined;
-      this.unpause("outbound");
-    }, DRAIN_POLL_MS);
-  }
-
-  private stopFlowTimers(): void {
-    clearInterval(this.drainTimer);
-    this.drainTimer = undefined;
+    this.flow.afterFrames(unacked);
   }
 
   private rateLimited(): void {
@@ -479,7 +444,7 @@ export class OwnedSession {
   ): Promise<void> {
     if (this.state !== "open") return this.ending ?? Promise.resolve();
     this.state = "ending";
-    this.stopFlowTimers();
+    this.flow.stop();
     this.ending = this.writeEnd(status, errorCode, errorMessageText, closeCode);
     return this.ending;
   }
