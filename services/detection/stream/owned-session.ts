@@ -6,6 +6,7 @@ import { finalSummary, summaryEventOf } from "../domain/session-summary.js";
 import { CloseCode, EndReason, StreamError, StreamWarning } from "../reasons.js";
 import type { RecordStore } from "../store/record-store.js";
 import type { SessionStore, TerminalWrite } from "../store/session-store.js";
+import { Checkpoints } from "./checkpoints.js";
 import { FlowControl, type PauseCause } from "./flow-control.js";
 import { createFrameRateLimiter, type FrameRateLimiter } from "./frame-rate-limiter.js";
 import { Outbox } from "./outbox.js";
@@ -63,15 +64,12 @@ export class OwnedSession {
   private startedAt: Date | undefined;
   private readonly expiresAt: number;
   private readonly engine: Engine;
-  private readonly ledger: RecordLedger;
+  private readonly checkpoints: Checkpoints;
   private readonly outbox: Outbox;
   private readonly limiter: FrameRateLimiter | undefined;
   private readonly now: () => number;
   private state: State = "open";
-  private durableAccepted: number;
-  private lastCheckpointAt: number;
   private lastActivityAt: number;
-  private checkpointing: Promise<void> | undefined;
   private letGo: Promise<void> | undefined;
   private ending: Promise<void> | undefined;
   private readonly flow: FlowControl;
@@ -87,7 +85,6 @@ export class OwnedSession {
     this.status = init.status;
     this.expiresAt = init.expiresAt.getTime();
     this.engine = init.engine;
-    this.ledger = new RecordLedger(deps.records, init.sessionId, init.epoch, init.recordChunks);
     this.flow = new FlowControl(init.sink, deps.config.durability);
     this.outbox = new Outbox({
       sink: init.sink,
@@ -97,12 +94,21 @@ export class OwnedSession {
       engineLastEventSeq: init.engine.lastEventSeq,
       recentEvents: init.recentEvents,
     });
-    this.durableAccepted = init.engine.acceptedFrames;
     this.lastActivityAt = this.now();
-    // Sessions often start together (a class, a benchmark): spread their checkpoints over the
-    // interval rather than writing them all at the same moments.
-    this.lastCheckpointAt =
-      this.lastActivityAt - Math.random() * deps.config.durability.checkpointIntervalMs;
+    this.checkpoints = new Checkpoints({
+      sessionId: init.sessionId,
+      epoch: init.epoch,
+      engine: init.engine,
+      ledger: new RecordLedger(deps.records, init.sessionId, init.epoch, init.recordChunks),
+      store: deps.store,
+      metrics: deps.metrics,
+      logger: deps.logger,
+      durability: deps.config.durability,
+      now: this.now,
+      at: this.lastActivityAt,
+      lastActivityAt: () => this.lastActivityAt,
+      recentEvents: () => this.outbox.recent(),
+    });
     const { limits } = deps.config;
     this.limiter =
       init.mode === "live"
@@ -277,10 +283,7 @@ export class OwnedSession {
         "no message for longer than the idle timeout",
         CloseCode.normal,
       );
-    } else if (
-      this.engine.acceptedFrames > this.durableAccepted &&
-      at - this.lastCheckpointAt >= this.deps.config.durability.checkpointIntervalMs
-    ) {
+    } else if (this.checkpoints.dueAt(at)) {
       void this.checkpoint();
     }
   }
@@ -321,8 +324,7 @@ export class OwnedSession {
 
   private async writeAndLetGo(): Promise<void> {
     try {
-      await this.checkpointing;
-      const status = await this.writeProgress(this.takeProgress(), true);
+      const status = await this.checkpoints.writeLast();
       if (status === "finalizing") this.deps.settleLater(this.sessionId);
     } catch (error) {
       this.deps.logger.warn({ err: error, session_id: this.sessionId }, "final checkpoint failed");
@@ -331,95 +333,39 @@ export class OwnedSession {
     }
   }
 
-  /** What a checkpoint writes: the records made since the last one are taken out of the engine. */
-  private takeProgress() {
-    return this.progress(this.ledger.take(this.engine));
-  }
-
-  private progress(recordChunks: number) {
-    const lastSeq = this.engine.lastSeq;
-    const engine = JSON.stringify(this.engine.snapshot());
-    this.deps.metrics.checkpointBytes.observe(engine.length);
-    return {
-      checkpoint: {
-        engine,
-        accepted_frames_total: this.engine.acceptedFrames,
-        last_seq: lastSeq,
-        at: new Date(this.now()),
-        record_chunks: recordChunks,
-        recent_events: this.outbox.recent(),
-      },
-      accepted_frames_total: this.engine.acceptedFrames,
-      last_seq: lastSeq >= 0 ? lastSeq : undefined,
-      last_activity_at: new Date(this.lastActivityAt),
-    };
-  }
-
-  /**
-   * The records first (chunks the checkpoint will count), then the checkpoint under the lease.
-   * Undefined when the lease is lost (either write fenced).
-   */
-  private async writeProgress(
-    progress: ReturnType<OwnedSession["progress"]>,
-    release: boolean,
-  ): Promise<SessionStatus | undefined> {
-    if (!(await this.ledger.write())) return undefined;
-    const status = await this.deps.store.saveProgress(
-      this.sessionId,
-      this.epoch,
-      progress,
-      release,
-    );
-    if (status !== undefined) this.ledger.commit();
-    return status;
-  }
-
   /** Writes a checkpoint (one at a time); on success the client gets an `ack` for it. */
   checkpoint(): Promise<void> {
-    if (this.checkpointing) return this.checkpointing;
+    const inFlight = this.checkpoints.inFlight;
+    if (inFlight) return inFlight;
     if (this.state !== "open") return Promise.resolve();
-    const progress = this.takeProgress();
-    this.lastCheckpointAt = this.now();
-    this.checkpointing = (async () => {
-      try {
-        const status = await this.writeProgress(progress, false);
-        this.deps.metrics.checkpoints.inc({ result: status === undefined ? "lease_lost" : "ok" });
-        if (status === undefined) {
-          this.abandon(
-            StreamError.leaseLost,
-            "another attachment of this session took over",
-            CloseCode.replaced,
-          );
-          return;
-        }
-        this.durableAccepted = progress.accepted_frames_total;
-        if (this.state !== "open") return;
-        this.outbox.ack(progress.accepted_frames_total, progress.checkpoint.last_seq);
-        this.flow.acked();
-        if (status === "finalizing" && this.status !== "finalizing") {
-          this.status = "finalizing";
-          this.finalize();
-        }
-      } catch (error) {
-        this.deps.metrics.checkpoints.inc({ result: "failed" });
-        this.deps.logger.warn({ err: error, session_id: this.sessionId }, "checkpoint failed");
-      } finally {
-        this.checkpointing = undefined;
-      }
-    })();
-    return this.checkpointing;
+    return this.checkpoints.write(this.checkpointWritten);
   }
 
-  private afterInput(at: number): void {
-    const { durability } = this.deps.config;
-    const unacked = this.engine.acceptedFrames - this.durableAccepted;
-    if (
-      unacked >= durability.checkpointMaxFrames ||
-      (unacked > 0 && at - this.lastCheckpointAt >= durability.checkpointIntervalMs)
-    ) {
-      void this.checkpoint();
+  private readonly checkpointWritten = (
+    status: SessionStatus | undefined,
+    acceptedFramesTotal: number,
+    lastSeq: number,
+  ): void => {
+    if (status === undefined) {
+      this.abandon(
+        StreamError.leaseLost,
+        "another attachment of this session took over",
+        CloseCode.replaced,
+      );
+      return;
     }
-    this.flow.afterFrames(unacked);
+    if (this.state !== "open") return;
+    this.outbox.ack(acceptedFramesTotal, lastSeq);
+    this.flow.acked();
+    if (status === "finalizing" && this.status !== "finalizing") {
+      this.status = "finalizing";
+      this.finalize();
+    }
+  };
+
+  private afterInput(at: number): void {
+    if (this.checkpoints.dueAfterFrames(at)) void this.checkpoint();
+    this.flow.afterFrames(this.checkpoints.unacked);
   }
 
   private rateLimited(): void {
@@ -460,9 +406,9 @@ export class OwnedSession {
         await this.deps.store.requestFinalize(this.sessionId, this.status, new Date(this.now()));
         this.status = "finalizing";
       }
-      await this.checkpointing;
+      await this.checkpoints.inFlight;
       const { events } = this.engine.finish();
-      const stored = await this.ledger.all();
+      const stored = await this.checkpoints.records();
       if (stored.missing > 0) {
         this.deps.logger.error(
           { session_id: this.sessionId, missing_chunks: stored.missing },
@@ -481,7 +427,7 @@ export class OwnedSession {
       await this.deps.turns.next();
       this.outbox.events(events, undefined, final.text);
       const outcome = final.text;
-      const progress = this.progress(this.ledger.committedChunks);
+      const progress = this.checkpoints.endState();
       const written = await this.deps.store.end(this.sessionId, this.epoch, {
         status,
         ended_at: new Date(this.now()),
