@@ -6,6 +6,10 @@
  * their own. A test arms faults on the stores (the next call fails, or waits for the test) to
  * reach the paths a real store only takes under load or failure: lease lost, failed writes,
  * a release during the end write.
+ *
+ * The first time-based checkpoint falls at random within the interval (sessions that start
+ * together spread their writes): a test that moves the clock before the session's first
+ * checkpoint must not depend on whether one is written then.
  */
 import { Registry } from "prom-client";
 import {
