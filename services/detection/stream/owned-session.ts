@@ -8,7 +8,7 @@ import type { RecordStore } from "../store/record-store.js";
 import type { SessionStore, TerminalWrite } from "../store/session-store.js";
 import { Checkpoints } from "./checkpoints.js";
 import { FlowControl, type PauseCause } from "./flow-control.js";
-import { createFrameRateLimiter, type FrameRateLimiter } from "./frame-rate-limiter.js";
+import { FrameIntake, RATE_EXCEEDED } from "./frame-intake.js";
 import { Outbox } from "./outbox.js";
 import type { SentEvent } from "./recent-events.js";
 import { RecordLedger } from "./record-ledger.js";
@@ -66,7 +66,7 @@ export class OwnedSession {
   private readonly engine: Engine;
   private readonly checkpoints: Checkpoints;
   private readonly outbox: Outbox;
-  private readonly limiter: FrameRateLimiter | undefined;
+  private readonly intake: FrameIntake;
   private readonly now: () => number;
   private state: State = "open";
   private lastActivityAt: number;
@@ -109,11 +109,13 @@ export class OwnedSession {
       lastActivityAt: () => this.lastActivityAt,
       recentEvents: () => this.outbox.recent(),
     });
-    const { limits } = deps.config;
-    this.limiter =
-      init.mode === "live"
-        ? createFrameRateLimiter(limits.liveMaxFps, limits.liveBurstFrames)
-        : undefined;
+    this.intake = new FrameIntake(
+      init.engine,
+      this.outbox,
+      deps.metrics,
+      deps.config.limits,
+      init.mode,
+    );
   }
 
   /**
@@ -156,85 +158,38 @@ export class OwnedSession {
 
   /** A `frame` (one) or `frames` (a batch) message. */
   onFrames(frames: unknown[]): void {
-    if (this.state !== "open") return;
+    if (!this.takesFrames()) return;
     // When the frames reached the session: the frame-to-event latency metric starts here.
     const received = performance.now();
     const at = this.now();
-    // Only a live session's rate counts frames: a replay's are not looked at here.
-    const fresh = this.limiter ? newJsonFrames(frames, this.engine.lastSeq) : 0;
-    const room = this.admit(frames.length, at, fresh);
-    if (room < 0) return;
-    const batch = frames.length > room ? frames.slice(0, room) : frames;
-    const before = this.engine.acceptedFrames;
-    if (batch.length === 1) {
-      const result = this.engine.push(batch[0]);
-      if (result.ok) this.outbox.events(result.events, received);
-      else if (result.reason !== "SEQ_NOT_INCREASING") {
-        this.outbox.rejectedFrame(result.reason, result.message, seqOf(batch[0]));
-      }
-    } else if (batch.length > 1) {
-      const result = this.engine.pushMany(batch);
-      this.outbox.events(result.events, received);
-      this.outbox.rejections(result.rejected);
-    }
-    // Beyond the limit only new frames count: resends of accepted ones are still ignored.
-    const newBeyond =
-      frames.length > room &&
-      frames.slice(room).some((f) => (seqOf(f) ?? -1) > this.engine.lastSeq);
-    this.afterFrames(at, before, newBeyond);
+    this.afterFrames(at, this.intake.takeJson(frames, at, received));
   }
 
   /** A binary frames message, its header checked (./binary-frames.ts). */
   onPackedFrames(frames: PackedFrames): void {
-    if (this.state !== "open") return;
+    if (!this.takesFrames()) return;
     const received = performance.now();
     const at = this.now();
-    const fresh = this.limiter ? newPackedFrames(frames, this.engine.lastSeq) : 0;
-    const room = this.admit(frames.count, at, fresh);
-    if (room < 0) return;
-    const before = this.engine.acceptedFrames;
-    const result = this.engine.pushPacked(
-      frames.count > room ? { ...frames, count: room } : frames,
-    );
-    this.outbox.events(result.events, received);
-    this.outbox.rejections(result.rejected);
-    let newBeyond = false;
-    const frameBytes = packedFrameBytes(frames);
-    for (let i = room; i < frames.count && !newBeyond; i++) {
-      newBeyond =
-        frames.view.getFloat64(frames.offset + i * frameBytes, true) > this.engine.lastSeq;
-    }
-    this.afterFrames(at, before, newBeyond);
+    this.afterFrames(at, this.intake.takePacked(frames, at, received));
   }
 
-  /**
-   * How many of a message's `count` frames the session takes (the rest would pass its frame
-   * limit), or -1 when it takes none: finalizing (a warning), or a live client over its rate.
-   * Only the `fresh` frames (seq above the last accepted) count against the rate: resends after
-   * a reconnect are ignored, and the contract says resending is safe.
-   */
-  private admit(count: number, at: number, fresh: number): number {
-    if (this.status === "finalizing") {
-      this.outbox.warning(
-        StreamWarning.sessionFinalizing,
-        "the session is finalizing: frames are ignored",
-      );
-      return -1;
-    }
-    if (this.limiter && fresh > 0 && !this.limiter.take(fresh, at)) {
-      this.rateLimited();
-      return -1;
-    }
-    return Math.min(
-      count,
-      Math.max(this.deps.config.limits.maxFrames - this.engine.acceptedFrames, 0),
+  /** Frames are looked at only while the session is open and not finalizing (a warning). */
+  private takesFrames(): boolean {
+    if (this.state !== "open") return false;
+    if (this.status !== "finalizing") return true;
+    this.outbox.warning(
+      StreamWarning.sessionFinalizing,
+      "the session is finalizing: frames are ignored",
     );
+    return false;
   }
 
   /** After a message's frames: counts, the first frame's status, the frame limit, checkpoints. */
-  private afterFrames(at: number, acceptedBefore: number, newBeyondLimit: boolean): void {
-    const accepted = this.engine.acceptedFrames - acceptedBefore;
-    if (accepted > 0) this.deps.metrics.framesAccepted.inc(accepted);
+  private afterFrames(at: number, accepted: number): void {
+    if (accepted === RATE_EXCEEDED) {
+      this.rateLimited();
+      return;
+    }
     if (accepted > 0 && this.status === "created") {
       this.status = "streaming";
       this.startedAt = new Date(at);
@@ -247,7 +202,7 @@ export class OwnedSession {
           ),
         );
     }
-    if (newBeyondLimit) {
+    if (this.intake.limitReached) {
       void this.end(
         "failed",
         EndReason.frameLimit,
@@ -481,30 +436,4 @@ export class OwnedSession {
       this.deps.onGone(this);
     }
   }
-}
-
-function seqOf(frame: unknown): number | undefined {
-  const seq = (frame as { seq?: unknown } | null)?.seq;
-  return typeof seq === "number" && Number.isInteger(seq) ? seq : undefined;
-}
-
-/** How many JSON frames have a seq above `lastSeq` (one without a readable seq counts: new). */
-function newJsonFrames(frames: readonly unknown[], lastSeq: number): number {
-  let fresh = 0;
-  for (const frame of frames) if ((seqOf(frame) ?? Number.POSITIVE_INFINITY) > lastSeq) fresh++;
-  return fresh;
-}
-
-function packedFrameBytes(frames: PackedFrames): number {
-  return (frames.view.byteLength - frames.offset) / frames.count;
-}
-
-/** How many packed frames have a seq (the float64 that starts each frame) above `lastSeq`. */
-function newPackedFrames(frames: PackedFrames, lastSeq: number): number {
-  const frameBytes = packedFrameBytes(frames);
-  let fresh = 0;
-  for (let i = 0; i < frames.count; i++) {
-    if (!(frames.view.getFloat64(frames.offset + i * frameBytes, true) <= lastSeq)) fresh++;
-  }
-  return fresh;
 }
