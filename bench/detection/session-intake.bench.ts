@@ -115,7 +115,7 @@ function attach(Session: SessionClass, engine: Engine, mode: "live" | "replay"):
       config,
       logger: quiet,
       metrics,
-      onGone: () => {},
+      onDetached: () => {},
       settleLater: () => {},
       turns,
     },

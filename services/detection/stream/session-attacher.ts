@@ -219,7 +219,7 @@ export function createSessionAttacher(deps: SessionAttacherDeps) {
           config,
           logger,
           metrics: deps.metrics,
-          onGone: (gone) => attachments.remove(gone),
+          onDetached: (detached) => attachments.remove(detached),
           settleLater: deps.settleLater,
           turns,
         },

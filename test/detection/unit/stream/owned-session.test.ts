@@ -32,7 +32,7 @@ import {
   repetitions,
   SESSION_ID,
   T0,
-  untilGone,
+  untilDetached,
 } from "./support/owned-session-harness.js";
 
 /**
@@ -165,7 +165,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       expect(calls[0].args).to.deep.equal([SESSION_ID, 3, new Date(T0 + 1234)]);
       // The terminal write carries it too (the status write is not awaited).
       h.session.finalize();
-      await untilGone(h);
+      await untilDetached(h);
       expect(terminalOf(h).started_at).to.deep.equal(new Date(T0 + 1234));
     });
 
@@ -224,7 +224,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
         expect(h.session.isOpen).to.equal(true);
         push(h, TWO_REPS.slice(9, 12));
         expect(h.session.isOpen).to.equal(false);
-        await untilGone(h);
+        await untilDetached(h);
         expect(h.session.acceptedFramesTotal).to.equal(10);
         expect(terminalOf(h)).to.deep.include({
           status: "failed",
@@ -245,7 +245,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
         const h = attach({ limits: { maxFrames: 10 } });
         push(h, TWO_REPS.slice(0, 8));
         push(h, TWO_REPS.slice(8, 13));
-        await untilGone(h);
+        await untilDetached(h);
         expect(terminalOf(h)).to.deep.include({ accepted_frames_total: 10, last_seq: 9 });
         expect(await metricValue(h.metrics.framesAccepted)).to.equal(10);
       });
@@ -271,7 +271,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       expect(h.sink.closes).to.deep.equal([
         { code: CloseCode.rateLimited, reason: "rate limited" },
       ]);
-      await untilGone(h);
+      await untilDetached(h);
       expect(h.store.callsOf("saveProgress")).to.have.length(1);
       expect(progressOf(h).release).to.equal(true);
       expect(progressOf(h).progress.accepted_frames_total).to.equal(5);
@@ -469,7 +469,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       h.session.onFrames(TWO_REPS.slice(0, 10));
       h.store.status = "finalizing";
       await h.session.checkpoint();
-      await untilGone(h);
+      await untilDetached(h);
       expect(h.store.callsOf("requestFinalize")).to.have.length(0);
       expect(terminalOf(h).status).to.equal("completed");
       expect(h.sink.trace.slice(-3)).to.deep.equal([
@@ -496,7 +496,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       expect(h.sink.closes).to.deep.equal([
         { code: CloseCode.replaced, reason: StreamError.leaseLost.toLowerCase() },
       ]);
-      expect(h.gone).to.deep.equal([h.session]);
+      expect(h.detached).to.deep.equal([h.session]);
       expect(await metricValue(h.metrics.checkpoints, { result: "lease_lost" })).to.equal(1);
       h.session.finalize();
       h.session.tick();
@@ -504,7 +504,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       await h.session.checkpoint();
       await flush();
       expect(h.store.calls.map((c) => c.method)).to.deep.equal(["saveProgress"]);
-      expect(h.gone).to.have.length(1);
+      expect(h.detached).to.have.length(1);
     });
 
     it("at a checkpoint's records (a newer holder wrote the chunk): the progress is not written", async () => {
@@ -514,7 +514,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       await h.session.checkpoint();
       expect(h.store.callsOf("saveProgress")).to.have.length(0);
       expect(h.sink.messages("error").map((m) => m.code)).to.deep.equal([StreamError.leaseLost]);
-      expect(h.gone).to.have.length(1);
+      expect(h.detached).to.have.length(1);
     });
 
     it("at the end write: LEASE_LOST, closed 4409, no end message, the records kept", async () => {
@@ -523,7 +523,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       await h.session.checkpoint();
       h.store.takeOver();
       h.session.finalize();
-      await untilGone(h);
+      await untilDetached(h);
       expect(h.store.callsOf("end")).to.have.length(1);
       expect(h.sink.messages("end")).to.deep.equal([]);
       expect(h.sink.trace.slice(-2)).to.deep.equal([
@@ -539,7 +539,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       h.session.onFrames(TWO_REPS.slice(0, 5));
       h.store.takeOver();
       await h.session.release("client_gone");
-      expect(h.gone).to.have.length(1);
+      expect(h.detached).to.have.length(1);
       expect(h.settled).to.deep.equal([]);
       expect(h.log).to.deep.equal([]);
     });
@@ -622,7 +622,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       h.clock.now = T0 + 42_000;
       h.session.finalize();
       expect(h.session.isOpen).to.equal(false);
-      await untilGone(h);
+      await untilDetached(h);
       expect(h.store.calls.map((c) => c.method)).to.deep.equal([
         "saveProgress",
         "requestFinalize",
@@ -671,7 +671,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       ]);
       expect(h.sink.closes).to.deep.equal([{ code: CloseCode.normal, reason: "completed" }]);
       expect(h.records.calls.map((c) => c.method)).to.deep.equal(["save", "list", "removeAll"]);
-      expect(h.gone).to.deep.equal([h.session]);
+      expect(h.detached).to.deep.equal([h.session]);
       expect(h.settled).to.deep.equal([]);
     });
 
@@ -681,12 +681,12 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       h.session.finalize();
       h.session.finalize();
       h.session.tick();
-      await untilGone(h);
+      await untilDetached(h);
       h.session.finalize();
       await flush();
       expect(h.store.callsOf("end")).to.have.length(1);
       expect(h.sink.messages("end")).to.have.length(1);
-      expect(h.gone).to.have.length(1);
+      expect(h.detached).to.have.length(1);
     });
 
     it("waits for a checkpoint in flight, and builds and sends the summary in event-loop turns of their own", async () => {
@@ -709,7 +709,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       expect(turns.taken).to.equal(0);
       gate.open();
       await checkpoint;
-      await untilGone(h);
+      await untilDetached(h);
       expect(turns.taken).to.equal(2);
       expect(terminalOf(h).checkpoint?.record_chunks).to.equal(1);
     });
@@ -718,7 +718,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       const h = attach({ status: "streaming", limits: { summaryMaxBytes: 1024 } });
       h.session.onFrames(repetitions(6));
       h.session.finalize();
-      await untilGone(h);
+      await untilDetached(h);
       const text = terminalOf(h).terminal_outcome ?? "";
       expect(Buffer.byteLength(text)).to.be.at.most(1024);
       const summary = JSON.parse(text);
@@ -733,7 +733,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       await h.session.checkpoint();
       h.records.chunks.delete(0);
       h.session.finalize();
-      await untilGone(h);
+      await untilDetached(h);
       const errors = h.log.filter((l) => l.level === "error");
       expect(errors.map((l) => [l.message, l.fields.missing_chunks])).to.deep.equal([
         ["record chunks missing: the summary lists fewer records than it counts", 1],
@@ -746,7 +746,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       h.session.onFrames(TWO_REPS.slice(0, 5));
       h.store.faults.fail("end");
       h.session.finalize();
-      await untilGone(h);
+      await untilDetached(h);
       expect(h.sink.messages("end")).to.deep.equal([]);
       expect(h.sink.trace.slice(-2)).to.deep.equal([
         `error ${StreamError.serviceUnavailable}`,
@@ -763,7 +763,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       h.session.onFrames(TWO_REPS.slice(0, 5));
       h.store.faults.fail("requestFinalize");
       h.session.finalize();
-      await untilGone(h);
+      await untilDetached(h);
       expect(h.store.callsOf("end")).to.have.length(0);
       expect(h.sink.messages("event").map((m) => m.event.type)).not.to.include("session.summary");
       expect(h.settled).to.deep.equal([SESSION_ID]);
@@ -782,7 +782,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       expect(h.sink.messages("error")).to.deep.equal([]);
       gate.open();
       await release;
-      expect(h.gone).to.have.length(1);
+      expect(h.detached).to.have.length(1);
       expect(h.store.callsOf("saveProgress")).to.have.length(0);
       expect(h.sink.closes).to.deep.equal([{ code: CloseCode.normal, reason: "completed" }]);
       expect(h.sink.messages("end")).to.have.length(1);
@@ -791,7 +791,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
     it("once the session ended, a release does nothing", async () => {
       const h = attach({ status: "streaming" });
       h.session.finalize();
-      await untilGone(h);
+      await untilDetached(h);
       await h.session.release("shutdown");
       expect(h.store.callsOf("saveProgress")).to.have.length(0);
       expect(h.sink.closes).to.have.length(1);
@@ -806,7 +806,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       h.clock.now = T0 + 60_000;
       h.session.tick();
       expect(h.session.isOpen).to.equal(false);
-      await untilGone(h);
+      await untilDetached(h);
       expect(terminalOf(h)).to.deep.include({
         status: "failed",
         error_code: EndReason.maxDuration,
@@ -834,7 +834,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       h.clock.now = T0 + 19_999;
       h.session.tick();
       expect(h.session.isOpen).to.equal(false);
-      await untilGone(h);
+      await untilDetached(h);
       expect(terminalOf(h)).to.deep.include({
         status: "cancelled",
         error_code: EndReason.idleTimeout,
@@ -870,9 +870,9 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
         const errors = h.sink.messages("error").map((m) => [m.code, m.message]);
         expect(errors).to.deep.equal(told.length ? [told] : []);
         expect(h.sink.closes).to.deep.equal(close);
-        expect(h.gone).to.have.length(0);
+        expect(h.detached).to.have.length(0);
         await released;
-        expect(h.gone).to.deep.equal([h.session]);
+        expect(h.detached).to.deep.equal([h.session]);
         expect(h.store.callsOf("saveProgress")).to.have.length(1);
         const { progress, release } = progressOf(h);
         expect(release).to.equal(true);
@@ -930,7 +930,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       expect(h.log.map((l) => `${l.level} ${l.message}`)).to.deep.equal([
         "warn final checkpoint failed",
       ]);
-      expect(h.gone).to.have.length(1);
+      expect(h.detached).to.have.length(1);
       expect(h.settled).to.deep.equal([]);
     });
 
@@ -953,7 +953,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       expect(h.sink.closes).to.deep.equal([
         { code: CloseCode.internal, reason: "service_unavailable" },
       ]);
-      expect(h.gone).to.deep.equal([h.session]);
+      expect(h.detached).to.deep.equal([h.session]);
       h.session.abandon(StreamError.leaseLost, "again", CloseCode.replaced);
       h.session.finalize();
       h.clock.now = T0 + 10 * 3_600_000;
@@ -964,7 +964,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       expect(h.store.calls).to.deep.equal([]);
       expect(h.records.calls).to.deep.equal([]);
       expect(h.sink.closes).to.have.length(1);
-      expect(h.gone).to.have.length(1);
+      expect(h.detached).to.have.length(1);
     });
   });
 });

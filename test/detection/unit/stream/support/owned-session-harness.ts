@@ -404,8 +404,8 @@ export interface Harness {
   readonly records: FakeRecordStore;
   readonly metrics: StreamMetrics;
   readonly log: LogLine[];
-  /** Sessions reported gone (onGone), in order. */
-  readonly gone: OwnedSession[];
+  /** Sessions reported detached (onDetached), in order. */
+  readonly detached: OwnedSession[];
   /** Session ids handed to settlement (settleLater). */
   readonly settled: string[];
   readonly clock: { now: number };
@@ -441,7 +441,7 @@ export function attachSession(options: HarnessOptions = {}): Harness {
   const store = new FakeSessionStore(options.status ?? "created", epoch);
   const records = new FakeRecordStore();
   const log: LogLine[] = [];
-  const gone: OwnedSession[] = [];
+  const detached: OwnedSession[] = [];
   const settled: string[] = [];
   const clock = { now: T0 };
   const attachments = { size: 0, pausedCounts: () => ({ unacked: 0, outbound: 0 }) };
@@ -468,13 +468,13 @@ export function attachSession(options: HarnessOptions = {}): Harness {
       },
       logger: recordingLogger(log),
       metrics,
-      onGone: (session) => gone.push(session),
+      onDetached: (session) => detached.push(session),
       settleLater: (sessionId) => settled.push(sessionId),
       turns: options.turns ?? new TurnQueue(),
       now: () => clock.now,
     },
   );
-  return { session, engine, sink, store, records, metrics, log, gone, settled, clock };
+  return { session, engine, sink, store, records, metrics, log, detached, settled, clock };
 }
 
 /** Lets pending promise callbacks and immediates run (the session's writes are not awaited). */
@@ -482,11 +482,11 @@ export async function flush(turns = 5): Promise<void> {
   for (let i = 0; i < turns; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
-/** Waits until the session reported itself gone (its last write done), at most `timeoutMs`. */
-export async function untilGone(harness: Harness, timeoutMs = 2000): Promise<void> {
+/** Waits until the session reported itself detached (its last write done), at most `timeoutMs`. */
+export async function untilDetached(harness: Harness, timeoutMs = 2000): Promise<void> {
   const deadline = performance.now() + timeoutMs;
-  while (harness.gone.length === 0) {
-    if (performance.now() > deadline) throw new Error("the session was not reported gone");
+  while (harness.detached.length === 0) {
+    if (performance.now() > deadline) throw new Error("the session was not reported detached");
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
 }
