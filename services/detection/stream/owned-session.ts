@@ -2,7 +2,7 @@ import type { Engine, PackedFrames } from "../../../movespec/index.js";
 import type { Logger } from "../../shared/logging/logger.js";
 import type { DetectionConfig } from "../config.js";
 import type { SessionMode, SessionStatus } from "../domain/session-document.js";
-import { CloseCode, StreamError, StreamWarning } from "../reasons.js";
+import { StreamWarning } from "../reasons.js";
 import type { RecordStore } from "../store/record-store.js";
 import type { SessionStore } from "../store/session-store.js";
 import { Checkpoints } from "./checkpoints.js";
@@ -64,7 +64,6 @@ export class OwnedSession {
   private readonly checkpoints: Checkpoints;
   private readonly flow: FlowControl;
   private readonly lifecycle: SessionLifecycle;
-  private readonly limits: OwnedSessionDeps["config"]["limits"];
 
   constructor(init: OwnedSessionInit, deps: OwnedSessionDeps) {
     const { config, metrics, logger, store } = deps;
@@ -74,7 +73,6 @@ export class OwnedSession {
     this.epoch = init.epoch;
     this.engine = init.engine;
     this.now = now;
-    this.limits = config.limits;
     this.flow = new FlowControl(init.sink, config.durability);
     this.outbox = new Outbox({
       sink: init.sink,
@@ -237,12 +235,6 @@ export class OwnedSession {
   /** After a message's frames: the rate, the first frame's status, the frame limit, durability. */
   private afterFrames(at: number, accepted: number): void {
     if (accepted === RATE_EXCEEDED) {
-      const { liveMaxFps, liveBurstFrames } = this.limits;
-      this.outbox.error(
-        StreamError.rateLimited,
-        `live sessions take at most ${liveMaxFps} frames per second (bursts of ${liveBurstFrames}); reconnect to resume`,
-      );
-      this.outbox.close(CloseCode.rateLimited, "rate limited");
       void this.lifecycle.release("rate_limited");
       return;
     }

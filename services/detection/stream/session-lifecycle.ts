@@ -83,7 +83,10 @@ export interface LifecycleInit {
   readonly flow: FlowControl;
   readonly store: SessionStore;
   readonly records: RecordStore;
-  readonly limits: Pick<SessionLimits, "idleTimeoutMs" | "summaryMaxBytes">;
+  readonly limits: Pick<
+    SessionLimits,
+    "idleTimeoutMs" | "summaryMaxBytes" | "liveMaxFps" | "liveBurstFrames"
+  >;
   readonly logger: Logger;
   readonly turns: TurnQueue;
   readonly now: () => number;
@@ -173,13 +176,20 @@ export class SessionLifecycle {
     if (this.stage.name !== "open") return this.settled();
     this.init.flow.stop();
     const done = this.enter("releasing", () => this.writeRelease());
-    const { outbox } = this.init;
+    const { outbox, limits } = this.init;
+    // A client that left is told nothing; the others are told why and closed.
     if (reason === "replaced") {
       outbox.error(StreamError.replaced, LEASE_LOST);
       outbox.close(CloseCode.replaced, "replaced by another attachment");
     } else if (reason === "shutdown") {
       outbox.error(StreamError.serviceRestarting, "the service is restarting: reconnect to resume");
       outbox.close(CloseCode.goingAway, "service restarting");
+    } else if (reason === "rate_limited") {
+      outbox.error(
+        StreamError.rateLimited,
+        `live sessions take at most ${limits.liveMaxFps} frames per second (bursts of ${limits.liveBurstFrames}); reconnect to resume`,
+      );
+      outbox.close(CloseCode.rateLimited, "rate limited");
     }
     return done;
   }
