@@ -250,6 +250,14 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
         expect(await metricValue(h.metrics.framesAccepted)).to.equal(10);
       });
     }
+
+    it("JSON: a frame without a readable seq past the limit is not new: the session goes on", () => {
+      const h = attach({ limits: { maxFrames: 10 } });
+      h.session.onFrames(TWO_REPS.slice(0, 10));
+      h.session.onFrames([TWO_REPS[9], { t: 99, keypoints: [] }]);
+      expect(h.session.isOpen).to.equal(true);
+      expect(h.sink.messages("warning")).to.deep.equal([]);
+    });
   });
 
   describe("the live rate", () => {
@@ -410,6 +418,24 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       h.clock.now = T0 + 60_000;
       h.session.tick();
       expect(await progressWrites(h)).to.equal(2);
+    });
+
+    it("spreads the first checkpoints of sessions attached together over the interval", async () => {
+      // Each session's first falls at its own point of the first interval (Math.random): 20 of
+      // them in one 500 ms step has a chance of 1e-19.
+      const sessions = Array.from({ length: 20 }, () => attach());
+      for (const h of sessions) h.session.onFrames(TWO_REPS.slice(0, 3));
+      const firstAt = new Set<number>();
+      for (let step = 0; step <= 10; step++) {
+        for (const h of sessions) {
+          h.clock.now = T0 + step * 500;
+          if (h.store.callsOf("saveProgress").length > 0) continue;
+          h.session.tick();
+          if ((await progressWrites(h)) > 0) firstAt.add(step);
+        }
+      }
+      expect(sessions.every((h) => h.store.callsOf("saveProgress").length === 1)).to.equal(true);
+      expect(firstAt.size).to.be.above(1);
     });
 
     it("checkpoints at a frame once the interval passed", async () => {
@@ -604,6 +630,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       const h = attach({ durability: { outboundHighWaterBytes: 4096 } });
       h.sink.buffered = 4096;
       h.session.onFrames(TWO_REPS.slice(0, 1));
+      h.session.onFrames(TWO_REPS.slice(1, 2));
       h.session.abandon(StreamError.leaseLost, "gone", CloseCode.replaced);
       const reads = h.sink.bufferedReads;
       h.sink.buffered = 0;
