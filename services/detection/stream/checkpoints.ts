@@ -64,9 +64,8 @@ export class Checkpoints {
     return this.init.engine.acceptedFrames - this.durableAccepted;
   }
 
-  /** After frames: enough of them not durable, or some and the interval passed. */
-  dueAfterFrames(at: number): boolean {
-    const unacked = this.unacked;
+  /** After frames, `unacked` of them not durable: enough of them, or some and the interval passed. */
+  dueAfterFrames(at: number, unacked: number): boolean {
     return (
       unacked >= this.init.durability.checkpointMaxFrames ||
       (unacked > 0 && at - this.lastAt >= this.init.durability.checkpointIntervalMs)

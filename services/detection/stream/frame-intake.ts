@@ -99,11 +99,9 @@ export class FrameIntake {
     const room = Math.min(count, Math.max(this.limits.maxFrames - this.engine.acceptedFrames, 0));
     const before = this.engine.acceptedFrames;
     format.push(this.engine, frames, room, this.outbox, received);
-    // Beyond the limit only new frames count: resends of accepted ones are still ignored.
-    const lastSeq = this.engine.lastSeq;
-    for (let i = room; i < count && !this.limitReached; i++) {
-      this.limitReached = format.seqAt(frames, i) > lastSeq;
-    }
+    // Beyond the limit only new frames count: resends of accepted ones are still ignored. (Not
+    // looked for when the whole message was taken: the per-message path stays as short.)
+    if (room < count) this.limitReached = newFrameFrom(format, frames, room, this.engine.lastSeq);
     const accepted = this.engine.acceptedFrames - before;
     if (accepted > 0) this.metrics.framesAccepted.inc(accepted);
     return accepted;
@@ -115,6 +113,18 @@ function freshFrames<T>(format: FrameFormat<T>, frames: T, count: number, lastSe
   let fresh = 0;
   for (let i = 0; i < count; i++) if (!(format.seqAt(frames, i) <= lastSeq)) fresh++;
   return fresh;
+}
+
+/** Whether a frame from `first` on has a seq above `lastSeq` (one without a readable seq: no). */
+function newFrameFrom<T>(
+  format: FrameFormat<T>,
+  frames: T,
+  first: number,
+  lastSeq: number,
+): boolean {
+  const count = format.count(frames);
+  for (let i = first; i < count; i++) if (format.seqAt(frames, i) > lastSeq) return true;
+  return false;
 }
 
 function frameBytes(frames: PackedFrames): number {

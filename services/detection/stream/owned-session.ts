@@ -243,7 +243,8 @@ export class OwnedSession {
       void this.lifecycle.end(ENDINGS.frameLimit);
       return;
     }
-    if (this.checkpoints.dueAfterFrames(at)) void this.checkpoint();
-    this.flow.afterFrames(this.checkpoints.unacked);
+    const unacked = this.checkpoints.unacked;
+    if (this.checkpoints.dueAfterFrames(at, unacked)) void this.checkpoint();
+    this.flow.afterFrames(unacked);
   }
 }
