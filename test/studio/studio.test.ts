@@ -244,7 +244,10 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     await page.getByLabel("API key").press("Enter");
     await page.locator("#workspace").waitFor({ state: "visible" });
     expect(await page.textContent("#sign-in-error")).to.equal("");
-    expect(await page.textContent("#who")).to.contain(system.devCredentials?.project_id);
+    // The project by its name; its id (a UUID says nothing to a reader) only on hover.
+    expect(await page.textContent("#who")).to.match(/^Project \S/);
+    expect(await page.textContent("#who")).to.not.contain(system.devCredentials?.project_id);
+    expect(await page.getAttribute("#who", "title")).to.contain(system.devCredentials?.project_id);
     const stored = await page.evaluate("JSON.stringify({ ...localStorage, ...sessionStorage })");
     expect(stored).to.not.contain(system.devCredentials?.api_key);
     expect(await page.context().cookies()).to.deep.equal([]);
@@ -257,9 +260,12 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       .locator("#spec-title")
       .filter({ hasText: /^Studio squat$/ })
       .waitFor();
-    movespecId = (await page.textContent("#spec-meta"))?.split(" · ").pop() ?? "";
+    movespecId = (await page.getAttribute("#editor-panel", "data-movespec-id")) ?? "";
     expect(movespecId).to.match(/^[0-9a-f-]{36}$/);
-    expect(await page.locator("#recent li").allTextContents()).to.have.length(1);
+    // Listed by the service under "Your MoveSpecs", and no UUID in the page's text.
+    await page.locator("#mine li", { hasText: "Studio squat" }).waitFor();
+    expect(await page.locator("#mine li").allTextContents()).to.have.length(1);
+    expect(await page.textContent("#spec-meta")).to.not.contain(movespecId);
   });
 
   it("marks an error at its line as you type, and clears it when fixed", async () => {
@@ -415,7 +421,7 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     // Back to the released text (reopening takes the draft as it is now; put it back first).
     const released = (await api(`/api/movespecs/${movespecId}/released-source`)).body.yaml_source;
     await putDraft(released);
-    await page.locator("#recent button.link").first().click();
+    await page.locator("#mine button.link", { hasText: "Studio squat" }).click();
     await status.filter({ hasText: /^Draft loaded\.$/ }).waitFor();
     // Opening starts the undo history afresh: undo brings back nothing of the text before it
     // (which Save would then write to this draft).
@@ -554,7 +560,7 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ yaml_source: released }),
     });
-    await page.locator("#recent button.link").first().click();
+    await page.locator("#mine button.link", { hasText: "Studio squat" }).click();
     await status.filter({ hasText: /^Draft loaded\.$/ }).waitFor();
   });
 
@@ -566,20 +572,22 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       .filter({ hasText: /^completed:/ })
       .waitFor({ timeout: 60_000 });
     expect(await page.textContent("#count")).to.equal("10");
-    // The plot numbers each counted repetition in its marker lane (movespec/cli/plot-svg.ts).
-    const marks = await page.locator('#plot svg text.label[fill="#2ca02c"]').allTextContents();
+    // The plot numbers each counted repetition in its marker lane (plot/signal-plot.ts).
+    const marks = await page.locator("#plot .rep-mark").allTextContents();
     expect(marks).to.deep.equal(["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"]);
     expect(await page.locator("#reps tbody tr").count()).to.equal(10);
     // The run used the released version 1 (the same text): no new version.
     expect((await api(`/api/movespecs/${movespecId}/versions`)).body.items).to.have.length(1);
     await page.getByLabel(/^Time/).fill("300");
     expect(await page.textContent("#scrub-time")).to.equal("10.00 s");
-    // The cursor on the plot follows: at the first frame on the axis' left end (x 84 of 1200), at
-    // 10 s of 22.97 s a little less than half-way along its 1,096 units.
-    const at10 = Number(await page.locator("#cursor").getAttribute("x1"));
-    expect(at10).to.be.closeTo(84 + (10 / 22.9667) * 1095, 2);
+    // The cursor on the plot follows: at the first frame on the time axis' left end, at 10 s of
+    // 22.97 s a little less than half-way along it.
+    const axis = await page.locator("#plot .u-over").first().boundingBox();
+    const cursorX = async () => (await page.locator("#cursor").boundingBox())?.x ?? -1;
+    expect(await page.getAttribute("#cursor", "data-t")).to.equal("10.000");
+    expect(await cursorX()).to.be.closeTo((axis?.x ?? 0) + (10 / 22.9667) * (axis?.width ?? 0), 3);
     await page.getByLabel(/^Time/).fill("0");
-    expect(Number(await page.locator("#cursor").getAttribute("x1"))).to.equal(84);
+    expect(await cursorX()).to.be.closeTo(axis?.x ?? 0, 2);
     await page.getByLabel(/^Time/).fill("300");
     await shot("2-bundled-run");
   });
