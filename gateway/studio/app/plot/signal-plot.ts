@@ -28,7 +28,7 @@ const AXIS_HEIGHT = 26;
 /** The y axis' width: the same on every panel, so that their time axes line up. */
 const Y_AXIS_WIDTH = 56;
 /** The threshold labels' column beside the panels. */
-const LABELS_WIDTH = 168;
+const LABELS_WIDTH = 190;
 const LABEL_SPACING = 15;
 /** A drag narrower than this is a click (moves the cursor), not a zoom. */
 const CLICK_SLOP = 4;
@@ -158,6 +158,8 @@ export function createSignalPlot(input: {
       width: width(),
       height,
       legend: { show: false },
+      // Fixed, not fitted to each panel's tick labels: every panel's time axis the same length.
+      padding: [6, 18, 4, 0],
       cursor: {
         sync: { key: "studio-signals" },
         drag: { x: true, y: false, setScale: false },
@@ -170,13 +172,16 @@ export function createSignalPlot(input: {
       axes: [
         top ? { side: 0, font: FONT, size: AXIS_HEIGHT, values: seconds, gap: 2 } : { show: false },
         { font: FONT, size: Y_AXIS_WIDTH, gap: 3, ticks: { size: 4 } },
-        ...(bottom ? [{ side: 2, font: FONT, size: AXIS_HEIGHT, values: seconds, gap: 2 }] : []),
+        ...(bottom
+          ? [{ scale: "x", side: 2, font: FONT, size: AXIS_HEIGHT, values: seconds, gap: 2 }]
+          : []),
       ] as uPlot.Axis[],
       series,
       bands,
       hooks: {
         drawClear: [(u) => drawPhases(u)],
-        draw: [(u) => drawMarks(u, signal)],
+        draw: [(u) => drawMarks(u, signal), ...(top ? [() => place()] : [])],
+        setCursor: [(u) => showReadout(u)],
       },
     };
   }
@@ -300,7 +305,7 @@ export function createSignalPlot(input: {
     );
     labels.replaceChildren(
       ...wanted.map((w, i) => {
-        const label = h("span", { class: `threshold-label ${w.kind}` }, w.text);
+        const label = h("span", { class: `threshold-label ${w.kind}`, title: w.text }, w.text);
         label.style.top = `${overTop + ys[i] - LABEL_SPACING / 2}px`;
         return label;
       }),
@@ -348,13 +353,14 @@ export function createSignalPlot(input: {
     chart.over.addEventListener("mouseleave", () => {
       downX = undefined;
     });
-    const hooks = chart.hooks as { setCursor?: ((u: uPlot) => void)[] };
-    (hooks.setCursor ??= []).push((u) => {
-      const i = u.cursor.idx;
-      if (i === null || i === undefined || u.cursor.left === undefined || u.cursor.left < 0) return;
-      const parts = panels.map((p) => `${p.signal.key} ${formatValue(p.signal.values[i])}`);
-      readout.textContent = `t = ${model.times[i].toFixed(2)} s · ${parts.join(" · ")}`;
-    });
+  }
+
+  /** Every shown signal's value at the hovered instant, in one line above the panels. */
+  function showReadout(u: uPlot) {
+    const i = u.cursor.idx;
+    if (i === null || i === undefined || u.cursor.left === undefined || u.cursor.left < 0) return;
+    const parts = panels.map((p) => `${p.signal.key} ${formatValue(p.signal.values[i])}`);
+    readout.textContent = `t = ${model.times[i].toFixed(2)} s · ${parts.join(" · ")}`;
   }
 
   const resize = new ResizeObserver(() => {

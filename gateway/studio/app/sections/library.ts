@@ -125,7 +125,7 @@ export function mountLibrary(studio: Studio) {
       `updated ${when(item.updated_at)}`,
     ];
     const meta = h("span", { class: "meta block" });
-    facts.forEach((fact, i) => meta.append(...(i > 0 ? [" · "] : []), fact));
+    for (const [i, fact] of facts.entries()) meta.append(...(i > 0 ? [" · "] : []), fact);
     let copy: HTMLButtonElement | undefined;
     if (!own && item.current_released_version_id) {
       copy = h(
