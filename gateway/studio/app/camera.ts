@@ -32,6 +32,8 @@ const COCO_ORDER = [
 export interface CameraStats {
   readonly frames: number;
   readonly framesWithPose: number;
+  /** Whether the latest frame held a person. */
+  readonly poseNow: boolean;
   readonly framesPerSecond: number;
   readonly backend: string;
 }
@@ -90,10 +92,20 @@ function chooseBackend(): "webgl" | "wasm" | "cpu" {
   }
 }
 
+/** A keypoint this sure is taken as seen (MoveNet's score; the service's own visibility check follows). */
+const SEEN_SCORE = 0.3;
+/**
+ * Keypoints that must be seen for a frame to hold a person. MoveNet always answers with a body,
+ * even for an empty room (a few keypoints guessed on the wall, at low scores): a frame with fewer
+ * than this is sent as nobody in view (`keypoints: null`), and not counted as one with a pose.
+ */
+export const MIN_SEEN_KEYPOINTS = 6;
+
 /** One MoveNet result as a pose-frame.v1 frame (coco-17, x and y normalised, visibility = score). */
 export function frameOf(result: Result, seq: number, t: number): RecordedFrame {
   const body = result.body[0];
-  if (!body) return { seq, t, keypoints: null };
+  const seen = body?.keypoints.filter((k) => k.score >= SEEN_SCORE).length ?? 0;
+  if (!body || seen < MIN_SEEN_KEYPOINTS) return { seq, t, keypoints: null };
   const byName = new Map(body.keypoints.map((k) => [k.part as string, k]));
   return {
     seq,
@@ -177,6 +189,7 @@ export async function startLiveCamera(input: {
           input.onStats({
             frames,
             framesWithPose,
+            poseNow: frame.keypoints !== null,
             framesPerSecond: frames / ((performance.now() - started) / 1000),
             backend: model.tf.getBackend(),
           });
