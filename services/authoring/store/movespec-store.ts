@@ -1,4 +1,4 @@
-import type { AnyBulkWriteOperation, Db, UpdateFilter } from "mongodb";
+import type { AnyBulkWriteOperation, Collection, Db, Filter, UpdateFilter } from "mongodb";
 import { guardStore, insertUnique } from "../../shared/store/store-errors.js";
 import type { SearchFields } from "../domain/search-fields.js";
 import { type DraftDoc, METADATA_PROJECTION, type MoveSpecDoc } from "./documents.js";
@@ -227,39 +227,23 @@ export function createMoveSpecStore(db: Db): MoveSpecStore {
       return same ? null : lookalike;
     },
 
-    async backfillNameSkeletons(skeleton) {
-      const cursor = collection.find(
+    backfillNameSkeletons(skeleton) {
+      return rewriteInBatches(
+        collection,
         {
           visibility: "public",
           archived_at: { $exists: false },
           name_skeleton_version: { $ne: skeleton.version },
         },
-        { projection: { _id: 1, name: 1 } },
-      );
-      let changed = 0;
-      let batch: AnyBulkWriteOperation<MoveSpecDoc>[] = [];
-      const flush = async () => {
-        if (batch.length === 0) return;
-        changed += (await collection.bulkWrite(batch, { ordered: false })).modifiedCount;
-        batch = [];
-      };
-      for await (const doc of cursor) {
-        batch.push({
-          updateOne: {
-            // Only if the name is still the one read: a rename since then set its own skeleton.
-            filter: { _id: doc._id, name: doc.name },
-            update: {
-              $set: {
-                name_skeleton: skeleton.of(doc.name),
-                name_skeleton_version: skeleton.version,
-              },
-            },
+        { _id: 1, name: 1 },
+        // Only if the name is still the one read: a rename since then set its own skeleton.
+        (doc) => ({
+          filter: { _id: doc._id, name: doc.name },
+          update: {
+            $set: { name_skeleton: skeleton.of(doc.name), name_skeleton_version: skeleton.version },
           },
-        });
-        if (batch.length >= BACKFILL_BATCH) await flush();
-      }
-      await flush();
-      return changed;
+        }),
+      );
     },
 
     async setNameSkeleton(id, name, fields) {
@@ -285,30 +269,17 @@ export function createMoveSpecStore(db: Db): MoveSpecStore {
       return { items, total };
     },
 
-    async backfillSearchFields(fields) {
-      const cursor = collection.find(
+    backfillSearchFields(fields) {
+      return rewriteInBatches(
+        collection,
         { search_words_version: { $ne: fields.version } },
-        { projection: { _id: 1, name: 1, description: 1 } },
+        { _id: 1, name: 1, description: 1 },
+        // Only if the text is still the one read: an update since then set its own fields.
+        (doc) => ({
+          filter: sameText(doc._id, doc),
+          update: { $set: { ...fields.of(doc.name, doc.description) } },
+        }),
       );
-      let changed = 0;
-      let batch: AnyBulkWriteOperation<MoveSpecDoc>[] = [];
-      const flush = async () => {
-        if (batch.length === 0) return;
-        changed += (await collection.bulkWrite(batch, { ordered: false })).modifiedCount;
-        batch = [];
-      };
-      for await (const doc of cursor) {
-        batch.push({
-          updateOne: {
-            // Only if the text is still the one read: an update since then set its own fields.
-            filter: sameText(doc._id, doc),
-            update: { $set: { ...fields.of(doc.name, doc.description) } },
-          },
-        });
-        if (batch.length >= BACKFILL_BATCH) await flush();
-      }
-      await flush();
-      return changed;
     },
 
     async markAllCataloguePending(id) {
@@ -318,4 +289,29 @@ export function createMoveSpecStore(db: Db): MoveSpecStore {
       return result.matchedCount;
     },
   });
+}
+
+/**
+ * Rewrites the documents `filter` selects, BACKFILL_BATCH at a time (a start-up backfill of
+ * thousands of documents in a few round trips); answers how many changed.
+ */
+async function rewriteInBatches(
+  collection: Collection<MoveSpecDoc>,
+  filter: Filter<MoveSpecDoc>,
+  projection: Record<string, 1>,
+  rewrite: (doc: MoveSpecDoc) => { filter: Filter<MoveSpecDoc>; update: UpdateFilter<MoveSpecDoc> },
+): Promise<number> {
+  let changed = 0;
+  let batch: AnyBulkWriteOperation<MoveSpecDoc>[] = [];
+  const flush = async () => {
+    if (batch.length === 0) return;
+    changed += (await collection.bulkWrite(batch, { ordered: false })).modifiedCount;
+    batch = [];
+  };
+  for await (const doc of collection.find(filter, { projection })) {
+    batch.push({ updateOne: rewrite(doc as MoveSpecDoc) });
+    if (batch.length >= BACKFILL_BATCH) await flush();
+  }
+  await flush();
+  return changed;
 }
