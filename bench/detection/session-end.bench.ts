@@ -11,7 +11,7 @@
  *   of them (JSON snapshot, BSON of the write), and the end stringifies the summary, the
  *   `session.summary` event and the snapshot in one turn of the event loop;
  * - now: records taken out at every checkpoint (every 5 s) and stored as JSON chunks; the end
- *   parses them back, merges and writes the summary once, in three turns (stream/owned-session.ts):
+ *   parses them back, merges and writes the summary once, in three turns (stream/session-lifecycle.ts):
  *   read back (one chunk per checkpoint with records, read by size as the record store does:
  *   `readSize`, about 256 KB of JSON per read), summary, messages and the end write.
  *

@@ -1,5 +1,5 @@
 /**
- * The 18 operations of the public HTTP API as data: path, schemas, headers and the error reasons
+ * The 19 operations of the public HTTP API as data: path, schemas, headers and the error reasons
  * each status can carry. The OpenAPI document is generated from this table and the schemas in
  * services/shared/api; a test checks that the router serves exactly these routes.
  */
@@ -11,10 +11,12 @@ import {
   Draft,
   Health,
   ListMoveSpecsQuery,
+  ListProjectMoveSpecsQuery,
   ListVersionsQuery,
   MoveSpec,
   MoveSpecPage,
   Project,
+  ProjectMoveSpecPage,
   ReleasedSource,
   ReplaceDraftRequest,
   Session,
@@ -127,6 +129,21 @@ export const OPERATIONS: readonly Operation[] = [
     response: Project,
     reasons: ["PROJECT_NOT_FOUND", ...SERVICE],
     access: "token",
+  },
+  {
+    operationId: "listProjectMoveSpecs",
+    method: "get",
+    path: "/api/projects/{project_id}/movespecs",
+    tag: "MoveSpecs",
+    summary: "List the project's own MoveSpecs",
+    description:
+      "Every MoveSpec of the token's project, private, public or delisted, archived ones too, with the released version's number and the draft's last save; searched (`q`, the words of the public catalogue's search) and sorted like the catalogue. Needs `movespecs:read`; any other project, existing or not, is 404 `PROJECT_NOT_FOUND`. Pages never repeat or skip entries: ties are broken by movespec_id.",
+    pathParams: [projectId],
+    query: ListProjectMoveSpecsQuery,
+    status: 200,
+    response: ProjectMoveSpecPage,
+    reasons: ["FIELD_INVALID", "LIMIT_OUT_OF_RANGE", "PROJECT_NOT_FOUND", ...SERVICE],
+    access: "scope",
   },
   {
     operationId: "listMoveSpecs",

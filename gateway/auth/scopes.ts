@@ -41,6 +41,7 @@ export const ROUTE_POLICIES: readonly PolicyRule[] = [
   rule("GET", "/healthz", { kind: "public" }),
   rule("POST", "/api/auth/access-tokens", { kind: "public" }),
   rule("GET", "/api/projects/{id}", { kind: "token" }),
+  rule("GET", "/api/projects/{id}/movespecs", scope("movespecs:read")),
   rule("GET", "/api/movespecs", { kind: "public" }),
   rule("POST", "/api/movespecs", scope("movespecs:write")),
   rule("GET", "/api/movespecs/{id}", scope("movespecs:read", true)),

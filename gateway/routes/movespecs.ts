@@ -1,19 +1,23 @@
 import type { CallOptions } from "@connectrpc/connect";
 import type Router from "@koa/router";
 import type { MoveSpec } from "../../proto/gen/authoring/v1/authoring_pb.js";
-import { Visibility } from "../../proto/gen/authoring/v1/authoring_pb.js";
+import { ProjectSort, Visibility } from "../../proto/gen/authoring/v1/authoring_pb.js";
 import { Sort } from "../../proto/gen/catalogue/v1/catalogue_pb.js";
 import {
   CreateMoveSpecRequest,
   compileChecker,
   ListMoveSpecsQuery,
+  ListProjectMoveSpecsQuery,
   ListVersionsQuery,
   type MoveSpecPageJson,
   PAGE_LIMITS,
+  type ProjectMoveSpecPageJson,
   type ReleasedSourceJson,
   ReplaceDraftRequest,
   type VersionPageJson,
 } from "../../services/shared/api/index.js";
+import { Reason } from "../../services/shared/errors/reasons.js";
+import { isUuid } from "../../services/shared/ids/uuid-v7.js";
 import { asUser, requireScope } from "../auth/principal.js";
 import { ApiError } from "../errors/api-error.js";
 import type { GatewayContext, GatewayState } from "../state.js";
@@ -22,7 +26,13 @@ import {
   createListingMicroCache,
   DEFAULT_LISTING_TTL_MS,
 } from "./movespecs/listing-micro-cache.js";
-import { draftJson, moveSpecJson, validationJson, versionJson } from "./movespecs/public-json.js";
+import {
+  draftJson,
+  moveSpecJson,
+  projectMoveSpecJson,
+  validationJson,
+  versionJson,
+} from "./movespecs/public-json.js";
 import { readWithOptionalScope } from "./movespecs/read-access.js";
 import { checkBody, idempotencyKeyOf, queryChecker } from "./request-checks.js";
 import type { RouteDeps } from "./route-deps.js";
@@ -31,6 +41,7 @@ import { createRouter } from "./router.js";
 /** The visibilities a client may ask for at creation (the schema admits only these). */
 const VISIBILITY_FROM_JSON = { private: Visibility.PRIVATE, public: Visibility.PUBLIC } as const;
 const SORT_FROM_JSON = { recent: Sort.RECENT, stars: Sort.STARS, name: Sort.NAME } as const;
+const PROJECT_SORT_FROM_JSON = { recent: ProjectSort.RECENT, name: ProjectSort.NAME } as const;
 
 /** How long a MoveSpec's answer waits for its star count (the catalogue answers in milliseconds). */
 export const STAR_COUNT_TIMEOUT_MS = 1000;
@@ -39,10 +50,12 @@ const checkCreate = compileChecker(CreateMoveSpecRequest);
 const checkReplaceDraft = compileChecker(ReplaceDraftRequest);
 const listingQuery = queryChecker(ListMoveSpecsQuery);
 const versionsQuery = queryChecker(ListVersionsQuery);
+const projectListingQuery = queryChecker(ListProjectMoveSpecsQuery);
 
 /**
- * The eleven MoveSpec routes (spec "Endpoints", contract "MoveSpecs"): the public catalogue from
- * the catalogue service, everything else from the authoring service. See docs/movespecs.md.
+ * The eleven MoveSpec routes (spec "Endpoints", contract "MoveSpecs") and a project's own listing
+ * (docs/api.md): the public catalogue from the catalogue service, everything else from the
+ * authoring service. See docs/movespecs.md.
  */
 export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
   const router = createRouter();
@@ -90,6 +103,20 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
     }
   }
 
+  /** The star counts of a page's MoveSpecs; empty if the catalogue cannot say right now, soon. */
+  async function starCountsOf(movespecIds: string[]): Promise<Record<string, number>> {
+    if (movespecIds.length === 0) return {};
+    try {
+      const { starCounts } = await catalogue.getStarCounts(
+        { movespecIds },
+        { timeoutMs: STAR_COUNT_TIMEOUT_MS },
+      );
+      return starCounts;
+    } catch {
+      return {};
+    }
+  }
+
   async function answerMoveSpec(ctx: GatewayContext, movespec: MoveSpec | undefined, status = 200) {
     if (!movespec) throw ApiError.internal(new Error("the service answered without a movespec"));
     const body = moveSpecJson(movespec, await starCountOf(movespec.movespecId));
@@ -121,6 +148,38 @@ export function movespecRoutes(deps: RouteDeps): Router<GatewayState> {
     });
     ctx.type = "application/json";
     ctx.body = text;
+  });
+
+  // A project's own MoveSpecs, whatever their visibility: the catalogue lists public ones only.
+  router.get("/api/projects/:project_id/movespecs", async (ctx) => {
+    const principal = requireScope(ctx, "movespecs:read");
+    const projectId = ctx.params.project_id;
+    // Another project, existing or not, is not found: as GET /api/projects/{id} answers it.
+    if (!isUuid(projectId) || projectId !== principal.projectId) {
+      throw new ApiError("not_found", Reason.projectNotFound, "project not found");
+    }
+    const query = projectListingQuery(new URLSearchParams(ctx.querystring));
+    const page = pageOf(query);
+    const listing = await authoring.listProjectMoveSpecs(
+      {
+        projectId,
+        q: query.q ?? "",
+        sort: PROJECT_SORT_FROM_JSON[query.sort ?? "recent"],
+        limit: page.limit,
+        offset: page.offset,
+      },
+      asUser(principal),
+    );
+    const stars = await starCountsOf(
+      listing.items.flatMap((item) => item.movespec?.movespecId ?? []),
+    );
+    ctx.body = {
+      items: listing.items.map((item) => projectMoveSpecJson(item, stars)),
+      has_more: listing.hasMore,
+      limit: page.limit,
+      offset: Number(page.offset),
+      total: listing.total,
+    } satisfies ProjectMoveSpecPageJson;
   });
 
   router.post("/api/movespecs", async (ctx) => {

@@ -42,8 +42,19 @@ export function studioHtml(styleNonce: string): string {
       <div id="workspace" class="workspace" hidden>
         <nav id="library" aria-labelledby="library-title" class="card">
           <h2 id="library-title">MoveSpecs</h2>
-          <h3>Opened in this browser</h3>
-          <ul id="recent" class="list"></ul>
+          <h3 id="mine-title">Your MoveSpecs</h3>
+          <form id="mine-form" role="search" class="inline" aria-labelledby="mine-title">
+            <label for="mine-q">Find yours</label>
+            <input id="mine-q" type="search" maxlength="256" />
+            <label for="mine-sort" class="visually-hidden">Order yours by</label>
+            <select id="mine-sort">
+              <option value="recent">last edited</option>
+              <option value="name">A to Z</option>
+            </select>
+            <button type="submit">Find</button>
+          </form>
+          <ul id="mine" class="list" aria-labelledby="mine-title" aria-live="polite"></ul>
+          <p id="mine-more" class="hint"></p>
           <details id="new-movespec">
             <summary>New MoveSpec</summary>
             <form id="create-form">
@@ -81,7 +92,8 @@ export function studioHtml(styleNonce: string): string {
 
         <section id="editor-panel" aria-labelledby="spec-title" class="card" tabindex="-1">
           <h2 id="spec-title">No MoveSpec open</h2>
-          <p id="spec-meta" class="meta"></p>
+          <p class="meta"><span id="spec-meta"></span>
+            <button id="copy-id" class="small" type="button" hidden>Copy id</button></p>
           <div class="toolbar" role="toolbar" aria-label="MoveSpec actions">
             <button id="save" type="button" disabled title="Ctrl+S">Save draft</button>
             <button id="create-version" type="button" disabled>Create version</button>
@@ -112,11 +124,14 @@ export function studioHtml(styleNonce: string): string {
             <input id="upload" type="file" accept=".jsonl,.gz,.jsonl.gz,application/gzip" />
             <button id="run" type="submit" disabled title="Ctrl+Enter">Run (Ctrl+Enter)</button>
           </form>
+          <p class="source"><span id="bench-source" aria-live="polite"></span>
+            <button id="clear-upload" class="small" type="button" hidden>Use the bundled one</button></p>
           <p id="bench-status" class="status" role="status"></p>
           <div id="result" hidden>
+            <p id="result-caption" class="meta"></p>
             <p class="count"><span id="count">0</span> <span id="count-label">repetitions</span></p>
             <ul id="warnings" class="warnings" aria-label="Form warnings"></ul>
-            <div id="plot" class="plot" role="img" aria-label="Signals over time"></div>
+            <div id="plot" class="plot" role="group" aria-label="Signals over time"></div>
             <div class="scrub">
               <label for="scrub">Time <output id="scrub-time" for="scrub">0.00 s</output></label>
               <input id="scrub" type="range" min="0" max="0" step="1" value="0" />

@@ -35,7 +35,7 @@ export interface PlotSample {
 }
 
 /** An adaptive signal drawn on its source's panel. */
-interface AdaptiveOverlay {
+export interface AdaptiveOverlay {
   /** The adaptive slot (a key of PlotSample.ranges). */
   slot: string;
   rest: "low" | "high";
@@ -78,13 +78,13 @@ function esc(s: string): string {
 }
 const f1 = (v: number) => v.toFixed(1);
 
-interface Threshold {
+export interface Threshold {
   value: number;
   label: string;
 }
 
 /** Thresholds per signal name: every `signal <op> number` in the phases and form rules. */
-function thresholds(spec: CompiledSpec): Map<string, Threshold[]> {
+export function thresholds(spec: CompiledSpec): Map<string, Threshold[]> {
   const out = new Map<string, Threshold[]>();
   const add = (name: string, value: number, label: string) => {
     const list = out.get(name) ?? [];
@@ -406,7 +406,7 @@ export function plotSvg(
 }
 
 /** Source panel name -> the adaptive signals to draw on it. */
-function adaptiveOverlays(
+export function adaptiveOverlays(
   spec: CompiledSpec,
   samples: readonly PlotSample[],
   limits: Map<string, Threshold[]>,

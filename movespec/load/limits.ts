@@ -10,6 +10,8 @@ export const LOAD_LIMITS = {
   maxAliases: 64,
   /** Longest scalar (a description is at most 2,000 characters). */
   maxScalarLength: 8_192,
+  /** Longest mapping key (names are short; a key is never text to read). */
+  maxKeyLength: 200,
   /** Longest single line in the source. */
   maxLineLength: 16_384,
   /** Deepest `[` / `{` nesting seen by the pre-scan (before the YAML parser runs). */

@@ -342,10 +342,14 @@ function convert(walk: Walk, node: Node, path: string, depth: number): YNode {
         throw new Refusal();
       }
       const key = String(keyNode.value);
-      if (key.length > 200) {
-        issues.error("YAML_SCALAR_TOO_LONG", "a key longer than 200 characters", {
-          pos: position(keyNode.range?.[0] ?? 0),
-        });
+      if (key.length > LOAD_LIMITS.maxKeyLength) {
+        issues.error(
+          "YAML_SCALAR_TOO_LONG",
+          `a key longer than ${LOAD_LIMITS.maxKeyLength} characters`,
+          {
+            pos: position(keyNode.range?.[0] ?? 0),
+          },
+        );
         throw new Refusal();
       }
       const childPath = path ? `${path}.${key}` : key;

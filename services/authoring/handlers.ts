@@ -25,6 +25,7 @@ export function createAuthoringHandlers(operations: {
       create(GetMoveSpecResponseSchema, {
         movespec: await movespecs.getMoveSpec(w(request, context)),
       }),
+    listProjectMoveSpecs: (request, context) => movespecs.listProject(w(request, context)),
     getDraft: async (request, context) => ({ draft: await drafts.getDraft(w(request, context)) }),
     replaceDraft: async (request, context) => ({
       draft: await drafts.replaceDraft(w(request, context)),

@@ -6,8 +6,10 @@ import { createIdempotencyStore } from "../shared/idempotency/index.js";
 import type { ServiceDefinition } from "../shared/runtime/service-runner.js";
 import { createInternalTransport } from "../shared/security/internal-transport.js";
 import type { Workload } from "../shared/security/workloads.js";
+import { SEARCH_WORDS_VERSION } from "../shared/text/search-words.js";
 import { createAuthServiceVerifier } from "../shared/tokens/index.js";
 import type { AuthoringConfig } from "./config.js";
+import { searchFieldsOf } from "./domain/search-fields.js";
 import { createAuthoringHandlers } from "./handlers.js";
 import { createCatalogueRelay } from "./operations/catalogue-relay.js";
 import { createDraftOperations } from "./operations/draft-operations.js";
@@ -41,6 +43,13 @@ export const authoringService: ServiceDefinition<AuthoringConfig> = {
     // compared from the first request on: one query, and one write for each such MoveSpec.
     const backfilled = await movespecs.backfillNameSkeletons(CURRENT_SKELETONS);
     if (backfilled > 0) logger.info({ movespecs: backfilled }, "name skeletons backfilled");
+    // Likewise the words a project's listing searches (MoveSpecs stored before them, or split
+    // by an older version of the words).
+    const searchable = await movespecs.backfillSearchFields({
+      of: searchFieldsOf,
+      version: SEARCH_WORDS_VERSION,
+    });
+    if (searchable > 0) logger.info({ movespecs: searchable }, "search words backfilled");
     const relay = createCatalogueRelay({
       store: movespecs,
       catalogue: createClient(CatalogueService, transport(config.catalogueServiceUrl, "catalogue")),

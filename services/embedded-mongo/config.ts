@@ -3,6 +3,7 @@
  * and the command line (`--port`, `--dbpath`, `--host`, which win over the environment).
  */
 import path from "node:path";
+import { MAX_TIME_MS_LIMIT } from "./operation-deadline.js";
 import { parseFailPoints } from "./storage/fail-points.js";
 import type { FsyncPolicy } from "./storage/write-ahead-log.js";
 
@@ -22,6 +23,11 @@ export interface EmbeddedMongoConfig {
   testFailPoints: string;
   ttlIntervalMs: number;
   transactionLifetimeMs: number;
+  /**
+   * The longest one command may compute (its scans, sorts, pipelines, regular expressions), in
+   * ms; a client's `maxTimeMS` can only shorten it; 0: no limit but the client's.
+   */
+  maxTimeMs: number;
   logLevel: string;
   /** Stop when standard input closes (set by the test harness: the server dies with its parent). */
   stopOnStdinClose: boolean;
@@ -62,6 +68,14 @@ function testFailPoints(spec: string): string {
   return spec;
 }
 
+function maxTimeMs(env: NodeJS.ProcessEnv): number {
+  const ms = integer(env, "EMBEDDED_MONGO_MAX_TIME_MS", 10_000, 0);
+  if (ms > MAX_TIME_MS_LIMIT) {
+    throw new Error(`EMBEDDED_MONGO_MAX_TIME_MS must be at most ${MAX_TIME_MS_LIMIT}, got '${ms}'`);
+  }
+  return ms;
+}
+
 export function loadConfig(
   env: NodeJS.ProcessEnv = process.env,
   argv: string[] = process.argv.slice(2),
@@ -94,6 +108,7 @@ export function loadConfig(
     testFailPoints: testFailPoints(env.EMBEDDED_MONGO_TEST_FAILPOINTS ?? ""),
     ttlIntervalMs: integer(env, "EMBEDDED_MONGO_TTL_INTERVAL_MS", 60_000, 10),
     transactionLifetimeMs: integer(env, "EMBEDDED_MONGO_TRANSACTION_LIFETIME_MS", 60_000, 100),
+    maxTimeMs: maxTimeMs(env),
     logLevel: env.EMBEDDED_MONGO_LOG_LEVEL ?? "info",
     stopOnStdinClose: env.EMBEDDED_MONGO_STOP_ON_STDIN_CLOSE === "1",
   });

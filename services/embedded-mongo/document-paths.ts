@@ -70,14 +70,15 @@ export function parseSortSpec(sort: unknown): SortSpec {
 }
 
 /** Sorts documents in place by a MongoDB sort specification; stable for equal keys. */
-export function sortDocuments(docs: Doc[], spec: SortSpec): Doc[] {
+/** `tick` is called once per document and per comparison (a time limit's check). */
+export function sortDocuments(docs: Doc[], spec: SortSpec, tick: () => void = noop): Doc[] {
   if (spec.length === 0) return docs;
-  const keyed = docs.map((doc, index) => ({
-    doc,
-    index,
-    keys: spec.map(([path, dir]) => sortKeyAt(doc, path, dir)),
-  }));
+  const keyed = docs.map((doc, index) => {
+    tick();
+    return { doc, index, keys: spec.map(([path, dir]) => sortKeyAt(doc, path, dir)) };
+  });
   keyed.sort((x, y) => {
+    tick();
     for (let i = 0; i < spec.length; i++) {
       const c = compareValues(x.keys[i], y.keys[i]);
       if (c !== 0) return c * spec[i][1];
@@ -92,7 +93,12 @@ export function sortDocuments(docs: Doc[], spec: SortSpec): Doc[] {
  * The first `k` documents in sort order, without sorting everything (bounded insertion);
  * stable for equal keys, like sortDocuments.
  */
-export function topSortedDocuments(docs: Doc[], spec: SortSpec, k: number): Doc[] {
+export function topSortedDocuments(
+  docs: Doc[],
+  spec: SortSpec,
+  k: number,
+  tick: () => void = noop,
+): Doc[] {
   const best: Array<{ doc: Doc; keys: unknown[] }> = [];
   const compare = (a: unknown[], b: unknown[]): number => {
     for (let i = 0; i < spec.length; i++) {
@@ -102,6 +108,7 @@ export function topSortedDocuments(docs: Doc[], spec: SortSpec, k: number): Doc[
     return 0;
   };
   for (const doc of docs) {
+    tick();
     const keys = spec.map(([path, dir]) => sortKeyAt(doc, path, dir));
     if (best.length === k && compare(keys, best[k - 1].keys) >= 0) continue;
     let lo = 0;
@@ -116,3 +123,5 @@ export function topSortedDocuments(docs: Doc[], spec: SortSpec, k: number): Doc[
   }
   return best.map((entry) => entry.doc);
 }
+
+function noop(): void {}

@@ -56,6 +56,7 @@ export function createEmbeddedMongoServer(
     testFailPoints: "",
     ttlIntervalMs: 60_000,
     transactionLifetimeMs: 60_000,
+    maxTimeMs: 10_000,
     ...options,
   };
   const logger = options.logger ?? pino({ level: options.logLevel ?? "silent" });
@@ -117,6 +118,7 @@ export function createEmbeddedMongoServer(
       identity,
       users: users.registry,
       logger,
+      maxTimeMs: config.maxTimeMs,
     });
     let nextConnectionId = 1;
     const srv = net.createServer((socket) => {

@@ -115,6 +115,12 @@ const routes: RouteCase[] = [
     policy: "token",
     path: (r) => `/api/projects/${r.project.projectId}`,
   },
+  {
+    method: "GET",
+    template: "/api/projects/{project_id}/movespecs",
+    policy: { scope: "movespecs:read", anonymous: false },
+    path: (r) => `/api/projects/${r.project.projectId}/movespecs`,
+  },
   { method: "GET", template: "/api/movespecs", policy: "public", path: () => "/api/movespecs" },
   {
     method: "POST",

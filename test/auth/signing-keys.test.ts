@@ -2,6 +2,16 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expect } from "chai";
 import {
+  decodeProtectedHeader,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  type JWK,
+  jwtVerify,
+  SignJWT,
+} from "jose";
+import { jwsKeyOf, signCompactJws } from "../../services/auth/signing/compact-jws.js";
+import {
   createDirectoryKeySource,
   SIGNING_KID_FILE,
 } from "../../services/auth/signing/directory-key-source.js";
@@ -40,6 +50,70 @@ describe("services/auth/signing", () => {
       const states = scheduleKeys(keys, 5000, retention);
       expect(states.find((s) => s.signing)?.kid).to.equal("c");
       expect(nextChange(scheduleKeys(keys, 200, retention), 200)).to.equal(1100);
+    });
+  });
+
+  describe("compact JWS (the signer's, without WebCrypto)", () => {
+    const keyPair = async (alg: "EdDSA" | "ES256") => {
+      const pair = await generateKeyPair(alg, { extractable: true });
+      const jwk = { ...(await exportJWK(pair.privateKey)), kid: `k-${alg}`, alg };
+      return { jwk, publicKey: pair.publicKey };
+    };
+    const payload = {
+      iss: "i",
+      aud: "a",
+      sub: "s",
+      iat: 1_800_000_000,
+      exp: 1_800_000_900,
+      x: "é",
+    };
+
+    for (const alg of ["EdDSA", "ES256"] as const) {
+      it(`${alg}: jose verifies it, and reads back the header and claims it was given`, async () => {
+        const { jwk, publicKey } = await keyPair(alg);
+        const token = signCompactJws({ kid: jwk.kid, typ: "at+jwt" }, payload, jwsKeyOf(jwk));
+        const verified = await jwtVerify(token, publicKey, {
+          algorithms: [alg],
+          currentDate: new Date(1_800_000_100_000),
+        });
+        expect(verified.protectedHeader).to.deep.equal({ alg, kid: jwk.kid, typ: "at+jwt" });
+        expect(verified.payload).to.deep.equal(payload);
+      });
+    }
+
+    it("EdDSA: the very bytes jose's SignJWT writes (Ed25519 signatures are deterministic)", async () => {
+      const { jwk } = await keyPair("EdDSA");
+      const { iss, aud, sub, iat, exp, ...claims } = payload;
+      const byJose = await new SignJWT(claims)
+        .setProtectedHeader({ alg: "EdDSA", kid: jwk.kid, typ: "at+jwt" })
+        .setIssuer(iss)
+        .setAudience(aud)
+        .setSubject(sub)
+        .setIssuedAt(iat)
+        .setExpirationTime(exp)
+        .sign(await importJWK(jwk, "EdDSA"));
+      const ours = signCompactJws(
+        { kid: jwk.kid, typ: "at+jwt" },
+        { ...claims, iss, aud, sub, iat, exp },
+        jwsKeyOf(jwk),
+      );
+      expect(ours).to.equal(byJose);
+    });
+
+    it("refuses, when loading, a key labelled with another algorithm than its own", async () => {
+      const { jwk: ed25519 } = await keyPair("EdDSA");
+      const { jwk: p256 } = await keyPair("ES256");
+      expect(() => jwsKeyOf({ ...ed25519, alg: "ES256" })).to.throw(/not an ES256 key/);
+      expect(() => jwsKeyOf({ ...p256, alg: "EdDSA" })).to.throw(/not an EdDSA key/);
+      const p384 = await exportJWK(
+        (await generateKeyPair("ES384", { extractable: true })).privateKey,
+      );
+      expect(() =>
+        jwsKeyOf({ ...p384, kid: "k", alg: "ES256" } as JWK & { kid: string; alg: "ES256" }),
+      ).to.throw(/not an ES256 key/);
+      expect(
+        decodeProtectedHeader(signCompactJws({ kid: "k", typ: "t" }, {}, jwsKeyOf(p256))).alg,
+      ).to.equal("ES256");
     });
   });
 

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { expect } from "chai";
 import { ApiError } from "../../gateway/errors/api-error.js";
@@ -188,6 +189,16 @@ describe("acceptRequestId", () => {
     ]) {
       expect(acceptRequestId(bad)).to.match(/^[0-9a-f-]{36}$/);
     }
+  });
+
+  it("keeps the ids the gateway makes (lowercase UUIDs), which the full checks keep too", () => {
+    for (let i = 0; i < 200; i += 1) {
+      const id = randomUUID();
+      expect(acceptRequestId(id)).to.equal(id);
+      expect(looksLikeCredential(id), id).to.equal(false);
+    }
+    const upper = randomUUID().toUpperCase();
+    expect(acceptRequestId(upper), "not the shortcut's shape: checked in full").to.equal(upper);
   });
 
   it("replaces an id that is or holds a credential: its prefix in any case, or a secret's body", () => {

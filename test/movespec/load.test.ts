@@ -576,6 +576,13 @@ describe("movespec load", () => {
         (_, i) => `  p${i}: { enter: knee > ${i}, exit: knee < ${i - 0.5} }`,
       ).join("\n")}\nrepetition:\n  cycle: [p0, p1, p0]\n`;
 
+    it(`refuses a key longer than ${LOAD_LIMITS.maxKeyLength} characters, and takes one that long`, () => {
+      const withKey = (length: number) => `${BASE}${"k".repeat(length)}: 1\n`;
+      const codes = (source: string) => load(source).errors.map((e) => e.code);
+      expect(codes(withKey(LOAD_LIMITS.maxKeyLength))).to.deep.equal(["UNKNOWN_KEY"]);
+      expect(codes(withKey(LOAD_LIMITS.maxKeyLength + 1))).to.deep.equal(["YAML_SCALAR_TOO_LONG"]);
+    });
+
     it(`refuses more than ${LOAD_LIMITS.maxPhases} phases at once, whatever they hold`, () => {
       const past = timed(overlappingPhases(LOAD_LIMITS.maxPhases + 1));
       expect(past.codes).to.deep.equal(["TOO_MANY_DEFINITIONS"]);

@@ -869,6 +869,143 @@ describe("MoveSpec routes (black box through the gateway)", function () {
     });
   });
 
+  describe("a project's own MoveSpecs (GET /api/projects/{id}/movespecs)", () => {
+    it("lists every one of the project's, searched, sorted and paged, and nothing of another project's", async () => {
+      const mine = await createProjectWithToken(system);
+      const list = async (query = "", token = mine.token) => {
+        const r = await call("GET", `/api/projects/${mine.projectId}/movespecs${query}`, { token });
+        expect(r.status, JSON.stringify(r.body)).to.equal(200);
+        return r.body;
+      };
+      expect(await list()).to.deep.equal({
+        items: [],
+        has_more: false,
+        limit: 20,
+        offset: 0,
+        total: 0,
+      });
+      const make = (name: string, body: JsonBody = {}) =>
+        createMoveSpec({ name, ...body }, mine.token, mine.projectId);
+      const lunge = await make("lunge", { description: "Forward LUNGES, élan" });
+      const squat = await make("Squat", { visibility: "public" });
+      const archived = await make("archived one");
+      const delisted = await make("Delisted", { visibility: "public" });
+      await createMoveSpec({ name: "Not mine" }, other.token, other.projectId);
+      const admin = authoringClient(system);
+      await admin.archiveMoveSpec({ movespecId: archived.movespec_id, actor: "test" });
+      await admin.delistMoveSpec({ movespecId: delisted.movespec_id, actor: "test", reason: "x" });
+      // A release gives the squat its version's number; a draft save makes the lunge the latest.
+      const v = await call("POST", `/api/movespecs/${squat.movespec_id}/versions`, {
+        token: mine.token,
+      });
+      await call(
+        "POST",
+        `/api/movespecs/${squat.movespec_id}/versions/${v.body.movespec_version_id}/release`,
+        { token: mine.token },
+      );
+      await call("PUT", `/api/movespecs/${lunge.movespec_id}/draft`, {
+        token: mine.token,
+        body: { yaml_source: MOVESPEC_TEMPLATE },
+      });
+
+      const recent = await list();
+      expect(recent.items.map((i: JsonBody) => i.name)).to.deep.equal([
+        "lunge",
+        "Delisted",
+        "archived one",
+        "Squat",
+      ]);
+      expect(recent).to.include({ total: 4, has_more: false });
+      const byName = (name: string) => recent.items.find((i: JsonBody) => i.name === name);
+      expect(byName("Squat")).to.include({
+        visibility: "public",
+        released_version_number: 1,
+        current_released_version_id: v.body.movespec_version_id,
+      });
+      expect(byName("lunge")).to.not.have.property("released_version_number");
+      expect(byName("lunge").draft_updated_at).to.match(ISO_MS);
+      expect(byName("lunge").draft_updated_at > byName("lunge").updated_at).to.equal(true);
+      expect(byName("Delisted").visibility).to.equal("delisted");
+      expect(byName("archived one").archived_at).to.match(ISO_MS);
+
+      // By name, case-insensitive; paged with no repeat and no gap.
+      const names = ["archived one", "Delisted", "lunge", "Squat"];
+      expect((await list("?sort=name")).items.map((i: JsonBody) => i.name)).to.deep.equal(names);
+      const pages = [];
+      for (let offset = 0; offset < 4; offset += 3) {
+        const page = await list(`?sort=name&limit=3&offset=${offset}`);
+        expect(page).to.include({ limit: 3, offset, total: 4, has_more: offset === 0 });
+        pages.push(...page.items.map((i: JsonBody) => i.name));
+      }
+      expect(pages).to.deep.equal(names);
+
+      // The catalogue's words: case and accents ignored, every word must be found.
+      expect((await list("?q=Elan%20lunges")).items.map((i: JsonBody) => i.name)).to.deep.equal([
+        "lunge",
+      ]);
+      expect(await list("?q=lunges%20squat")).to.include({ total: 0 });
+      expect((await list("?q=SQUAT")).items.map((i: JsonBody) => i.movespec_id)).to.deep.equal([
+        squat.movespec_id,
+      ]);
+    });
+
+    it("needs movespecs:read, answers any other project as not found, and checks its query", async () => {
+      const base = `/api/projects/${owner.projectId}/movespecs`;
+      expectError(await call("GET", base), 401, "unauthenticated", "TOKEN_MISSING");
+      const writeOnly = await createProjectWithToken(system, { scopes: ["movespecs:write"] });
+      expectError(
+        await call("GET", `/api/projects/${writeOnly.projectId}/movespecs`, {
+          token: writeOnly.token,
+        }),
+        403,
+        "permission_denied",
+        "SCOPE_MISSING",
+      );
+      const readOnly = await createProjectWithToken(system, { scopes: ["movespecs:read"] });
+      expect(
+        (
+          await call("GET", `/api/projects/${readOnly.projectId}/movespecs`, {
+            token: readOnly.token,
+          })
+        ).status,
+      ).to.equal(200);
+      for (const project of [other.projectId, UNKNOWN_ID, "not-a-uuid"]) {
+        expectError(
+          await call("GET", `/api/projects/${project}/movespecs`, { token: owner.token }),
+          404,
+          "not_found",
+          "PROJECT_NOT_FOUND",
+        );
+      }
+      for (const query of ["limit=1", "limit=200", "offset=9007199254740991", "sort=name"]) {
+        const r = await call("GET", `${base}?${query}`, { token: owner.token });
+        expect(r.status, query).to.equal(200);
+      }
+      for (const query of ["limit=0", "limit=201", "offset=-1", "offset=9007199254740992"]) {
+        const r = await call("GET", `${base}?${query}`, { token: owner.token });
+        expectError(r, 400, "invalid_argument", "LIMIT_OUT_OF_RANGE");
+      }
+      // Stars are the public catalogue's order: a project's own list has none to sort by.
+      for (const query of ["sort=stars", "limit=1.5", `q=${"a".repeat(257)}`]) {
+        const r = await call("GET", `${base}?${query}`, { token: owner.token });
+        expectError(r, 400, "invalid_argument", "FIELD_INVALID");
+      }
+      const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join("%20");
+      expect((await call("GET", `${base}?q=${words(16)}`, { token: owner.token })).status).to.equal(
+        200,
+      );
+      expectError(
+        await call("GET", `${base}?q=${words(17)}`, { token: owner.token }),
+        400,
+        "invalid_argument",
+        "FIELD_INVALID",
+      );
+      expect(
+        (await call("GET", `${base}?q=${"a".repeat(256)}`, { token: owner.token })).status,
+      ).to.equal(200);
+    });
+  });
+
   describe("archives", () => {
     it("refuses writes to an archived MoveSpec, still serves reads", async () => {
       const { movespec_id: id } = await createMoveSpec({ visibility: "public" });

@@ -7,6 +7,7 @@
 import { expect } from "chai";
 import { type Collection, MongoClient } from "mongodb";
 import { MOVESPEC_TEMPLATE } from "../../services/authoring/domain/movespec-loader.js";
+import { searchFieldsOf } from "../../services/authoring/domain/search-fields.js";
 import { CURRENT_SKELETONS } from "../../services/authoring/operations/name-lookalikes.js";
 import type { MoveSpecDoc } from "../../services/authoring/store/documents.js";
 import {
@@ -15,6 +16,7 @@ import {
 } from "../../services/authoring/store/movespec-store.js";
 import { newId } from "../../services/shared/ids/uuid-v7.js";
 import { confusableSkeleton, skeletonVersion } from "../../services/shared/text/confusables.js";
+import { SEARCH_WORDS_VERSION } from "../../services/shared/text/search-words.js";
 import { type EmbeddedMongoHandle, startEmbeddedMongo } from "../support/embedded-mongo.js";
 
 const MINE = "0192f0c4-3b7e-7a51-9d3c-0000000000a1";
@@ -154,5 +156,37 @@ describe("authoring store: public names by confusable skeleton", function () {
     );
     expect(await store.backfillNameSkeletons(CURRENT_SKELETONS)).to.equal(1203);
     expect(await collection.countDocuments({ name_skeleton: { $exists: false } })).to.equal(0);
+  });
+
+  it("backfills the search words of a project's listing: without them, or split another way, once", async () => {
+    const current = { of: searchFieldsOf, version: SEARCH_WORDS_VERSION };
+    const missing = doc("Élan Squat", { project_id: MINE, description: "Deep" });
+    const stale = doc("Lunge", {
+      project_id: MINE,
+      search_words: ["old"],
+      search_words_version: 1,
+    });
+    const fine = doc("Plank", { project_id: MINE, ...searchFieldsOf("Plank", undefined) });
+    await collection.insertMany([missing, stale, fine]);
+    expect(await store.backfillSearchFields(current)).to.equal(2);
+    const byName = Object.fromEntries(
+      (await collection.find({}).toArray()).map((d) => [d.name, d]),
+    );
+    expect(byName["Élan Squat"]).to.include({
+      name_key: "elan squat",
+      search_words_version: SEARCH_WORDS_VERSION,
+    });
+    expect(byName["Élan Squat"].search_words).to.deep.equal(["elan", "squat", "deep"]);
+    expect(byName.Lunge.search_words).to.deep.equal(["lunge"]);
+    expect(await store.backfillSearchFields(current)).to.equal(0);
+    const found = await store.listProject({
+      projectId: MINE,
+      words: ["elan"],
+      sort: "name",
+      limit: 20,
+      offset: 0,
+    });
+    expect(found.items.map((d) => d.name)).to.deep.equal(["Élan Squat"]);
+    expect(found.total).to.equal(1);
   });
 });

@@ -76,6 +76,20 @@ describe("configuration from the environment", () => {
     expect(Object.isFrozen(config)).to.equal(true);
   });
 
+  it("MONGODB_MAX_TIME_MS: 5000 by default, 0 (no limit) to 600000; past either end refused", () => {
+    const read = (value?: string) =>
+      readServiceConfig(value === undefined ? {} : { MONGODB_MAX_TIME_MS: value }, {
+        name: "auth",
+        grpcPort: 50051,
+        adminPort: 9101,
+      }).mongodbMaxTimeMs;
+    expect(read()).to.equal(5000);
+    expect(read("0")).to.equal(0);
+    expect(read("600000")).to.equal(600_000);
+    expect(() => read("600001")).to.throw(ConfigError, /MONGODB_MAX_TIME_MS must be <= 600000/);
+    expect(() => read("-1")).to.throw(ConfigError, /MONGODB_MAX_TIME_MS must be >= 0/);
+  });
+
   it("token settings: the key refetch interval defaults to 1 s and is bounded to 10 ms..60 s", () => {
     expect(readTokenSettings({}).keysRefetchIntervalMs).to.equal(1000);
     const interval = (value: string) =>

@@ -98,6 +98,28 @@ describe("secrets never in logs (redaction of every logger)", () => {
     expect(line.nested).to.deep.equal({ secret: REDACTED });
   });
 
+  it("writes each line before the call returns: a process killed right after logging loses none", async () => {
+    const root = join(import.meta.dirname, "../..");
+    const script = `import { createLogger } from "./services/shared/logging/logger.ts";
+      const logger = createLogger({ service: "t", level: "info" });
+      for (let i = 1; i <= 200; i += 1) logger.info({ i }, "line");
+      process.kill(process.pid, "SIGKILL");`;
+    const killed = await promisify(execFile)(
+      process.execPath,
+      ["--import", "tsx", "--input-type=module", "-e", script],
+      { cwd: root },
+    ).then(
+      () => expect.fail("the script was to be killed"),
+      (error: { signal?: string; stdout: string }) => error,
+    );
+    expect(killed.signal).to.equal("SIGKILL");
+    const numbers = killed.stdout
+      .trim()
+      .split("\n")
+      .map((text) => JSON.parse(text).i);
+    expect(numbers).to.deep.equal(Array.from({ length: 200 }, (_, index) => index + 1));
+  });
+
   it("Node's own warnings go through the logger: url.parse() quoting a target with a key in it", async () => {
     const root = join(import.meta.dirname, "../..");
     const body = "Zx9-Qw_3".repeat(5) + "AbC";

@@ -14,6 +14,7 @@ import { gunzipSync } from "node:zlib";
 import { expect } from "chai";
 import type { Browser, Page, WebSocketRoute } from "playwright-core";
 import { studioCsp } from "../../gateway/studio/routes.js";
+import { createProjectWithToken } from "../support/auth.js";
 import { launchChromium } from "../support/chromium.js";
 import { writeStretchVideo } from "../support/fake-camera.js";
 import { skipUnderFakedClock } from "../support/faked-clock.js";
@@ -244,10 +245,19 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     await page.getByLabel("API key").press("Enter");
     await page.locator("#workspace").waitFor({ state: "visible" });
     expect(await page.textContent("#sign-in-error")).to.equal("");
-    expect(await page.textContent("#who")).to.contain(system.devCredentials?.project_id);
+    // The project by its name; its id (a UUID says nothing to a reader) only on hover.
+    expect(await page.textContent("#who")).to.match(/^Project \S/);
+    expect(await page.textContent("#who")).to.not.contain(system.devCredentials?.project_id);
+    expect(await page.getAttribute("#who", "title")).to.contain(system.devCredentials?.project_id);
     const stored = await page.evaluate("JSON.stringify({ ...localStorage, ...sessionStorage })");
     expect(stored).to.not.contain(system.devCredentials?.api_key);
     expect(await page.context().cookies()).to.deep.equal([]);
+
+    // Nothing open yet: nothing to find fault with (no "empty MoveSpec" error), and said so.
+    await page.locator("#issues li.hint", { hasText: "Open or create a MoveSpec" }).waitFor();
+    await page.waitForTimeout(500); // the markers' debounce (350 ms) and then some
+    expect(await page.locator(".cm-lint-marker-error, .cm-lintRange-error").count()).to.equal(0);
+    expect(await page.locator("#issues li.error").count()).to.equal(0);
 
     await page.getByText("New MoveSpec").click();
     await page.getByLabel("Name").fill("Studio squat");
@@ -257,9 +267,44 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       .locator("#spec-title")
       .filter({ hasText: /^Studio squat$/ })
       .waitFor();
-    movespecId = (await page.textContent("#spec-meta"))?.split(" · ").pop() ?? "";
+    movespecId = (await page.getAttribute("#editor-panel", "data-movespec-id")) ?? "";
     expect(movespecId).to.match(/^[0-9a-f-]{36}$/);
-    expect(await page.locator("#recent li").allTextContents()).to.have.length(1);
+    // Listed by the service under "Your MoveSpecs", and no UUID in the page's text.
+    await page.locator("#mine li", { hasText: "Studio squat" }).waitFor();
+    expect(await page.locator("#mine li").allTextContents()).to.have.length(1);
+    expect(await page.textContent("#spec-meta")).to.not.contain(movespecId);
+  });
+
+  it("lists the project's MoveSpecs in a new browser signed in with the same key, and finds them", async () => {
+    // A new context is a new browser profile: no storage, no cookies, nothing remembered.
+    const context = await (browser as Browser).newContext({
+      viewport: { width: 1280, height: 800 },
+    });
+    try {
+      const other = await context.newPage();
+      await other.goto(`${system.gatewayUrl}/studio`);
+      await other.getByLabel("API key").fill(system.devCredentials?.api_key ?? "");
+      await other.getByLabel("API key").press("Enter");
+      const mine = other.locator("#mine li");
+      await mine.filter({ hasText: "Studio squat" }).waitFor();
+      expect(await mine.first().textContent()).to.match(
+        /^Studio squatprivate · not released · edited /,
+      );
+      await other.getByLabel("Find yours").fill("SQUAT");
+      await other.getByRole("button", { name: "Find", exact: true }).click();
+      await mine.filter({ hasText: "Studio squat" }).waitFor();
+      await other.getByLabel("Find yours").fill("no such words");
+      await other.getByRole("button", { name: "Find", exact: true }).click();
+      await mine.filter({ hasText: "None of yours matches." }).waitFor();
+      // Opened from the list, in the other browser, as in the first.
+      await other.getByLabel("Find yours").fill("");
+      await other.getByRole("button", { name: "Find", exact: true }).click();
+      await other.locator("#mine button.link", { hasText: "Studio squat" }).click();
+      await other.locator("#editor-status", { hasText: "Draft loaded." }).waitFor();
+      expect(await other.getAttribute("#editor-panel", "data-movespec-id")).to.equal(movespecId);
+    } finally {
+      await context.close();
+    }
   });
 
   it("marks an error at its line as you type, and clears it when fixed", async () => {
@@ -278,11 +323,38 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     );
     expect(await page.locator(".cm-gutter-lint .cm-lint-marker-error").count()).to.equal(1);
     await shot("1-error-marker");
+    // The problem is a way to its line: the cursor goes there, the focus into the editor.
+    await page.locator(".cm-line").first().click();
+    await page.locator("#issues li.error button", { hasText: `line ${LINE},` }).click();
+    expect(await page.locator(".cm-activeLine").textContent()).to.contain("no_such_signal");
+    expect(await page.evaluate("document.activeElement.classList.contains('cm-content')")).to.equal(
+      true,
+    );
+    await page.keyboard.press("End");
 
     for (const _ of " and no_such_signal > 1") await page.keyboard.press("Backspace");
     await page.keyboard.type(" # tuned in the Studio");
     await page.locator("#issues li.ok").waitFor();
     expect(await page.locator(".cm-lintRange-error").count()).to.equal(0);
+  });
+
+  it("names an over-indented line itself, not only the lines YAML then misreads", async () => {
+    const lines = readFileSync(join(HERE, "../../examples/movespecs/squat.yaml"), "utf8").split(
+      "\n",
+    );
+    const hipAngle = lines.findIndex((l) => l.startsWith("  hip_angle:")) + 1;
+    const line = page.locator(".cm-line").nth(hipAngle - 1);
+    await line.click();
+    await page.keyboard.press("Home");
+    await page.keyboard.type("  ");
+    const first = page.locator("#issues li.error").first();
+    await first.filter({ hasText: "indented 4 spaces" }).waitFor();
+    expect(await first.textContent()).to.contain(`line ${hipAngle},`);
+    const marked = page.locator(".cm-line", { has: page.locator(".cm-lintRange-error") });
+    expect(await marked.allTextContents()).to.include(`    ${lines[hipAngle - 1].trimStart()}`);
+    await page.keyboard.press("Control+z");
+    await page.locator("#issues li.ok").waitFor();
+    expect(await line.textContent()).to.equal(lines[hipAngle - 1]);
   });
 
   it("types over a selection of several lines without a CSP violation", async () => {
@@ -349,6 +421,17 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     expect(released.body.version_number).to.equal(1);
     expect(released.body.yaml_source).to.equal(draft.body.yaml_source);
     expect(await page.textContent("#spec-meta")).to.contain("released: version 1");
+
+    // The same text again: no duplicate version, and the picker stays on the released one.
+    await page.getByRole("button", { name: "Create version" }).click();
+    await page
+      .locator("#editor-status")
+      .filter({ hasText: /^No new version: version 1 already holds this text\.$/ })
+      .waitFor();
+    expect((await api(`/api/movespecs/${movespecId}/versions`)).body.items).to.have.length(1);
+    expect(await page.locator("#versions option:checked").textContent()).to.equal(
+      "version 1 (released)",
+    );
   });
 
   it("refuses to overwrite a draft changed elsewhere (412), then loads it or overwrites it", async () => {
@@ -415,7 +498,7 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     // Back to the released text (reopening takes the draft as it is now; put it back first).
     const released = (await api(`/api/movespecs/${movespecId}/released-source`)).body.yaml_source;
     await putDraft(released);
-    await page.locator("#recent button.link").first().click();
+    await page.locator("#mine button.link", { hasText: "Studio squat" }).click();
     await status.filter({ hasText: /^Draft loaded\.$/ }).waitFor();
     // Opening starts the undo history afresh: undo brings back nothing of the text before it
     // (which Save would then write to this draft).
@@ -554,7 +637,7 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ yaml_source: released }),
     });
-    await page.locator("#recent button.link").first().click();
+    await page.locator("#mine button.link", { hasText: "Studio squat" }).click();
     await status.filter({ hasText: /^Draft loaded\.$/ }).waitFor();
   });
 
@@ -566,22 +649,140 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       .filter({ hasText: /^completed:/ })
       .waitFor({ timeout: 60_000 });
     expect(await page.textContent("#count")).to.equal("10");
-    // The plot numbers each counted repetition in its marker lane (movespec/cli/plot-svg.ts).
-    const marks = await page.locator('#plot svg text.label[fill="#2ca02c"]').allTextContents();
+    // The plot numbers each counted repetition in its marker lane (plot/signal-plot.ts).
+    const marks = await page.locator("#plot .rep-mark").allTextContents();
     expect(marks).to.deep.equal(["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"]);
     expect(await page.locator("#reps tbody tr").count()).to.equal(10);
     // The run used the released version 1 (the same text): no new version.
     expect((await api(`/api/movespecs/${movespecId}/versions`)).body.items).to.have.length(1);
     await page.getByLabel(/^Time/).fill("300");
     expect(await page.textContent("#scrub-time")).to.equal("10.00 s");
-    // The cursor on the plot follows: at the first frame on the axis' left end (x 84 of 1200), at
-    // 10 s of 22.97 s a little less than half-way along its 1,096 units.
-    const at10 = Number(await page.locator("#cursor").getAttribute("x1"));
-    expect(at10).to.be.closeTo(84 + (10 / 22.9667) * 1095, 2);
+    // The cursor on the plot follows: at the first frame on the time axis' left end, at 10 s of
+    // 22.97 s a little less than half-way along it.
+    const axis = await page.locator("#plot .u-over").first().boundingBox();
+    const cursorX = async () => (await page.locator("#cursor").boundingBox())?.x ?? -1;
+    expect(await page.getAttribute("#cursor", "data-t")).to.equal("10.000");
+    expect(await cursorX()).to.be.closeTo((axis?.x ?? 0) + (10 / 22.9667) * (axis?.width ?? 0), 3);
     await page.getByLabel(/^Time/).fill("0");
-    expect(Number(await page.locator("#cursor").getAttribute("x1"))).to.equal(84);
+    expect(await cursorX()).to.be.closeTo(axis?.x ?? 0, 2);
     await page.getByLabel(/^Time/).fill("300");
     await shot("2-bundled-run");
+  });
+
+  it("explores the run on the plot at 1280x800: legible labels, hover values, drag to zoom, click to move the time", async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    try {
+      const plot = page.locator("#plot .signal-plot");
+      await plot.scrollIntoViewIfNeeded();
+      const box = await plot.boundingBox();
+      // The squat's default signals (what its phases and rules compare) within one screen.
+      expect(await plot.getAttribute("data-panels")).to.equal("7");
+      expect(box?.height).to.be.at.most(800);
+      await page.evaluate("document.querySelector('#plot').scrollIntoView()");
+      await page.screenshot({ path: join(SHOTS, "7-plot-1280x800.png") });
+      // Every label at least 11 px, and no two of one panel (nor two repetition numbers) overlap.
+      const boxes = (await page.evaluate(`[...document.querySelectorAll(
+        "#plot .plot-labels, #plot .plot-lane")].map((group) => [...group.children].map((label) => {
+          const r = label.getBoundingClientRect();
+          return { top: r.top, bottom: r.bottom, left: r.left, right: r.right,
+            size: parseFloat(getComputedStyle(label).fontSize), text: label.textContent };
+        }))`)) as {
+        top: number;
+        bottom: number;
+        left: number;
+        right: number;
+        size: number;
+        text: string;
+      }[][];
+      expect(boxes.flat().length).to.be.above(20);
+      for (const group of boxes)
+        for (const [i, a] of group.entries()) {
+          expect(a.size, a.text).to.be.at.least(11);
+          for (const b of group.slice(i + 1)) {
+            const apart =
+              a.bottom <= b.top + 0.5 ||
+              b.bottom <= a.top + 0.5 ||
+              a.right <= b.left + 0.5 ||
+              b.right <= a.left + 0.5;
+            expect(apart, `${a.text} / ${b.text}`).to.equal(true);
+          }
+        }
+
+      const over = page.locator("#plot .plot-panel[data-signal='depth'] .u-over");
+      const area = (await over.boundingBox()) as {
+        x: number;
+        y: number;
+        width: number;
+        height: number;
+      };
+      const at = (fraction: number) => area.x + fraction * area.width;
+      const y = area.y + area.height / 2;
+      const view = async () => ({
+        from: Number(await plot.getAttribute("data-from")),
+        to: Number(await plot.getAttribute("data-to")),
+      });
+      const whole = await view();
+      const timeAt = (fraction: number, v = whole) => v.from + fraction * (v.to - v.from);
+
+      // Hover: the instant and every shown signal's value there.
+      await page.mouse.move(at(0.3), y);
+      const readout = page.locator("#plot .plot-readout");
+      await readout.filter({ hasText: /^t = / }).waitFor();
+      const text = (await readout.textContent()) ?? "";
+      const shownT = Number(/^t = (\d+\.\d\d) s/.exec(text)?.[1]);
+      expect(shownT).to.be.closeTo(timeAt(0.3), 0.1);
+      expect(text)
+        .to.match(/ · depth -?\d+\.\d{3} · /)
+        .and.match(/ · knees \d+\.\d+/);
+
+      // Drag: every panel zooms to the dragged span; fewer repetitions are in view.
+      await page.mouse.move(at(0.25), y);
+      await page.mouse.down();
+      await page.mouse.move(at(0.4), y, { steps: 5 });
+      await page.mouse.up();
+      await plot
+        .filter({ has: page.locator(".plot-tools button:enabled", { hasText: "Whole recording" }) })
+        .waitFor();
+      const zoomed = await view();
+      expect(zoomed.from).to.be.closeTo(timeAt(0.25), 0.1);
+      expect(zoomed.to).to.be.closeTo(timeAt(0.4), 0.1);
+      expect(await page.locator("#plot .rep-mark").count()).to.be.within(2, 5);
+      const spans = (await page.evaluate(
+        `[...document.querySelectorAll("#plot .u-over")].map((o) => { const r = o.getBoundingClientRect(); return Math.round(r.left) + "-" + Math.round(r.right); })`,
+      )) as string[];
+      expect(new Set(spans).size, `the panels' time axes line up: ${spans}`).to.equal(1);
+
+      // Click: the time cursor moves there, with the slider, its readout and the skeleton.
+      const skeleton = () => page.evaluate("document.querySelector('#skeleton').toDataURL()");
+      const before = await skeleton();
+      await page.mouse.click(at(0.5), y);
+      const wanted = timeAt(0.5, zoomed);
+      await page
+        .locator("#cursor")
+        .filter({ hasNot: page.locator("[hidden]") })
+        .waitFor();
+      expect(Number(await page.getAttribute("#cursor", "data-t"))).to.be.closeTo(wanted, 0.05);
+      expect(Number((await page.textContent("#scrub-time"))?.replace(" s", ""))).to.be.closeTo(
+        wanted,
+        0.05,
+      );
+      expect(await skeleton()).to.not.equal(before);
+      const cursorBox = await page.locator("#cursor").boundingBox();
+      expect(cursorBox?.x).to.be.closeTo(at(0.5), 3);
+
+      await page.getByRole("button", { name: "Whole recording" }).click();
+      expect((await view()).from).to.equal(whole.from);
+      expect(await page.locator("#plot .rep-mark").count()).to.equal(10);
+      // Fewer signals on request, more a click away.
+      await page.locator("#plot .plot-picker summary").click();
+      await page.locator("#plot .pick-list label", { hasText: /^ hips$/ }).click();
+      await plot.filter({ has: page.locator(".plot-panel[data-signal='hips']") }).waitFor();
+      expect(await plot.getAttribute("data-panels")).to.equal("8");
+      await page.locator("#plot .pick-list label", { hasText: /^ hips$/ }).click();
+      await page.locator("#plot .plot-picker summary").click();
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 1000 });
+    }
   });
 
   it("uploads a plain JSONL recording and runs it, naming the line it could not read", async () => {
@@ -591,7 +792,12 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     const text = gunzipSync(readFileSync(join(RECORDINGS, "m01_s03.jsonl.gz"))).toString("utf8");
     const lines = text.trimEnd().split("\n");
     writeFileSync(file, `${lines.join("\n")}\nnot a frame\n`);
+    expect(await page.textContent("#bench-source")).to.equal(
+      "Runs the bundled m01_s01 (deep squat).",
+    );
     await page.setInputFiles("#upload", file);
+    // Which one runs is said: the file, until the bundled one is chosen again.
+    expect(await page.textContent("#bench-source")).to.equal("Runs your file my-squats.jsonl.");
     await page.getByRole("button", { name: /^Run/ }).click();
     await page
       .locator("#bench-status")
@@ -602,7 +808,35 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     );
     expect(await page.textContent("#count")).to.equal("10");
     expect(await page.textContent("#warnings")).to.contain(`line ${lines.length + 1}: not JSON`);
+    expect(await page.textContent("#result-caption")).to.equal(
+      "Last run: my-squats.jsonl with version 1 of Studio squat.",
+    );
     await shot("3-upload-run");
+  });
+
+  it("a run refused for the MoveSpec's errors takes the last result off the screen", async () => {
+    expect(await page.locator("#result").isVisible()).to.equal(true);
+    await page
+      .locator(".cm-line")
+      .nth(LINE - 1)
+      .click();
+    await page.keyboard.press("Home");
+    await page.keyboard.type("x");
+    await page.locator("#issues li.error").first().waitFor();
+    await page.getByRole("button", { name: /^Run/ }).click();
+    await page
+      .locator("#bench-status")
+      .filter({ hasText: "Fix the MoveSpec's errors first (listed under Problems)." })
+      .waitFor();
+    expect(await page.locator("#result").isHidden()).to.equal(true);
+    await page
+      .locator(".cm-line")
+      .nth(LINE - 1)
+      .click();
+    await page.keyboard.press("Home");
+    await page.keyboard.press("Delete");
+    await page.locator("#issues li.ok").waitFor();
+    expect(await page.getByRole("button", { name: /Save draft/ }).isDisabled()).to.equal(true);
   });
 
   it("a run whose frames are all refused is no success; a failed run takes the last result off the screen", async () => {
@@ -632,6 +866,62 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     await page.getByRole("button", { name: /^Run/ }).click();
     await status.filter({ hasText: /^Run failed/ }).waitFor({ timeout: 60_000 });
     expect(await page.locator("#result").isHidden()).to.equal(true);
+  });
+
+  it("shows what a catalogue entry is, and copies a public MoveSpec into the project as a new draft", async () => {
+    // Another project publishes a lunge, released.
+    const author = await createProjectWithToken(system);
+    const theirs = async (path: string, body?: unknown) => {
+      const response = await fetch(`${system.gatewayUrl}${path}`, {
+        method: body === undefined ? "POST" : path.endsWith("/draft") ? "PUT" : "POST",
+        headers: { authorization: `Bearer ${author.token}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return (await response.json()) as Record<string, string>;
+    };
+    const shared = await theirs("/api/movespecs", {
+      name: "Shared lunge",
+      project_id: author.projectId,
+      visibility: "public",
+      description: "Forward lunges, counted per leg.",
+    });
+    const yaml = readFileSync(join(ROOT, "examples/movespecs/squat.yaml"), "utf8");
+    await theirs(`/api/movespecs/${shared.movespec_id}/draft`, { yaml_source: yaml });
+    const version = await theirs(`/api/movespecs/${shared.movespec_id}/versions`);
+    await theirs(
+      `/api/movespecs/${shared.movespec_id}/versions/${version.movespec_version_id}/release`,
+    );
+
+    // The catalogue learns of it within a second or two (the authoring relay).
+    const entry = page.locator("#catalogue li", { hasText: "Shared lunge" });
+    await page.getByLabel("Search", { exact: true }).fill("shared lunge");
+    for (let tries = 0; tries < 40 && !(await entry.isVisible()); tries++) {
+      await page.getByRole("button", { name: "Search", exact: true }).click();
+      await page.waitForTimeout(250);
+    }
+    expect(await entry.textContent())
+      .to.contain("Forward lunges, counted per leg.")
+      .and.contain(`project ${author.projectId.slice(0, 8)}`)
+      .and.contain("released")
+      .and.contain("★ 0");
+
+    await entry.getByRole("button", { name: "Copy Shared lunge to my project" }).click();
+    await page
+      .locator("#editor-status")
+      .filter({ hasText: /^Copied version 1 of Shared lunge into Shared lunge \(copy\)/ })
+      .waitFor();
+    expect(await page.textContent("#spec-title")).to.equal("Shared lunge (copy)");
+    const copyId = (await page.getAttribute("#editor-panel", "data-movespec-id")) ?? "";
+    expect(copyId).to.not.equal(shared.movespec_id);
+    const copy = await api(`/api/movespecs/${copyId}`);
+    expect(copy.body).to.include({
+      visibility: "private",
+      project_id: system.devCredentials?.project_id,
+    });
+    expect((await api(`/api/movespecs/${copyId}/draft`)).body.yaml_source).to.equal(yaml);
+    // Editable, and listed among the project's own.
+    expect(await page.locator(".cm-content").getAttribute("contenteditable")).to.equal("true");
+    await page.locator("#mine li", { hasText: "Shared lunge (copy)" }).waitFor();
   });
 
   it("streams the camera through the pose model to a live session, and shows the events", async () => {
@@ -734,6 +1024,36 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     ).to.deep.equal([]);
     await page.getByRole("button", { name: "Stop camera" }).click();
     await status.filter({ hasText: /^Stopped: completed/ }).waitFor({ timeout: 30_000 });
+  });
+
+  it("says nobody is in view when the camera shows nobody", async () => {
+    // The camera is an empty grey picture (a canvas's stream): the pose model finds no person.
+    await page.evaluate(`{
+      const canvas = document.createElement("canvas");
+      canvas.width = 640;
+      canvas.height = 480;
+      const g = canvas.getContext("2d");
+      const paint = () => { g.fillStyle = "#8a8a8a"; g.fillRect(0, 0, 640, 480); };
+      paint();
+      window.blankCamera = setInterval(paint, 100);
+      window.realGetUserMedia = navigator.mediaDevices.getUserMedia.bind(navigator.mediaDevices);
+      navigator.mediaDevices.getUserMedia = async () => canvas.captureStream(15);
+    }`);
+    const status = page.locator("#camera-status");
+    try {
+      await page.getByRole("button", { name: "Start camera" }).click();
+      await status
+        .filter({ hasText: /^Live: ([5-9]|\d\d+) frames sent/ })
+        .waitFor({ timeout: 60_000 });
+      expect(await status.textContent()).to.match(
+        /^Live: \d+ frames sent \(0 with a pose: nobody in view\)/,
+      );
+      await page.getByRole("button", { name: "Stop camera" }).click();
+      await status.filter({ hasText: /^Stopped: / }).waitFor({ timeout: 30_000 });
+    } finally {
+      await page.evaluate(`clearInterval(window.blankCamera);
+        navigator.mediaDevices.getUserMedia = window.realGetUserMedia;`);
+    }
   });
 
   it("fits a narrow screen, with no console error, no CSP violation and nothing fetched elsewhere", async () => {

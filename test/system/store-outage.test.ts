@@ -76,6 +76,10 @@ describe("a store outage (whole system)", function () {
         name: "GET /api/projects/{own}",
         call: () => call("GET", `/api/projects/${tenant.projectId}`),
       },
+      {
+        name: "GET /api/projects/{own}/movespecs",
+        call: () => call("GET", `/api/projects/${tenant.projectId}/movespecs`),
+      },
       // A query of its own each time: no cache in front of the catalogue may answer for it.
       { name: "GET /api/movespecs", call: () => call("GET", `/api/movespecs?q=outage${++query}`) },
       {

@@ -2,6 +2,7 @@ import {
   type Draft,
   type Issue,
   type MoveSpec,
+  type ProjectMoveSpec,
   type ValidateDraftResponse,
   type Version,
   Visibility,
@@ -10,6 +11,7 @@ import type { Entry } from "../../../proto/gen/catalogue/v1/catalogue_pb.js";
 import type {
   DraftJson,
   MoveSpecJson,
+  ProjectMoveSpecJson,
   ValidationIssueJson,
   ValidationResultJson,
   VersionJson,
@@ -48,6 +50,20 @@ export function moveSpecJson(movespec: MoveSpec | Entry, starCount?: number): Mo
     current_released_version_id: movespec.currentReleasedVersionId || undefined,
     description: movespec.description || undefined,
     star_count: "starCount" in movespec ? movespec.starCount : starCount,
+  });
+}
+
+/** A project's MoveSpec as its listing shows it; a star count only when the catalogue gave one. */
+export function projectMoveSpecJson(
+  item: ProjectMoveSpec,
+  starCounts: Readonly<Record<string, number>>,
+): ProjectMoveSpecJson {
+  const movespec = item.movespec;
+  if (!movespec) throw new Error("the service listed an item without its movespec");
+  return compact({
+    ...moveSpecJson(movespec, starCounts[movespec.movespecId]),
+    released_version_number: item.releasedVersionNumber,
+    draft_updated_at: requiredIso(item.draftUpdatedAt),
   });
 }
 

@@ -36,6 +36,8 @@ export interface PositionedIssue {
 
 export interface YamlEditor {
   readonly view: EditorView;
+  /** Puts the cursor at a 1-based line and column, in view, and the focus in the editor. */
+  goTo(line: number, column?: number): void;
   text(): string;
   setText(text: string): void;
   /** Replaces the text as one edit of its own, which undo takes back. */
@@ -56,11 +58,21 @@ export function createYamlEditor(options: {
   onChange: () => void;
   onIssues: (issues: readonly PositionedIssue[]) => void;
   keys: { save: () => void; run: () => void };
+  /** False while no MoveSpec is open: an empty editor is nothing to find fault with. */
+  active: () => boolean;
 }): YamlEditor {
+  /** The line last typed on (1-based), to name it when YAML blames the lines after it. */
+  let editedLine: number | undefined;
   const validate = linter(
     (view) => {
-      const result = load(view.state.doc.toString());
-      const issues = [...result.errors, ...result.warnings];
+      if (!options.active()) {
+        options.onIssues([]);
+        return [];
+      }
+      const text = view.state.doc.toString();
+      const result = load(text);
+      const indentation = indentationIssue(text, result.errors, editedLine);
+      const issues = [...(indentation ? [indentation] : []), ...result.errors, ...result.warnings];
       options.onIssues(issues);
       return issues.map((issue) => toDiagnostic(view.state.doc, issue));
     },
@@ -114,15 +126,26 @@ export function createYamlEditor(options: {
         ),
         typeOverLines,
         EditorView.updateListener.of((update) => {
-          if (update.docChanged) options.onChange();
+          if (!update.docChanged) return;
+          if (update.transactions.some((t) => t.isUserEvent("input") || t.isUserEvent("delete")))
+            editedLine = update.state.doc.lineAt(update.state.selection.main.head).number;
+          options.onChange();
         }),
       ],
     }),
   });
   return {
     view,
+    goTo(lineNumber, column = 1) {
+      const doc = view.state.doc;
+      const line = doc.line(Math.min(Math.max(lineNumber, 1), doc.lines));
+      const at = Math.min(line.from + Math.max(column - 1, 0), line.to);
+      view.dispatch({ selection: { anchor: at }, scrollIntoView: true });
+      view.focus();
+    },
     text: () => view.state.doc.toString(),
     setText(text) {
+      editedLine = undefined;
       // Not an edit to undo: undo must never bring back the previous MoveSpec's text into this
       // one (and Save write it to this draft). The history is emptied by taking it out and
       // putting it back.
@@ -195,5 +218,43 @@ export function toDiagnostic(doc: Text, issue: PositionedIssue): Diagnostic {
     severity: issue.severity,
     source: issue.code,
     message: issue.message,
+  };
+}
+
+const indentOf = (line: string) => /^ */.exec(line)?.[0].length ?? 0;
+const blank = (line: string | undefined) => line === undefined || /^\s*(#.*)?$/.test(line);
+
+/**
+ * YAML reports an over-indented line where the structure breaks, often lines after it (it takes
+ * the line as the start of a nested mapping), and says nothing at the line itself. When the text
+ * has YAML syntax errors, none of them on the line last typed on, and that line is indented
+ * unlike both its neighbours (the nearest lines with content above and below), this names it.
+ */
+export function indentationIssue(
+  text: string,
+  errors: readonly PositionedIssue[],
+  editedLine: number | undefined,
+): PositionedIssue | undefined {
+  if (editedLine === undefined) return undefined;
+  const syntax = errors.filter((e) => e.code === "YAML_SYNTAX");
+  if (syntax.length === 0 || syntax.some((e) => e.line === editedLine)) return undefined;
+  const lines = text.split("\n");
+  const line = lines[editedLine - 1];
+  if (blank(line)) return undefined;
+  let above = editedLine - 2;
+  while (above >= 0 && blank(lines[above])) above--;
+  let below = editedLine;
+  while (below < lines.length && blank(lines[below])) below++;
+  const own = indentOf(line);
+  const around = [above >= 0 ? lines[above] : undefined, lines[below]]
+    .filter((l): l is string => l !== undefined)
+    .map(indentOf);
+  if (around.length === 0 || around.includes(own)) return undefined;
+  return {
+    code: "YAML_INDENTATION",
+    severity: "error",
+    line: editedLine,
+    column: 1,
+    message: `this line is indented ${own} spaces, unlike the lines around it (${[...new Set(around)].join(" and ")}): YAML then misreads the lines after it, so the syntax errors below may come from here`,
   };
 }

@@ -1,5 +1,6 @@
 import type { SessionSummary } from "../../../movespec/engine/events.js";
 import type { DetectionEvent, MdsClient } from "../../../sdk/src/index.js";
+import { parseSummary } from "./outcome.js";
 import type { RecordedFrame } from "./recording.js";
 
 export interface ReplayOutcome {
@@ -62,9 +63,7 @@ export async function replayThroughService(
       sessionId: session.session_id,
       status: end.status,
       acceptedFrames: end.accepted_frames_total,
-      summary: end.terminal_outcome
-        ? (JSON.parse(end.terminal_outcome) as SessionSummary)
-        : undefined,
+      summary: parseSummary(end.terminal_outcome),
       events,
       notices,
     };

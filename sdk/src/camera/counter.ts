@@ -15,6 +15,8 @@ import { loaded } from "./video-file.js";
 export interface CounterStats {
   readonly frames: number;
   readonly framesWithPose: number;
+  /** Whether the latest frame held a person. */
+  readonly poseNow: boolean;
   /** Frames read per second of wall time since the start. */
   readonly framesPerSecond: number;
   /** The model's TensorFlow.js backend. */
@@ -114,6 +116,7 @@ function runLoop(
   const started = performance.now();
   let frames = 0;
   let framesWithPose = 0;
+  let poseNow = false;
   let running = true;
   let wakeStop: () => void = () => {};
   const stopped = new Promise<void>((resolve) => {
@@ -122,6 +125,7 @@ function runLoop(
   const stats = (): CounterStats => ({
     frames,
     framesWithPose,
+    poseNow,
     framesPerSecond: frames / Math.max((performance.now() - started) / 1000, 1e-3),
     backend: options.model.backend,
   });
@@ -138,7 +142,8 @@ function runLoop(
         keypoints,
       };
       frames++;
-      if (keypoints) framesWithPose++;
+      poseNow = keypoints !== null;
+      if (poseNow) framesWithPose++;
       await stream.send(frame);
       options.onFrame?.(frame, stats());
     }

@@ -137,13 +137,23 @@ export function chooseBackend(): "webgl" | "wasm" | "cpu" {
   }
 }
 
+/** A keypoint this sure is taken as seen (MoveNet's score; the service's own visibility check follows). */
+const SEEN_SCORE = 0.3;
+/**
+ * Keypoints that must be seen for a picture to hold a person. MoveNet always answers with a body,
+ * even for an empty room (a few keypoints guessed on the wall, at low scores): a picture with fewer
+ * than this is nobody in view (`keypoints: null`).
+ */
+export const MIN_SEEN_KEYPOINTS = 6;
+
 /**
  * One Human result as pose-frame keypoints: [x, y, 0, score] per COCO keypoint, x and y
- * normalised to the picture; null when no body was found.
+ * normalised to the picture; null when no body was found, or too little of one to be a person.
  */
 export function keypointsOf(result: Awaited<ReturnType<HumanLike["detect"]>>): number[][] | null {
   const body = result.body[0];
-  if (!body) return null;
+  const seen = body?.keypoints.filter((k) => k.score >= SEEN_SCORE).length ?? 0;
+  if (!body || seen < MIN_SEEN_KEYPOINTS) return null;
   const byName = new Map(body.keypoints.map((k) => [k.part, k]));
   return COCO_ORDER.map((name) => {
     const k = byName.get(name);

@@ -108,6 +108,48 @@ export interface Project {
   archived_at?: string;
 }
 
+/** One of a project's own MoveSpecs (any visibility, archived ones too), as its listing shows it. */
+export interface ProjectMoveSpec {
+  /** identifier */
+  movespec_id: string;
+  /** owning project */
+  project_id: string;
+  /** display name, 1 to 120 characters */
+  name: string;
+  /** creation time */
+  created_at: string;
+  /** last metadata or release-pointer update */
+  updated_at: string;
+  /** `delisted` is set only by moderation and cannot be set through the API */
+  visibility: "private" | "public" | "delisted";
+  /** present when the MoveSpec is no longer writable */
+  archived_at?: string;
+  /** the released version, when one was released */
+  current_released_version_id?: string;
+  /** up to 2,000 characters */
+  description?: string;
+  /** organization-level stars */
+  star_count?: number;
+  /** the released version's number, when one is released */
+  released_version_number?: number;
+  /** the draft's last save */
+  draft_updated_at: string;
+}
+
+/** A page of a project's own MoveSpecs. */
+export interface ProjectMoveSpecPage {
+  /** this page's entries */
+  items: ProjectMoveSpec[];
+  /** more entries exist beyond this page */
+  has_more: boolean;
+  /** page size used */
+  limit: number;
+  /** offset from the start of the result set */
+  offset: number;
+  /** number of matching entries */
+  total: number;
+}
+
 /** A MoveSpec: a YAML document, owned by a project, that defines a movement to detect. */
 export interface MoveSpec {
   /** identifier */
@@ -742,6 +784,11 @@ export interface Operations {
   getProject: { input: {
     project_id: string;
   }; output: Project };
+  /** GET /api/projects/{project_id}/movespecs: List the project's own MoveSpecs */
+  listProjectMoveSpecs: { input: {
+    project_id: string;
+    query?: { q?: string; sort?: "recent" | "name"; limit?: number; offset?: number };
+  }; output: ProjectMoveSpecPage };
   /** GET /api/movespecs: List and search the public catalogue */
   listMoveSpecs: { input: {
     query?: { q?: string; sort?: "recent" | "stars" | "name"; limit?: number; offset?: number };
@@ -821,6 +868,7 @@ export const OPERATIONS: Readonly<Record<OperationId, OperationSpec>> = {
   getHealthz: { method: "GET", path: "/healthz", status: 200, auth: "none", idempotencyKey: false, ifMatch: false },
   mintAccessToken: { method: "POST", path: "/api/auth/access-tokens", status: 200, auth: "none", idempotencyKey: false, ifMatch: false },
   getProject: { method: "GET", path: "/api/projects/{project_id}", status: 200, auth: "required", idempotencyKey: false, ifMatch: false },
+  listProjectMoveSpecs: { method: "GET", path: "/api/projects/{project_id}/movespecs", status: 200, auth: "required", idempotencyKey: false, ifMatch: false },
   listMoveSpecs: { method: "GET", path: "/api/movespecs", status: 200, auth: "optional", idempotencyKey: false, ifMatch: false },
   createMoveSpec: { method: "POST", path: "/api/movespecs", status: 201, auth: "required", idempotencyKey: true, ifMatch: false },
   getMoveSpec: { method: "GET", path: "/api/movespecs/{movespec_id}", status: 200, auth: "optional", idempotencyKey: false, ifMatch: false },
@@ -868,6 +916,11 @@ export abstract class OperationMethods {
   /** GET /api/projects/{project_id}: Load a project. */
   getProject(input: Operations["getProject"]["input"], options?: CallOptions): Promise<Operations["getProject"]["output"]> {
     return this.call("getProject", input, options);
+  }
+
+  /** GET /api/projects/{project_id}/movespecs: List the project's own MoveSpecs. */
+  listProjectMoveSpecs(input: Operations["listProjectMoveSpecs"]["input"], options?: CallOptions): Promise<Operations["listProjectMoveSpecs"]["output"]> {
+    return this.call("listProjectMoveSpecs", input, options);
   }
 
   /** GET /api/movespecs: List and search the public catalogue. */

@@ -1,13 +1,11 @@
-import type { CryptoKey, JSONWebKeySet } from "jose";
+import type { JSONWebKeySet } from "jose";
 import type { Logger } from "../../shared/logging/logger.js";
-import type { SigningAlgorithm } from "../../shared/tokens/token-config.js";
+import { type JwsKey, jwsKeyOf } from "./compact-jws.js";
 import type { KeySource, SourcedKey } from "./key-source.js";
-import { importPrivateKey, publicJwk } from "./signing-key.js";
+import { publicJwk } from "./signing-key.js";
 
-export interface Signer {
+export interface Signer extends JwsKey {
   readonly kid: string;
-  readonly alg: SigningAlgorithm;
-  readonly key: CryptoKey;
 }
 
 /**
@@ -29,7 +27,7 @@ export function createKeyRing(options: {
   let loadedAt = Number.NEGATIVE_INFINITY;
   let nextChangeAt = Number.POSITIVE_INFINITY;
   let loading: Promise<void> | undefined;
-  const imported = new Map<string, CryptoKey>();
+  const imported = new Map<string, JwsKey>();
 
   const load = (): Promise<void> => {
     loading ??= (async () => {
@@ -40,7 +38,7 @@ export function createKeyRing(options: {
         if (!signing) throw new Error("no signing key is active");
         let key = imported.get(signing.jwk.kid);
         if (!key) {
-          key = await importPrivateKey(signing.jwk);
+          key = jwsKeyOf(signing.jwk);
           imported.set(signing.jwk.kid, key);
         }
         if (signer?.kid !== signing.jwk.kid) {
@@ -50,7 +48,7 @@ export function createKeyRing(options: {
           );
         }
         keys = snapshot.keys;
-        signer = { kid: signing.jwk.kid, alg: signing.jwk.alg, key };
+        signer = { kid: signing.jwk.kid, ...key };
         jwks = { keys: keys.filter((k) => k.state.published).map((k) => publicJwk(k.jwk)) };
         jwksJson = JSON.stringify(jwks);
         loadedAt = at;

@@ -1,4 +1,4 @@
-import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
+import { exportJWK, generateKeyPair, type JWK } from "jose";
 import { newId } from "../../shared/ids/uuid-v7.js";
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from "../../shared/tokens/token-config.js";
 
@@ -36,8 +36,4 @@ export function parsePrivateJwk(value: unknown): PrivateSigningJwk {
 export function publicJwk(jwk: PrivateSigningJwk): JWK {
   const { kty, crv, x, y, kid, alg } = jwk;
   return { kty, crv, x, ...(y ? { y } : {}), kid, alg, use: "sig" };
-}
-
-export async function importPrivateKey(jwk: PrivateSigningJwk): Promise<CryptoKey> {
-  return (await importJWK(jwk, jwk.alg)) as CryptoKey;
 }

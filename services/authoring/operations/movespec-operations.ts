@@ -1,4 +1,5 @@
 import { create, fromJson, toJson } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import {
   type ArchiveMoveSpecRequest,
   type ArchiveProjectMoveSpecsRequest,
@@ -7,7 +8,12 @@ import {
   CreateMoveSpecResponseSchema,
   type DelistMoveSpecRequest,
   type GetMoveSpecRequest,
+  type ListProjectMoveSpecsRequest,
+  type ListProjectMoveSpecsResponse,
+  ListProjectMoveSpecsResponseSchema,
   type MoveSpec,
+  ProjectMoveSpecSchema,
+  ProjectSort,
   type ResyncCatalogueRequest,
   type SetVisibilityRequest,
   type UpdateMoveSpecRequest,
@@ -19,9 +25,11 @@ import { Code, serviceError } from "../../shared/errors/service-error.js";
 import { fingerprintOf } from "../../shared/idempotency/index.js";
 import { isUuid, newId } from "../../shared/ids/uuid-v7.js";
 import type { Called } from "../../shared/security/caller.js";
+import { SEARCH_QUERY_LIMITS } from "../../shared/text/search-words.js";
 import type { VisibilityName } from "../domain/access.js";
-import { checkDescription, checkName } from "../domain/limits.js";
+import { checkDescription, checkName, checkPage } from "../domain/limits.js";
 import { MOVESPEC_TEMPLATE } from "../domain/movespec-loader.js";
+import { queryWords, searchFieldsOf } from "../domain/search-fields.js";
 import type { MoveSpecDoc } from "../store/documents.js";
 import { draftMessage, moveSpecMessage, visibilityName } from "../to-proto.js";
 import type { AuthoringDeps } from "./deps.js";
@@ -50,6 +58,7 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
       name: fields.name,
       ...nameSkeletonFields(fields.name),
       ...(fields.description === undefined ? {} : { description: fields.description }),
+      ...searchFieldsOf(fields.name, fields.description),
       visibility: fields.visibility,
       created_at: now,
       updated_at: now,
@@ -189,6 +198,84 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
       return moveSpecMessage(doc);
     },
 
+    /**
+     * The caller's project's MoveSpecs, whatever their visibility (archived ones too): searched
+     * with the catalogue's words, sorted with a total order, paged. Any other project is
+     * PROJECT_NOT_FOUND, as the gateway's GET /api/projects/{id} answers it.
+     */
+    async listProject(
+      request: Called<ListProjectMoveSpecsRequest>,
+    ): Promise<ListProjectMoveSpecsResponse> {
+      const caller = request.caller;
+      if (!caller?.projectId) {
+        throw serviceError(
+          Code.Unauthenticated,
+          Reason.tokenMissing,
+          "a project-bound caller is required",
+        );
+      }
+      if (request.projectId !== caller.projectId) {
+        throw serviceError(Code.NotFound, Reason.projectNotFound, "project not found");
+      }
+      const page = checkPage(request.limit, request.offset);
+      const sort =
+        request.sort === ProjectSort.NAME
+          ? "name"
+          : request.sort === ProjectSort.RECENT || request.sort === ProjectSort.UNSPECIFIED
+            ? "recent"
+            : undefined;
+      if (!sort) {
+        throw serviceError(
+          Code.InvalidArgument,
+          Reason.fieldInvalid,
+          "sort must be recent or name",
+          {
+            field: "sort",
+          },
+        );
+      }
+      if ([...request.q].length > SEARCH_QUERY_LIMITS.length) {
+        throw serviceError(
+          Code.InvalidArgument,
+          Reason.fieldInvalid,
+          `q must be at most ${SEARCH_QUERY_LIMITS.length} characters`,
+          { field: "q", max_length: SEARCH_QUERY_LIMITS.length },
+        );
+      }
+      // One word more than allowed is enough to refuse: no need to split the rest.
+      const words = queryWords(request.q, SEARCH_QUERY_LIMITS.words + 1);
+      if (words.length > SEARCH_QUERY_LIMITS.words) {
+        throw serviceError(
+          Code.InvalidArgument,
+          Reason.fieldInvalid,
+          `q may hold at most ${SEARCH_QUERY_LIMITS.words} words`,
+          { field: "q", max_words: SEARCH_QUERY_LIMITS.words },
+        );
+      }
+      const { items, total } = await deps.movespecs.listProject({
+        projectId: caller.projectId,
+        words,
+        sort,
+        ...page,
+      });
+      const released = await deps.versions.numbersOf(
+        items.flatMap((doc) => doc.current_released_version_id ?? []),
+      );
+      return create(ListProjectMoveSpecsResponseSchema, {
+        items: items.map((doc) =>
+          create(ProjectMoveSpecSchema, {
+            movespec: moveSpecMessage(doc),
+            releasedVersionNumber: doc.current_released_version_id
+              ? released.get(doc.current_released_version_id)
+              : undefined,
+            draftUpdatedAt: timestampFromDate(doc.draft.updated_at),
+          }),
+        ),
+        total,
+        hasMore: page.offset + items.length < total,
+      });
+    },
+
     async setVisibility(request: SetVisibilityRequest): Promise<MoveSpec> {
       checkAudit(request);
       const visibility = visibilityName(request.visibility);
@@ -246,6 +333,11 @@ export function createMoveSpecOperations(deps: AuthoringDeps) {
         unset,
       );
       if (!updated) throw await refusalAfterFailedWrite(deps.movespecs, request.movespecId);
+      await deps.movespecs.setSearchFields(
+        updated._id,
+        updated,
+        searchFieldsOf(updated.name, updated.description),
+      );
       deps.relay.nudge();
       return moveSpecMessage(updated);
     },

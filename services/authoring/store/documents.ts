@@ -18,6 +18,14 @@ export interface MoveSpecDoc {
   /** Which table and algorithm made `name_skeleton` (confusables.ts, `skeletonVersion`). */
   name_skeleton_version?: string;
   description?: string;
+  /**
+   * The words of the name and description, the splitting's version and the folded name, for the
+   * project's listing (domain/search-fields.ts). Set with the name and description; absent on
+   * MoveSpecs stored before the fields, until the start-up backfill.
+   */
+  search_words?: string[];
+  search_words_version?: number;
+  name_key?: string;
   visibility: VisibilityName;
   created_at: Date;
   updated_at: Date;

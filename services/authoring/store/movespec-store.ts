@@ -1,5 +1,6 @@
-import type { AnyBulkWriteOperation, Db, UpdateFilter } from "mongodb";
+import type { AnyBulkWriteOperation, Collection, Db, Filter, UpdateFilter } from "mongodb";
 import { guardStore, insertUnique } from "../../shared/store/store-errors.js";
+import type { SearchFields } from "../domain/search-fields.js";
 import { type DraftDoc, METADATA_PROJECTION, type MoveSpecDoc } from "./documents.js";
 
 export type NameSkeletonFields = Required<
@@ -12,6 +13,24 @@ const BACKFILL_BATCH = 500;
 export type DraftReplaceOutcome =
   | { kind: "replaced"; doc: MoveSpecDoc }
   | { kind: "missing" | "archived" | "revision_mismatch"; doc?: MoveSpecDoc };
+
+/** A page of a project's MoveSpecs: `words` must all be among a MoveSpec's search words. */
+export interface ProjectListing {
+  readonly projectId: string;
+  readonly words: readonly string[];
+  readonly sort: "recent" | "name";
+  readonly limit: number;
+  readonly offset: number;
+}
+
+/**
+ * The sorts of a project's listing, each ending with `_id` so that the order is total (pages never
+ * repeat or skip one), each served by an index that starts with project_id.
+ */
+export const PROJECT_SORTS = {
+  recent: { "draft.updated_at": -1, _id: 1 },
+  name: { name_key: 1, _id: 1 },
+} as const satisfies Record<ProjectListing["sort"], Record<string, 1 | -1>>;
 
 /** MoveSpec documents (metadata, draft, catalogue outbox flag). */
 export interface MoveSpecStore {
@@ -69,6 +88,35 @@ export interface MoveSpecStore {
   }): Promise<number>;
   /** Stores the skeleton fields if the MoveSpec's name is still `name` (a rename sets its own). */
   setNameSkeleton(id: string, name: string, fields: NameSkeletonFields): Promise<void>;
+  /** Stores the search fields if the MoveSpec's text is still `name` and `description`. */
+  setSearchFields(
+    id: string,
+    text: { name: string; description?: string },
+    fields: SearchFields,
+  ): Promise<void>;
+  /** One page of a project's MoveSpecs (metadata only) and how many match in all. */
+  listProject(listing: ProjectListing): Promise<{ items: MoveSpecDoc[]; total: number }>;
+  /**
+   * Gives every MoveSpec whose search fields were not made by `version` (one stored before them,
+   * or split another way) the ones `of` makes; returns how many were changed. Neither revision nor
+   * catalogue flag: the catalogue keeps its own words.
+   */
+  backfillSearchFields(fields: {
+    of: (name: string, description: string | undefined) => SearchFields;
+    version: number;
+  }): Promise<number>;
+}
+
+/** The MoveSpec `id` while its name and description are still these. */
+function sameText(
+  id: string,
+  text: { name: string; description?: string | undefined },
+): Record<string, unknown> {
+  return {
+    _id: id,
+    name: text.name,
+    description: text.description === undefined ? { $exists: false } : text.description,
+  };
 }
 
 export function createMoveSpecStore(db: Db): MoveSpecStore {
@@ -80,6 +128,9 @@ export function createMoveSpecStore(db: Db): MoveSpecStore {
     async ensureIndexes() {
       await collection.createIndex({ catalogue_pending: 1 }, { name: "catalogue_pending" });
       await collection.createIndex({ project_id: 1, created_at: -1 }, { name: "project_created" });
+      for (const [name, sort] of Object.entries(PROJECT_SORTS)) {
+        await collection.createIndex({ project_id: 1, ...sort }, { name: `project_${name}` });
+      }
       // Every lookalike lookup is one equality on the skeleton, then on visibility: the
       // MoveSpecs sharing a skeleton are few, public ones fewer.
       await collection.createIndex(
@@ -176,43 +227,59 @@ export function createMoveSpecStore(db: Db): MoveSpecStore {
       return same ? null : lookalike;
     },
 
-    async backfillNameSkeletons(skeleton) {
-      const cursor = collection.find(
+    backfillNameSkeletons(skeleton) {
+      return rewriteInBatches(
+        collection,
         {
           visibility: "public",
           archived_at: { $exists: false },
           name_skeleton_version: { $ne: skeleton.version },
         },
-        { projection: { _id: 1, name: 1 } },
-      );
-      let changed = 0;
-      let batch: AnyBulkWriteOperation<MoveSpecDoc>[] = [];
-      const flush = async () => {
-        if (batch.length === 0) return;
-        changed += (await collection.bulkWrite(batch, { ordered: false })).modifiedCount;
-        batch = [];
-      };
-      for await (const doc of cursor) {
-        batch.push({
-          updateOne: {
-            // Only if the name is still the one read: a rename since then set its own skeleton.
-            filter: { _id: doc._id, name: doc.name },
-            update: {
-              $set: {
-                name_skeleton: skeleton.of(doc.name),
-                name_skeleton_version: skeleton.version,
-              },
-            },
+        { _id: 1, name: 1 },
+        // Only if the name is still the one read: a rename since then set its own skeleton.
+        (doc) => ({
+          filter: { _id: doc._id, name: doc.name },
+          update: {
+            $set: { name_skeleton: skeleton.of(doc.name), name_skeleton_version: skeleton.version },
           },
-        });
-        if (batch.length >= BACKFILL_BATCH) await flush();
-      }
-      await flush();
-      return changed;
+        }),
+      );
     },
 
     async setNameSkeleton(id, name, fields) {
       await collection.updateOne({ _id: id, name }, { $set: fields });
+    },
+
+    async setSearchFields(id, text, fields) {
+      await collection.updateOne(sameText(id, text), { $set: { ...fields } });
+    },
+
+    async listProject(listing) {
+      const filter: Record<string, unknown> = { project_id: listing.projectId };
+      if (listing.words.length > 0) filter.search_words = { $all: [...listing.words] };
+      const [items, total] = await Promise.all([
+        collection
+          .find(filter, { projection: { ...METADATA_PROJECTION, search_words: 0 } })
+          .sort(PROJECT_SORTS[listing.sort])
+          .skip(listing.offset)
+          .limit(listing.limit)
+          .toArray(),
+        collection.countDocuments(filter),
+      ]);
+      return { items, total };
+    },
+
+    backfillSearchFields(fields) {
+      return rewriteInBatches(
+        collection,
+        { search_words_version: { $ne: fields.version } },
+        { _id: 1, name: 1, description: 1 },
+        // Only if the text is still the one read: an update since then set its own fields.
+        (doc) => ({
+          filter: sameText(doc._id, doc),
+          update: { $set: { ...fields.of(doc.name, doc.description) } },
+        }),
+      );
     },
 
     async markAllCataloguePending(id) {
@@ -222,4 +289,29 @@ export function createMoveSpecStore(db: Db): MoveSpecStore {
       return result.matchedCount;
     },
   });
+}
+
+/**
+ * Rewrites the documents `filter` selects, BACKFILL_BATCH at a time (a start-up backfill of
+ * thousands of documents in a few round trips); answers how many changed.
+ */
+async function rewriteInBatches(
+  collection: Collection<MoveSpecDoc>,
+  filter: Filter<MoveSpecDoc>,
+  projection: Record<string, 1>,
+  rewrite: (doc: MoveSpecDoc) => { filter: Filter<MoveSpecDoc>; update: UpdateFilter<MoveSpecDoc> },
+): Promise<number> {
+  let changed = 0;
+  let batch: AnyBulkWriteOperation<MoveSpecDoc>[] = [];
+  const flush = async () => {
+    if (batch.length === 0) return;
+    changed += (await collection.bulkWrite(batch, { ordered: false })).modifiedCount;
+    batch = [];
+  };
+  for await (const doc of collection.find(filter, { projection })) {
+    batch.push({ updateOne: rewrite(doc as MoveSpecDoc) });
+    if (batch.length >= BACKFILL_BATCH) await flush();
+  }
+  await flush();
+  return changed;
 }

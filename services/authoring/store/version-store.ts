@@ -20,6 +20,8 @@ export interface VersionStore {
   /** Newest first. */
   list(movespecId: string, limit: number, offset: number): Promise<VersionDoc[]>;
   count(movespecId: string): Promise<number>;
+  /** The numbers of the given versions (unknown ids are left out). */
+  numbersOf(ids: readonly string[]): Promise<Map<string, number>>;
 }
 
 export function createVersionStore(db: Db): VersionStore {
@@ -88,5 +90,13 @@ export function createVersionStore(db: Db): VersionStore {
         .toArray(),
 
     count: (movespecId) => collection.countDocuments({ movespec_id: movespecId }),
+
+    async numbersOf(ids) {
+      if (ids.length === 0) return new Map();
+      const found = await collection
+        .find({ _id: { $in: [...ids] } }, { projection: { version_number: 1 } })
+        .toArray();
+      return new Map(found.map((version) => [version._id, version.version_number]));
+    },
   });
 }

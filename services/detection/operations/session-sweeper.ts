@@ -10,8 +10,8 @@ import type { SessionSettlement } from "./session-settlement.js";
  * The timers of the lifecycle that must survive restarts and work across replicas: every
  * `intervalMs`, the replica holding the `session-sweeper` lock ends the sessions that are due
  * (attach timeout, idle timeout, maximum duration, finalizing) and that no live replica holds.
- * Attached sessions are timed by their owner (owned-session.ts); the sweeper covers the rest,
- * including sessions whose owner died.
+ * Attached sessions are timed by their owner (stream/session-lifecycle.ts); the sweeper covers
+ * the rest, including sessions whose owner died.
  */
 export interface SessionSweeper {
   start(): void;

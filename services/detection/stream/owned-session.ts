@@ -1,39 +1,20 @@
-import type {
-  DetectionEvent,
-  Engine,
-  PackedFrames,
-  PushManyResult,
-} from "../../../movespec/index.js";
+import type { Engine, PackedFrames } from "../../../movespec/index.js";
 import type { Logger } from "../../shared/logging/logger.js";
 import type { DetectionConfig } from "../config.js";
 import type { SessionMode, SessionStatus } from "../domain/session-document.js";
-import { finalSummary, summaryEventOf } from "../domain/session-summary.js";
-import { CloseCode, EndReason, StreamError, StreamWarning } from "../reasons.js";
+import { StreamWarning } from "../reasons.js";
 import type { RecordStore } from "../store/record-store.js";
-import type { SessionStore, TerminalWrite } from "../store/session-store.js";
-import { createFrameRateLimiter, type FrameRateLimiter } from "./frame-rate-limiter.js";
-import { eventsToResend, RecentEvents, type SentEvent } from "./recent-events.js";
+import type { SessionStore } from "../store/session-store.js";
+import { Checkpoints } from "./checkpoints.js";
+import { FlowControl, type PauseCause } from "./flow-control.js";
+import { FrameIntake, RATE_EXCEEDED } from "./frame-intake.js";
+import { Outbox } from "./outbox.js";
+import type { SentEvent } from "./recent-events.js";
 import { RecordLedger } from "./record-ledger.js";
-import {
-  ackMessage,
-  endMessage,
-  errorMessage,
-  eventMessage,
-  summaryEventMessage,
-  warningMessage,
-} from "./stream-messages.js";
+import { ENDINGS, type ReleaseReason, SessionLifecycle } from "./session-lifecycle.js";
 import type { StreamMetrics } from "./stream-metrics.js";
+import type { StreamSink } from "./stream-sink.js";
 import type { TurnQueue } from "./turn-queue.js";
-
-/** The client end of an attachment, as the session sees it (a websocket in production). */
-export interface StreamSink {
-  send(message: string): void;
-  close(code: number, reason: string): void;
-  pauseReading(): void;
-  resumeReading(): void;
-  /** Bytes queued towards the client and not yet written to the network. */
-  readonly bufferedAmount: number;
-}
 
 export interface OwnedSessionInit {
   readonly sessionId: string;
@@ -57,87 +38,84 @@ export interface OwnedSessionDeps {
   readonly config: Pick<DetectionConfig, "limits" | "durability">;
   readonly logger: Logger;
   readonly metrics: StreamMetrics;
-  /** Called once the session is no longer processed here (it may still be writing). */
-  readonly onGone: (session: OwnedSession) => void;
-  /** Completes a session this replica let go of while it was finalizing. */
+  /** Called once the session is no longer processed here (its last write is done). */
+  readonly onDetached: (session: OwnedSession) => void;
+  /** Hands a session to settlement, which completes it (./session-lifecycle.ts says when). */
   readonly settleLater: (sessionId: string) => void;
   /** The replica's turns for heavy steps (a session's end), one step per event-loop turn. */
   readonly turns: TurnQueue;
   readonly now?: () => number;
 }
 
-/** Most warnings sent for one message; the rest are summed up in one more. */
-const MAX_WARNINGS_PER_MESSAGE = 16;
-const DRAIN_POLL_MS = 5;
-
-type State = "open" | "ending" | "gone";
-export type PauseCause = "unacked" | "outbound";
-
 /**
- * One session attached on this replica, under its lease: the engine, the client, checkpoints
- * and acks, flow control, limits and the session's end. Frames are evaluated synchronously as
- * they arrive, so nothing queues in memory: when the engine is slower than the client, the
- * socket is simply read more slowly (TCP pushes back on the client).
+ * One session attached on this replica, under its lease (README.md): what comes in goes to its
+ * parts, and what they find comes back here to be acted on. Frame intake (./frame-intake.ts),
+ * what the client is told (./outbox.ts), checkpoints and acks (./checkpoints.ts), reading
+ * stopped and resumed (./flow-control.ts), and the attachment's life and ways to stop
+ * (./session-lifecycle.ts: end, release, abandon).
  */
 export class OwnedSession {
   readonly sessionId: string;
   readonly epoch: number;
-  private readonly mode: SessionMode;
-  private status: SessionStatus;
-  /** The first frame's time, once this attachment accepted one (see TerminalWrite.started_at). */
-  private startedAt: Date | undefined;
-  private readonly expiresAt: number;
   private readonly engine: Engine;
-  private readonly ledger: RecordLedger;
-  private readonly sink: StreamSink;
-  private readonly limiter: FrameRateLimiter | undefined;
   private readonly now: () => number;
-  private readonly suppressEventsUpTo: number;
-  private readonly reportedLastEventSeq: number | undefined;
-  private readonly recentEvents: RecentEvents;
-  private state: State = "open";
-  private durableAccepted: number;
-  private lastCheckpointAt: number;
-  private lastActivityAt: number;
-  private checkpointing: Promise<void> | undefined;
-  private letGo: Promise<void> | undefined;
-  private ending: Promise<void> | undefined;
-  private readonly paused = new Set<PauseCause>();
-  private drainTimer: NodeJS.Timeout | undefined;
+  private readonly outbox: Outbox;
+  private readonly intake: FrameIntake;
+  private readonly checkpoints: Checkpoints;
+  private readonly flow: FlowControl;
+  private readonly lifecycle: SessionLifecycle;
 
-  constructor(
-    init: OwnedSessionInit,
-    private readonly deps: OwnedSessionDeps,
-  ) {
-    this.now = deps.now ?? Date.now;
+  constructor(init: OwnedSessionInit, deps: OwnedSessionDeps) {
+    const { config, metrics, logger, store } = deps;
+    const now = deps.now ?? Date.now;
+    const at = now();
     this.sessionId = init.sessionId;
     this.epoch = init.epoch;
-    this.mode = init.mode;
-    this.status = init.status;
-    this.expiresAt = init.expiresAt.getTime();
     this.engine = init.engine;
-    this.ledger = new RecordLedger(deps.records, init.sessionId, init.epoch, init.recordChunks);
-    this.sink = init.sink;
-    // A client cannot have seen events the session has not produced yet: a last_event_seq past
-    // the engine's last event (a stale or foreign value) must not silence the events to come.
-    const seen =
-      init.lastEventSeq === undefined
-        ? undefined
-        : Math.min(init.lastEventSeq, init.engine.lastEventSeq);
-    this.suppressEventsUpTo = seen ?? 0;
-    this.reportedLastEventSeq = seen;
-    this.recentEvents = new RecentEvents(init.recentEvents);
-    this.durableAccepted = init.engine.acceptedFrames;
-    this.lastActivityAt = this.now();
-    // Sessions often start together (a class, a benchmark): spread their checkpoints over the
-    // interval rather than writing them all at the same moments.
-    this.lastCheckpointAt =
-      this.lastActivityAt - Math.random() * deps.config.durability.checkpointIntervalMs;
-    const { limits } = deps.config;
-    this.limiter =
-      init.mode === "live"
-        ? createFrameRateLimiter(limits.liveMaxFps, limits.liveBurstFrames)
-        : undefined;
+    this.now = now;
+    this.flow = new FlowControl(init.sink, config.durability);
+    this.outbox = new Outbox({
+      sink: init.sink,
+      metrics,
+      mode: init.mode,
+      lastEventSeq: init.lastEventSeq,
+      engineLastEventSeq: init.engine.lastEventSeq,
+      recentEvents: init.recentEvents,
+    });
+    this.intake = new FrameIntake(init.engine, this.outbox, metrics, config.limits, init.mode);
+    this.checkpoints = new Checkpoints({
+      sessionId: init.sessionId,
+      epoch: init.epoch,
+      engine: init.engine,
+      ledger: new RecordLedger(deps.records, init.sessionId, init.epoch, init.recordChunks),
+      store,
+      metrics,
+      logger,
+      durability: config.durability,
+      now,
+      at,
+      lastActivityAt: () => this.lifecycle.lastActivityAt,
+      recentEvents: () => this.outbox.recent(),
+    });
+    this.lifecycle = new SessionLifecycle({
+      sessionId: init.sessionId,
+      epoch: init.epoch,
+      status: init.status,
+      expiresAt: init.expiresAt,
+      at,
+      engine: init.engine,
+      outbox: this.outbox,
+      checkpoints: this.checkpoints,
+      flow: this.flow,
+      store,
+      records: deps.records,
+      limits: config.limits,
+      logger,
+      turns: deps.turns,
+      now,
+      detached: () => deps.onDetached(this),
+      settleLater: deps.settleLater,
+    });
   }
 
   /**
@@ -146,24 +124,11 @@ export class OwnedSession {
    * `ready`, before any frame of this attachment.
    */
   resendUnseenEvents(): void {
-    const { events, lost } = eventsToResend(
-      this.recentEvents.list(),
-      this.reportedLastEventSeq,
-      this.engine.lastEventSeq,
-    );
-    if (lost) {
-      this.sink.send(
-        warningMessage(
-          StreamWarning.eventsNotResent,
-          `events ${lost.from} to ${lost.to} were sent before the disconnect and are no longer kept (the session's summary still counts them)`,
-        ),
-      );
-    }
-    for (const event of events) this.sink.send(event.message);
+    this.outbox.resendUnseenEvents(this.engine.lastEventSeq);
   }
 
   get isOpen(): boolean {
-    return this.state === "open";
+    return this.lifecycle.isOpen;
   }
 
   get acceptedFramesTotal(): number {
@@ -175,7 +140,7 @@ export class OwnedSession {
   }
 
   get pausedCauses(): ReadonlySet<PauseCause> {
-    return this.paused;
+    return this.flow.causes;
   }
 
   get topology(): string {
@@ -188,519 +153,98 @@ export class OwnedSession {
 
   /** Any message from the client keeps the session from idling out. */
   touch(): void {
-    this.lastActivityAt = this.now();
+    this.lifecycle.touch(this.now());
   }
 
   /** A `frame` (one) or `frames` (a batch) message. */
   onFrames(frames: unknown[]): void {
-    if (this.state !== "open") return;
+    if (!this.takesFrames()) return;
     // When the frames reached the session: the frame-to-event latency metric starts here.
     const received = performance.now();
     const at = this.now();
-    // Only a live session's rate counts frames: a replay's are not looked at here.
-    const fresh = this.limiter ? newJsonFrames(frames, this.engine.lastSeq) : 0;
-    const room = this.admit(frames.length, at, fresh);
-    if (room < 0) return;
-    const batch = frames.length > room ? frames.slice(0, room) : frames;
-    const before = this.engine.acceptedFrames;
-    if (batch.length === 1) {
-      const result = this.engine.push(batch[0]);
-      if (result.ok) this.sendEvents(result.events, received);
-      else if (result.reason !== "SEQ_NOT_INCREASING") {
-        this.deps.metrics.framesRejected.inc();
-        this.sink.send(warningMessage(result.reason, result.message, seqOf(batch[0])));
-      }
-    } else if (batch.length > 1) {
-      const result = this.engine.pushMany(batch);
-      this.sendEvents(result.events, received);
-      this.sendRejections(result.rejected);
-    }
-    // Beyond the limit only new frames count: resends of accepted ones are still ignored.
-    const newBeyond =
-      frames.length > room &&
-      frames.slice(room).some((f) => (seqOf(f) ?? -1) > this.engine.lastSeq);
-    this.afterFrames(at, before, newBeyond);
+    this.afterFrames(at, this.intake.takeJson(frames, at, received));
   }
 
   /** A binary frames message, its header checked (./binary-frames.ts). */
   onPackedFrames(frames: PackedFrames): void {
-    if (this.state !== "open") return;
+    if (!this.takesFrames()) return;
     const received = performance.now();
     const at = this.now();
-    const fresh = this.limiter ? newPackedFrames(frames, this.engine.lastSeq) : 0;
-    const room = this.admit(frames.count, at, fresh);
-    if (room < 0) return;
-    const before = this.engine.acceptedFrames;
-    const result = this.engine.pushPacked(
-      frames.count > room ? { ...frames, count: room } : frames,
-    );
-    this.sendEvents(result.events, received);
-    this.sendRejections(result.rejected);
-    let newBeyond = false;
-    const frameBytes = packedFrameBytes(frames);
-    for (let i = room; i < frames.count && !newBeyond; i++) {
-      newBeyond =
-        frames.view.getFloat64(frames.offset + i * frameBytes, true) > this.engine.lastSeq;
-    }
-    this.afterFrames(at, before, newBeyond);
-  }
-
-  /**
-   * How many of a message's `count` frames the session takes (the rest would pass its frame
-   * limit), or -1 when it takes none: finalizing (a warning), or a live client over its rate.
-   * Only the `fresh` frames (seq above the last accepted) count against the rate: resends after
-   * a reconnect are ignored, and the contract says resending is safe.
-   */
-  private admit(count: number, at: number, fresh: number): number {
-    if (this.status === "finalizing") {
-      this.sink.send(
-        warningMessage(
-          StreamWarning.sessionFinalizing,
-          "the session is finalizing: frames are ignored",
-        ),
-      );
-      return -1;
-    }
-    if (this.limiter && fresh > 0 && !this.limiter.take(fresh, at)) {
-      this.rateLimited();
-      return -1;
-    }
-    return Math.min(
-      count,
-      Math.max(this.deps.config.limits.maxFrames - this.engine.acceptedFrames, 0),
-    );
-  }
-
-  /** After a message's frames: counts, the first frame's status, the frame limit, checkpoints. */
-  private afterFrames(at: number, acceptedBefore: number, newBeyondLimit: boolean): void {
-    const accepted = this.engine.acceptedFrames - acceptedBefore;
-    if (accepted > 0) this.deps.metrics.framesAccepted.inc(accepted);
-    if (accepted > 0 && this.status === "created") {
-      this.status = "streaming";
-      this.startedAt = new Date(at);
-      this.deps.store
-        .markStreaming(this.sessionId, this.epoch, this.startedAt)
-        .catch((error) =>
-          this.deps.logger.warn(
-            { err: error, session_id: this.sessionId },
-            "streaming status not saved",
-          ),
-        );
-    }
-    if (newBeyondLimit) {
-      void this.end(
-        "failed",
-        EndReason.frameLimit,
-        "the session reached its frame limit",
-        CloseCode.policy,
-      );
-      return;
-    }
-    this.afterInput(at);
+    this.afterFrames(at, this.intake.takePacked(frames, at, received));
   }
 
   /** The client's `finalize`, the API's finalize (NotifyFinalize), or a checkpoint finding it. */
   finalize(): void {
-    if (this.state !== "open") return;
-    void this.end("completed");
+    void this.lifecycle.end(ENDINGS.completed);
   }
 
   /** Periodic: limits, idling, and time-based checkpoints of quiet sessions. */
   tick(): void {
-    if (this.state !== "open") return;
+    if (!this.lifecycle.isOpen) return;
     const at = this.now();
-    if (at >= this.expiresAt) {
-      void this.end(
-        "failed",
-        EndReason.maxDuration,
-        "the session reached its maximum duration",
-        CloseCode.policy,
-      );
-    } else if (at - this.lastActivityAt >= this.deps.config.limits.idleTimeoutMs) {
-      void this.end(
-        "cancelled",
-        EndReason.idleTimeout,
-        "no message for longer than the idle timeout",
-        CloseCode.normal,
-      );
-    } else if (
-      this.engine.acceptedFrames > this.durableAccepted &&
-      at - this.lastCheckpointAt >= this.deps.config.durability.checkpointIntervalMs
-    ) {
-      void this.checkpoint();
-    }
+    const ending = this.lifecycle.deadline(at);
+    if (ending) void this.lifecycle.end(ending);
+    else if (this.checkpoints.dueAt(at)) void this.checkpoint();
   }
 
   /**
    * Stops processing at once and lets go of the session: the client is closed (unless it is
    * already gone), progress is checkpointed and the lease released. Idempotent.
    */
-  release(reason: "client_gone" | "replaced" | "rate_limited" | "shutdown"): Promise<void> {
-    if (this.letGo) return this.letGo;
-    // The end is being written (the lease goes with it), or the session was let go already.
-    if (this.state === "ending") return this.ending ?? Promise.resolve();
-    if (this.state === "gone") return Promise.resolve();
-    this.state = "gone";
-    this.stopFlowTimers();
-    if (reason === "replaced") {
-      this.sink.send(
-        errorMessage(StreamError.replaced, "another attachment of this session took over"),
-      );
-      this.sink.close(CloseCode.replaced, "replaced by another attachment");
-    } else if (reason === "shutdown") {
-      this.sink.send(
-        errorMessage(
-          StreamError.serviceRestarting,
-          "the service is restarting: reconnect to resume",
-        ),
-      );
-      this.sink.close(CloseCode.goingAway, "service restarting");
-    }
-    this.letGo = this.writeAndLetGo();
-    return this.letGo;
+  release(reason: ReleaseReason): Promise<void> {
+    return this.lifecycle.release(reason);
   }
 
   /** Stops at once without writing anything (the lease is lost or this replica is fenced). */
   abandon(code: string, message: string, closeCode: number): void {
-    if (this.state !== "open") return;
-    this.state = "gone";
-    this.stopFlowTimers();
-    this.closeWith(code, message, closeCode);
-    this.deps.onGone(this);
-  }
-
-  private closeWith(code: string, message: string, closeCode: number): void {
-    this.sink.send(errorMessage(code, message));
-    this.sink.close(closeCode, code.toLowerCase());
-  }
-
-  private async writeAndLetGo(): Promise<void> {
-    try {
-      await this.checkpointing;
-      const status = await this.writeProgress(this.takeProgress(), true);
-      if (status === "finalizing") this.deps.settleLater(this.sessionId);
-    } catch (error) {
-      this.deps.logger.warn({ err: error, session_id: this.sessionId }, "final checkpoint failed");
-    } finally {
-      this.deps.onGone(this);
-    }
-  }
-
-  /** What a checkpoint writes: the records made since the last one are taken out of the engine. */
-  private takeProgress() {
-    return this.progress(this.ledger.take(this.engine));
-  }
-
-  private progress(recordChunks: number) {
-    const lastSeq = this.engine.lastSeq;
-    const engine = JSON.stringify(this.engine.snapshot());
-    this.deps.metrics.checkpointBytes.observe(engine.length);
-    return {
-      checkpoint: {
-        engine,
-        accepted_frames_total: this.engine.acceptedFrames,
-        last_seq: lastSeq,
-        at: new Date(this.now()),
-        record_chunks: recordChunks,
-        recent_events: this.recentEvents.list(),
-      },
-      accepted_frames_total: this.engine.acceptedFrames,
-      last_seq: lastSeq >= 0 ? lastSeq : undefined,
-      last_activity_at: new Date(this.lastActivityAt),
-    };
-  }
-
-  /**
-   * The records first (chunks the checkpoint will count), then the checkpoint under the lease.
-   * Undefined when the lease is lost (either write fenced).
-   */
-  private async writeProgress(
-    progress: ReturnType<OwnedSession["progress"]>,
-    release: boolean,
-  ): Promise<SessionStatus | undefined> {
-    if (!(await this.ledger.write())) return undefined;
-    const status = await this.deps.store.saveProgress(
-      this.sessionId,
-      this.epoch,
-      progress,
-      release,
-    );
-    if (status !== undefined) this.ledger.commit();
-    return status;
+    this.lifecycle.abandon(code, message, closeCode);
   }
 
   /** Writes a checkpoint (one at a time); on success the client gets an `ack` for it. */
   checkpoint(): Promise<void> {
-    if (this.checkpointing) return this.checkpointing;
-    if (this.state !== "open") return Promise.resolve();
-    const progress = this.takeProgress();
-    this.lastCheckpointAt = this.now();
-    this.checkpointing = (async () => {
-      try {
-        const status = await this.writeProgress(progress, false);
-        this.deps.metrics.checkpoints.inc({ result: status === undefined ? "lease_lost" : "ok" });
-        if (status === undefined) {
-          this.abandon(
-            StreamError.leaseLost,
-            "another attachment of this session took over",
-            CloseCode.replaced,
-          );
-          return;
-        }
-        this.durableAccepted = progress.accepted_frames_total;
-        if (this.state !== "open") return;
-        this.sink.send(ackMessage(progress.accepted_frames_total, progress.checkpoint.last_seq));
-        this.unpause("unacked");
-        if (status === "finalizing" && this.status !== "finalizing") {
-          this.status = "finalizing";
-          this.finalize();
-        }
-      } catch (error) {
-        this.deps.metrics.checkpoints.inc({ result: "failed" });
-        this.deps.logger.warn({ err: error, session_id: this.sessionId }, "checkpoint failed");
-      } finally {
-        this.checkpointing = undefined;
-      }
-    })();
-    return this.checkpointing;
+    const inFlight = this.checkpoints.inFlight;
+    if (inFlight) return inFlight;
+    if (!this.lifecycle.isOpen) return Promise.resolve();
+    return this.checkpoints.write(this.checkpointWritten);
   }
 
-  private afterInput(at: number): void {
-    const { durability } = this.deps.config;
-    const unacked = this.engine.acceptedFrames - this.durableAccepted;
-    if (
-      unacked >= durability.checkpointMaxFrames ||
-      (unacked > 0 && at - this.lastCheckpointAt >= durability.checkpointIntervalMs)
-    ) {
-      void this.checkpoint();
+  private readonly checkpointWritten = (
+    status: SessionStatus | undefined,
+    acceptedFramesTotal: number,
+    lastSeq: number,
+  ): void => {
+    if (status === undefined) this.lifecycle.leaseLost();
+    else if (this.lifecycle.isOpen) {
+      this.outbox.ack(acceptedFramesTotal, lastSeq);
+      this.flow.acked();
+      if (status === "finalizing") this.lifecycle.foundFinalizing();
     }
-    if (unacked >= durability.maxUnackedFrames) this.pause("unacked");
-    if (this.sink.bufferedAmount >= durability.outboundHighWaterBytes) {
-      this.pause("outbound");
-      this.watchDrain();
-    }
-  }
+  };
 
-  private pause(cause: PauseCause): void {
-    if (this.paused.size === 0) this.sink.pauseReading();
-    this.paused.add(cause);
-  }
-
-  private unpause(cause: PauseCause): void {
-    if (!this.paused.delete(cause)) return;
-    if (this.paused.size === 0 && this.state === "open") this.sink.resumeReading();
-  }
-
-  /** A slow reader: read no more of its frames until what we owe it has mostly gone out. */
-  private watchDrain(): void {
-    if (this.drainTimer) return;
-    const lowWater = this.deps.config.durability.outboundHighWaterBytes / 4;
-    this.drainTimer = setInterval(() => {
-      if (this.sink.bufferedAmount > lowWater && this.state === "open") return;
-      clearInterval(this.drainTimer);
-      this.drainTimer = undefined;
-      this.unpause("outbound");
-    }, DRAIN_POLL_MS);
-  }
-
-  private stopFlowTimers(): void {
-    clearInterval(this.drainTimer);
-    this.drainTimer = undefined;
-  }
-
-  /**
-   * Sends the events the client has not seen. `received`: when the frames that produced them
-   * reached the session (performance.now()); undefined for the events of the session's end,
-   * which no frame produced. `summaryText` is the final summary, if known.
-   */
-  private sendEvents(
-    events: readonly DetectionEvent[],
-    received: number | undefined,
-    summaryText?: string,
-  ): void {
-    if (events.length === 0) return;
-    const latency = this.deps.metrics.frameToEvent.labels({ mode: this.mode });
-    for (const event of events) {
-      const message =
-        summaryText !== undefined && event.type === "session.summary"
-          ? summaryEventMessage(summaryText)
-          : eventMessage(event);
-      this.recentEvents.add(event.event_seq, message);
-      if (event.event_seq <= this.suppressEventsUpTo) continue;
-      this.sink.send(message);
-      if (received !== undefined) latency.observe((performance.now() - received) / 1000);
-    }
-    this.deps.metrics.eventsSent.inc(events.length);
-  }
-
-  private sendRejections(rejected: PushManyResult["rejected"]): void {
-    let sent = 0;
-    let more = 0;
-    for (const rejection of rejected) {
-      if (rejection.reason === "SEQ_NOT_INCREASING") continue;
-      this.deps.metrics.framesRejected.inc();
-      if (sent < MAX_WARNINGS_PER_MESSAGE) {
-        this.sink.send(
-          warningMessage(
-            rejection.reason,
-            `frames[${rejection.index}]: ${rejection.message}`,
-            rejection.seq,
-          ),
-        );
-        sent += 1;
-      } else more += 1;
-    }
-    if (more > 0) {
-      this.sink.send(
-        warningMessage(
-          StreamWarning.moreRejected,
-          `${more} more frames of this message were rejected`,
-        ),
-      );
-    }
-  }
-
-  private rateLimited(): void {
-    const { liveMaxFps, liveBurstFrames } = this.deps.config.limits;
-    this.sink.send(
-      errorMessage(
-        StreamError.rateLimited,
-        `live sessions take at most ${liveMaxFps} frames per second (bursts of ${liveBurstFrames}); reconnect to resume`,
-      ),
+  /** Frames are looked at only while the session is open and not finalizing (a warning). */
+  private takesFrames(): boolean {
+    if (!this.lifecycle.isOpen) return false;
+    if (this.lifecycle.status !== "finalizing") return true;
+    this.outbox.warning(
+      StreamWarning.sessionFinalizing,
+      "the session is finalizing: frames are ignored",
     );
-    this.sink.close(CloseCode.rateLimited, "rate limited");
-    void this.release("rate_limited");
+    return false;
   }
 
-  /**
-   * Ends the session here: the engine's last events (with `session.summary`) go to the client,
-   * the terminal state is written under the lease, then `end` and the close.
-   */
-  private end(
-    status: TerminalWrite["status"],
-    errorCode?: string,
-    errorMessageText?: string,
-    closeCode: number = CloseCode.normal,
-  ): Promise<void> {
-    if (this.state !== "open") return this.ending ?? Promise.resolve();
-    this.state = "ending";
-    this.stopFlowTimers();
-    this.ending = this.writeEnd(status, errorCode, errorMessageText, closeCode);
-    return this.ending;
-  }
-
-  private async writeEnd(
-    status: TerminalWrite["status"],
-    errorCode: string | undefined,
-    errorMessageText: string | undefined,
-    closeCode: number,
-  ): Promise<void> {
-    try {
-      if (status === "completed" && this.status !== "finalizing") {
-        await this.deps.store.requestFinalize(this.sessionId, this.status, new Date(this.now()));
-        this.status = "finalizing";
-      }
-      await this.checkpointing;
-      const { events } = this.engine.finish();
-      const stored = await this.ledger.all();
-      if (stored.missing > 0) {
-        this.deps.logger.error(
-          { session_id: this.sessionId, missing_chunks: stored.missing },
-          "record chunks missing: the summary lists fewer records than it counts",
-        );
-      }
-      // The summary of a long session is megabytes of JSON: built, then sent and written, each in
-      // a turn of the event loop of its own (even when many sessions end at once), so that the
-      // frames of other sessions are read in between.
-      await this.deps.turns.next();
-      const final = finalSummary(
-        summaryEventOf(events),
-        stored.records,
-        this.deps.config.limits.summaryMaxBytes,
-      );
-      await this.deps.turns.next();
-      this.sendEvents(events, undefined, final.text);
-      const outcome = final.text;
-      const progress = this.progress(this.ledger.committedChunks);
-      const written = await this.deps.store.end(this.sessionId, this.epoch, {
-        status,
-        ended_at: new Date(this.now()),
-        started_at: this.startedAt,
-        accepted_frames_total: progress.accepted_frames_total,
-        last_seq: progress.last_seq,
-        terminal_outcome: outcome,
-        error_code: errorCode,
-        error_message: errorMessageText,
-        checkpoint: progress.checkpoint,
-      });
-      if (!written) {
-        this.closeWith(
-          StreamError.leaseLost,
-          "another attachment of this session took over",
-          CloseCode.replaced,
-        );
-        return;
-      }
-      this.status = status;
-      if (errorCode) this.sink.send(errorMessage(errorCode, errorMessageText ?? errorCode));
-      this.sink.send(
-        endMessage({
-          status,
-          acceptedFramesTotal: progress.accepted_frames_total,
-          terminalOutcome: outcome,
-          errorCode,
-          errorMessage: errorMessageText,
-        }),
-      );
-      this.sink.close(closeCode, status);
-      await this.deps.records
-        .removeAll(this.sessionId)
-        .catch((error) =>
-          this.deps.logger.warn(
-            { err: error, session_id: this.sessionId },
-            "stored records of an ended session not removed",
-          ),
-        );
-    } catch (error) {
-      this.deps.logger.error(
-        { err: error, session_id: this.sessionId },
-        "ending the session failed",
-      );
-      this.closeWith(
-        StreamError.serviceUnavailable,
-        "the session could not be saved: reconnect to resume",
-        CloseCode.internal,
-      );
-      this.deps.settleLater(this.sessionId);
-    } finally {
-      this.state = "gone";
-      this.deps.onGone(this);
+  /** After a message's frames: the rate, the first frame's status, the frame limit, durability. */
+  private afterFrames(at: number, accepted: number): void {
+    if (accepted === RATE_EXCEEDED) {
+      void this.lifecycle.release("rate_limited");
+      return;
     }
+    if (accepted > 0) this.lifecycle.framesAccepted(at);
+    if (this.intake.limitReached) {
+      void this.lifecycle.end(ENDINGS.frameLimit);
+      return;
+    }
+    const unacked = this.checkpoints.unacked;
+    if (this.checkpoints.dueAfterFrames(at, unacked)) void this.checkpoint();
+    this.flow.afterFrames(unacked);
   }
-}
-
-function seqOf(frame: unknown): number | undefined {
-  const seq = (frame as { seq?: unknown } | null)?.seq;
-  return typeof seq === "number" && Number.isInteger(seq) ? seq : undefined;
-}
-
-/** How many JSON frames have a seq above `lastSeq` (one without a readable seq counts: new). */
-function newJsonFrames(frames: readonly unknown[], lastSeq: number): number {
-  let fresh = 0;
-  for (const frame of frames) if ((seqOf(frame) ?? Number.POSITIVE_INFINITY) > lastSeq) fresh++;
-  return fresh;
-}
-
-function packedFrameBytes(frames: PackedFrames): number {
-  return (frames.view.byteLength - frames.offset) / frames.count;
-}
-
-/** How many packed frames have a seq (the float64 that starts each frame) above `lastSeq`. */
-function newPackedFrames(frames: PackedFrames, lastSeq: number): number {
-  const frameBytes = packedFrameBytes(frames);
-  let fresh = 0;
-  for (let i = 0; i < frames.count; i++) {
-    if (!(frames.view.getFloat64(frames.offset + i * frameBytes, true) <= lastSeq)) fresh++;
-  }
-  return fresh;
 }

@@ -18,9 +18,10 @@ import type { RecordStore } from "../store/record-store.js";
 import type { SessionStore } from "../store/session-store.js";
 import type { Attachments } from "./attachments.js";
 import type { Hello } from "./hello-message.js";
-import { OwnedSession, type StreamSink } from "./owned-session.js";
+import { OwnedSession } from "./owned-session.js";
 import { endMessage, readyMessage } from "./stream-messages.js";
 import type { StreamMetrics } from "./stream-metrics.js";
+import type { StreamSink } from "./stream-sink.js";
 import { TurnQueue } from "./turn-queue.js";
 
 /** How an attach ended when it did not produce a session: what to tell the client. */
@@ -218,7 +219,7 @@ export function createSessionAttacher(deps: SessionAttacherDeps) {
           config,
           logger,
           metrics: deps.metrics,
-          onGone: (gone) => attachments.remove(gone),
+          onDetached: (detached) => attachments.remove(detached),
           settleLater: deps.settleLater,
           turns,
         },

@@ -13,9 +13,10 @@ import type { AttachTrace } from "./attach-trace.js";
 import { isBinaryFramesProblem, readBinaryFrames } from "./binary-frames.js";
 import { type Hello, readHello } from "./hello-message.js";
 import { JsonFrameReader } from "./json-frame-reader.js";
-import type { OwnedSession, StreamSink } from "./owned-session.js";
+import type { OwnedSession } from "./owned-session.js";
 import type { AttachRefusal, SessionAttacher } from "./session-attacher.js";
 import { errorMessage, PONG_MESSAGE, warningMessage } from "./stream-messages.js";
+import type { StreamSink } from "./stream-sink.js";
 
 export interface StreamConnectionDeps {
   readonly verifier: TokenVerifier;

@@ -74,11 +74,13 @@ function collectionInfo(collection: Collection): Doc {
 const listCollections: CommandHandler = (ctx) => {
   const filter = compileFilter(withRegexOptionsResolved(ctx.body.filter ?? {}));
   const nameOnly = Boolean(ctx.body.nameOnly);
-  const infos = ctx.engine
-    .collectionsOf(ctx.db)
-    .map(collectionInfo)
-    .filter((info) => filter(info))
-    .map((info) => (nameOnly ? { name: info.name, type: info.type } : info));
+  const infos = ctx.deadline.run(() =>
+    ctx.engine
+      .collectionsOf(ctx.db)
+      .map(collectionInfo)
+      .filter((info) => filter(info))
+      .map((info) => (nameOnly ? { name: info.name, type: info.type } : info)),
+  );
   const cursor = ctx.cursors.open(
     `${ctx.db}.$cmd.listCollections`,
     infos,

@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import type { Doc } from "../bson-values.js";
 import type { CursorRegistry } from "../cursor-registry.js";
 import { MongoCommandError } from "../errors.js";
+import type { Deadline } from "../operation-deadline.js";
 import type { ConnectionAuth } from "../security/connection-auth.js";
 import type { UserRegistry } from "../security/user-registry.js";
 import type { DataAccess } from "../sessions/data-access.js";
@@ -32,6 +33,8 @@ export interface CommandContext {
   auth: ConnectionAuth;
   users: UserRegistry;
   logger: Logger;
+  /** When its work must stop: its `maxTimeMS`, and the server's limit (operation-deadline.ts). */
+  deadline: Deadline;
 }
 
 export type CommandHandler = (ctx: CommandContext) => Doc | Promise<Doc>;

@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import type { Doc } from "../bson-values.js";
 import type { CursorRegistry } from "../cursor-registry.js";
 import { badValue, MongoCommandError, toCommandError } from "../errors.js";
+import { Deadline, parseMaxTimeMS } from "../operation-deadline.js";
 import { type ClientConnection, UNAUTHENTICATED_COMMANDS } from "../security/connection-auth.js";
 import type { UserRegistry } from "../security/user-registry.js";
 import { directAccess, transactionAccess } from "../sessions/data-access.js";
@@ -56,6 +57,8 @@ export interface DispatcherDeps {
   identity: ServerIdentity;
   users: UserRegistry;
   logger: Logger;
+  /** The server's limit on one command's work, in ms (0: none). */
+  maxTimeMs: number;
 }
 
 export function createDispatcher(deps: DispatcherDeps) {
@@ -82,6 +85,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       const session =
         body.lsid !== undefined && client.auth.authenticated ? sessions.get(body.lsid) : undefined;
       const txnNumber = body.txnNumber === undefined ? undefined : Number(body.txnNumber);
+      const maxTimeMS = parseMaxTimeMS(body.maxTimeMS);
       const ctx: CommandContext = {
         db,
         body,
@@ -95,6 +99,7 @@ export function createDispatcher(deps: DispatcherDeps) {
         auth: client.auth,
         users: deps.users,
         logger: deps.logger,
+        deadline: new Deadline(maxTimeMS, deps.maxTimeMs),
       };
       if (body.autocommit === false) {
         if (!session || txnNumber === undefined) {

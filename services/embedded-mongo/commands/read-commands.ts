@@ -1,5 +1,7 @@
 /**
- * Queries: find (with getMore / killCursors), count, distinct, aggregate and explain.
+ * Queries: find (with getMore / killCursors), count, distinct, aggregate and explain. Each runs
+ * within its command's deadline (`maxTimeMS`, and the server's limit): the whole result is
+ * computed by find / aggregate, getMore only hands it out (and projects it).
  */
 import { compareValues, type Doc } from "../bson-values.js";
 import { valuesAtPath } from "../document-paths.js";
@@ -43,6 +45,7 @@ function runFind(ctx: CommandContext) {
     skip: ctx.body.skip as number | undefined,
     limit: ctx.body.limit as number | undefined,
     hint: ctx.body.hint,
+    deadline: ctx.deadline,
   });
   const projection = ctx.body.projection;
   const transform = isEmptyProjection(projection)
@@ -53,11 +56,13 @@ function runFind(ctx: CommandContext) {
 
 const find: CommandHandler = (ctx) => {
   const { name, outcome, transform } = runFind(ctx);
-  const cursor = ctx.cursors.open(`${ctx.db}.${name}`, outcome.docs, ctx.body.batchSize, {
-    sessionKey: ctx.session?.key,
-    single: Boolean(ctx.body.singleBatch),
-    transform,
-  });
+  const cursor = ctx.deadline.run(() =>
+    ctx.cursors.open(`${ctx.db}.${name}`, outcome.docs, ctx.body.batchSize, {
+      sessionKey: ctx.session?.key,
+      single: Boolean(ctx.body.singleBatch),
+      transform,
+    }),
+  );
   return { cursor, ok: 1 };
 };
 
@@ -65,7 +70,10 @@ const getMore: CommandHandler = (ctx) => {
   const id = Number(ctx.body.getMore);
   const collection = ctx.body.collection;
   if (typeof collection !== "string") throw badValue("getMore requires a 'collection' name");
-  return { cursor: ctx.cursors.getMore(id, `${ctx.db}.${collection}`, ctx.body.batchSize), ok: 1 };
+  const cursor = ctx.deadline.run(() =>
+    ctx.cursors.getMore(id, `${ctx.db}.${collection}`, ctx.body.batchSize),
+  );
+  return { cursor, ok: 1 };
 };
 
 const killCursors: CommandHandler = (ctx) => {
@@ -95,7 +103,13 @@ function runCount(ctx: CommandContext) {
     const n = Math.max(0, total - skip);
     return { n: limit > 0 ? Math.min(n, limit) : n, outcome: undefined };
   }
-  const outcome = findDocuments(source, { filter: query, skip, limit, hint: ctx.body.hint });
+  const outcome = findDocuments(source, {
+    filter: query,
+    skip,
+    limit,
+    hint: ctx.body.hint,
+    deadline: ctx.deadline,
+  });
   return { n: outcome.docs.length, outcome };
 }
 
@@ -109,13 +123,18 @@ function runDistinct(ctx: CommandContext) {
     throw badValue("distinct requires a 'key' string");
   const outcome = findDocuments(ctx.access.source(ctx.db, name), {
     filter: optionalDoc(ctx, "query") ?? {},
+    deadline: ctx.deadline,
   });
   const path = key.split(".");
   const values: unknown[] = [];
   for (const doc of outcome.docs) {
+    ctx.deadline.tick();
     for (const v of valuesAtPath(doc, path)) if (v !== undefined) values.push(v);
   }
-  values.sort(compareValues);
+  values.sort((a, b) => {
+    ctx.deadline.tick();
+    return compareValues(a, b);
+  });
   const distinctValues = values.filter((v, i) => i === 0 || compareValues(v, values[i - 1]) !== 0);
   return { values: distinctValues, outcome };
 }
@@ -139,8 +158,9 @@ function runAggregate(ctx: CommandContext) {
     );
   }
   const resolve = (other: string): Doc[] =>
-    findDocuments(ctx.access.source(ctx.db, other), {}).docs;
-  return { name, ...runPipeline(ctx.access.source(ctx.db, name), ctx.body.pipeline, resolve) };
+    findDocuments(ctx.access.source(ctx.db, other), { deadline: ctx.deadline }).docs;
+  const source = ctx.access.source(ctx.db, name);
+  return { name, ...runPipeline(source, ctx.body.pipeline, resolve, ctx.deadline) };
 }
 
 const aggregate: CommandHandler = (ctx) => {
@@ -148,9 +168,11 @@ const aggregate: CommandHandler = (ctx) => {
   if (ctx.body.explain) return { ...explainPlan(pushdown, docs.length), ok: 1 };
   const cursorOptions = optionalDoc(ctx, "cursor") ?? {};
   return {
-    cursor: ctx.cursors.open(`${ctx.db}.${name}`, docs, cursorOptions.batchSize, {
-      sessionKey: ctx.session?.key,
-    }),
+    cursor: ctx.deadline.run(() =>
+      ctx.cursors.open(`${ctx.db}.${name}`, docs, cursorOptions.batchSize, {
+        sessionKey: ctx.session?.key,
+      }),
+    ),
     ok: 1,
   };
 };

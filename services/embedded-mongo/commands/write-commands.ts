@@ -30,10 +30,11 @@ const LOCK_WAIT_LIMIT_MS = 60_000;
 
 /**
  * Runs a statement, waiting and retrying while a transaction holds a document it needs
- * (at most the command's maxTimeMS, else the transaction lifetime limit).
+ * (at most the command's maxTimeMS, else the transaction lifetime limit). The statement's
+ * work itself is bounded by the command's deadline, whose server limit restarts after a wait.
  */
 async function withLockRetry<T>(ctx: CommandContext, statement: () => T): Promise<T> {
-  const maxTimeMS = Number(ctx.body.maxTimeMS ?? 0);
+  const maxTimeMS = ctx.deadline.maxTimeMS;
   const deadline = Date.now() + (maxTimeMS > 0 ? maxTimeMS : LOCK_WAIT_LIMIT_MS);
   for (;;) {
     try {
@@ -55,6 +56,7 @@ async function withLockRetry<T>(ctx: CommandContext, statement: () => T): Promis
         }),
       ]);
       clearTimeout(timer);
+      ctx.deadline.resume();
     }
   }
 }
@@ -197,6 +199,7 @@ function runUpdate(ctx: CommandContext, name: string, s: UpdateStatement) {
     limit: s.multi ? 0 : 1,
     hint: s.hint,
     sort: s.sort,
+    deadline: ctx.deadline,
   });
   if (outcome.ids.length === 0) {
     if (!s.upsert) return { n: 0, nModified: 0, upsertedId: undefined };
@@ -242,7 +245,12 @@ const remove: CommandHandler = async (ctx) => {
       n += await withLockRetry(ctx, () => {
         const source = ctx.access.source(ctx.db, name);
         if (!source.collection) return 0;
-        const outcome = findDocuments(source, { filter: q, limit, hint: raw.hint });
+        const outcome = findDocuments(source, {
+          filter: q,
+          limit,
+          hint: raw.hint,
+          deadline: ctx.deadline,
+        });
         ctx.access.checkWritable(source.collection, outcome.ids);
         for (const id of outcome.ids) ctx.access.remove(source.collection, id);
         return outcome.ids.length;
@@ -280,7 +288,13 @@ const findAndModify: CommandHandler = async (ctx) => {
 
   return withLockRetry(ctx, () => {
     const source = ctx.access.source(ctx.db, name);
-    const outcome = findDocuments(source, { filter: query, sort, limit: 1, hint: ctx.body.hint });
+    const outcome = findDocuments(source, {
+      filter: query,
+      sort,
+      limit: 1,
+      hint: ctx.body.hint,
+      deadline: ctx.deadline,
+    });
     const found = outcome.docs[0];
     const id = outcome.ids[0];
     // The answer is projected before anything is written: a projection that cannot be applied

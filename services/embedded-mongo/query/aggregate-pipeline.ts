@@ -5,6 +5,7 @@
  */
 import { cloneDoc, type Doc, isPlainObject } from "../bson-values.js";
 import { badValue, MongoCommandError } from "../errors.js";
+import { Deadline } from "../operation-deadline.js";
 import {
   type DocSource,
   type FindOutcome,
@@ -64,10 +65,12 @@ export interface PipelineResult {
   pushdown: FindOutcome;
 }
 
+/** `deadline` is checked for every document the stages take in and give out (and by regexes). */
 export function runPipeline(
   source: DocSource,
   pipeline: unknown,
   resolve: (collection: string) => Doc[],
+  deadline: Deadline = Deadline.none,
 ): PipelineResult {
   if (!Array.isArray(pipeline)) throw badValue("'pipeline' option must be specified as an array");
   const stages = pipeline as Doc[];
@@ -96,7 +99,7 @@ export function runPipeline(
     if (!(limit > 0)) throw badValue("the limit must be positive");
     request.limit = limit;
   }
-  const pushdown = findDocuments(source, request);
+  const pushdown = findDocuments(source, { ...request, deadline });
   // A later $match is mingo's alone: its `x` regex options are resolved here too.
   const rest = stages
     .slice(i)
@@ -115,8 +118,17 @@ export function runPipeline(
   const input = readOnly ? pushdown.docs : pushdown.docs.map(cloneDoc);
   try {
     const aggregator = new MingoAggregator(rest, resolve);
-    return { docs: aggregator.run(input) as Doc[], pushdown };
+    const docs = deadline.run(() => {
+      const out: Doc[] = [];
+      for (const doc of aggregator.stream(ticking(input, deadline)) as Iterable<Doc>) {
+        deadline.tick();
+        out.push(doc);
+      }
+      return out;
+    });
+    return { docs, pushdown };
   } catch (error) {
+    if (error instanceof MongoCommandError) throw error;
     const message = error instanceof Error ? error.message : String(error);
     const unknownStage = /unregistered pipeline operator (\$\w+)/.exec(message);
     if (unknownStage) {
@@ -126,5 +138,12 @@ export function runPipeline(
       );
     }
     throw badValue(`aggregation failed: ${message}`);
+  }
+}
+
+function* ticking(docs: Doc[], deadline: Deadline): Generator<Doc> {
+  for (const doc of docs) {
+    deadline.tick();
+    yield doc;
   }
 }

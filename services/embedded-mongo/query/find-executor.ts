@@ -7,6 +7,7 @@
 import type { Doc } from "../bson-values.js";
 import { parseSortSpec, sortDocuments, topSortedDocuments } from "../document-paths.js";
 import { badValue } from "../errors.js";
+import { Deadline } from "../operation-deadline.js";
 import type { Collection } from "../storage/collection.js";
 import { compileFilter } from "./matcher.js";
 import { candidateIds, describePlan, type Plan, planQuery } from "./query-planner.js";
@@ -28,6 +29,8 @@ export interface FindRequest {
   /** 0 or absent: no limit. */
   limit?: number;
   hint?: unknown;
+  /** Checked for every document examined and through the sort (none: no limit). */
+  deadline?: Deadline;
 }
 
 export interface FindOutcome {
@@ -40,6 +43,11 @@ export interface FindOutcome {
 }
 
 export function findDocuments(source: DocSource, request: FindRequest): FindOutcome {
+  const deadline = request.deadline ?? Deadline.none;
+  return deadline.run(() => find(source, request, deadline));
+}
+
+function find(source: DocSource, request: FindRequest, deadline: Deadline): FindOutcome {
   const filter = withRegexOptionsResolved(request.filter ?? {});
   const skip = toCount(request.skip, "skip");
   const limit = Math.abs(toCount(request.limit, "limit", true));
@@ -79,6 +87,7 @@ export function findDocuments(source: DocSource, request: FindRequest): FindOutc
   let skipped = 0;
   if (collection && plan) {
     for (const id of candidateIds(collection, plan, stats)) {
+      deadline.tick();
       if (hasOverlay && overlay.has(id)) continue;
       const record = collection.docs.get(id);
       // Newer than the snapshot: its snapshot version (if any) comes from the history below.
@@ -100,6 +109,7 @@ export function findDocuments(source: DocSource, request: FindRequest): FindOutc
   }
   if (historic && collection) {
     for (const id of collection.history.keys()) {
+      deadline.tick();
       if (hasOverlay && overlay.has(id)) continue;
       const record = collection.docs.get(id);
       if (record && record.version <= snapshot) continue;
@@ -111,6 +121,7 @@ export function findDocuments(source: DocSource, request: FindRequest): FindOutc
   }
   if (hasOverlay) {
     for (const [id, doc] of overlay) {
+      deadline.tick();
       if (doc === null) continue;
       outcome.docsExamined++;
       if (matches(doc)) found.push([id, doc]);
@@ -123,10 +134,11 @@ export function findDocuments(source: DocSource, request: FindRequest): FindOutc
       const byDoc = new Map(found.map(([id, doc]) => [doc, id]));
       const docs = found.map(([, doc]) => doc);
       const k = limit > 0 ? skip + limit : 0;
+      const tick = () => deadline.tick();
       const sorted =
         k > 0 && k <= 1000 && docs.length > 4 * k
-          ? topSortedDocuments(docs, sortSpec, k)
-          : sortDocuments(docs, sortSpec);
+          ? topSortedDocuments(docs, sortSpec, k, tick)
+          : sortDocuments(docs, sortSpec, tick);
       selected = sorted.map((doc) => [byDoc.get(doc)!, doc]);
     }
     selected = selected.slice(skip, limit > 0 ? skip + limit : undefined);

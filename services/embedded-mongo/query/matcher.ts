@@ -13,7 +13,9 @@ export { MINGO_OPTIONS };
 
 const matchAll: Matcher = () => true;
 
+/** Our own errors (a regex bound, the time limit) pass through mingo unchanged. */
 function mingoError(error: unknown, what: string): MongoCommandError {
+  if (error instanceof MongoCommandError) return error;
   const message = error instanceof Error ? error.message : String(error);
   return badValue(`${what}: ${message}`);
 }

@@ -4,7 +4,9 @@
  * document an upsert inserts from the filter's equality conditions.
  */
 import { ObjectId } from "bson";
-import { update as mingoUpdate, updateOne as mingoUpdateOne } from "mingo";
+// From the updater itself: mingo's index merges its default operators over the given context,
+// which would bring back the native $regex and mingo's own range operators (mingo-context.ts).
+import { update as mingoUpdate, updateOne as mingoUpdateOne } from "mingo/updater";
 import {
   cloneDoc,
   cloneValue,
@@ -117,6 +119,7 @@ export function applyUpdate(
     try {
       mingoUpdateOne(docs, {}, update as never, {}, MINGO_OPTIONS);
     } catch (error) {
+      if (error instanceof MongoCommandError) throw error;
       throw new MongoCommandError(
         "BadValue",
         `invalid pipeline update: ${(error as Error).message}`,
@@ -332,6 +335,7 @@ function sameKeyOrder(a: Doc, b: Doc): boolean {
 }
 
 function toUpdateError(error: unknown): MongoCommandError {
+  if (error instanceof MongoCommandError) return error;
   const message = error instanceof Error ? error.message : String(error);
   if (message.includes("immutable field")) return new MongoCommandError("ImmutableField", message);
   return new MongoCommandError("BadValue", `update failed: ${message}`);

@@ -81,9 +81,23 @@ export function normalizeIndexSpec(raw: Doc): IndexSpec {
     if (!isPlainObject(raw.partialFilterExpression)) {
       throw badValue("partialFilterExpression must be an object");
     }
+    if (hasRegex(raw.partialFilterExpression)) {
+      // As mongod: a pattern would run on every write, inside index maintenance.
+      throw new MongoCommandError(
+        "CannotCreateIndex",
+        "Expression not supported in partial index: $regex",
+      );
+    }
     spec.partialFilterExpression = raw.partialFilterExpression;
   }
   return spec;
+}
+
+function hasRegex(value: unknown): boolean {
+  if (value instanceof RegExp) return true;
+  if (Array.isArray(value)) return value.some(hasRegex);
+  if (!isPlainObject(value)) return false;
+  return Object.entries(value).some(([key, v]) => key === "$regex" || hasRegex(v));
 }
 
 export function sameIndexOptions(a: IndexSpec, b: IndexSpec): boolean {

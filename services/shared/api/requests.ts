@@ -163,6 +163,29 @@ export const ListMoveSpecsQuery = Type.Object(
   { title: "ListMoveSpecsQuery" },
 );
 
+export const PROJECT_SORTS = ["recent", "name"] as const;
+
+export const ListProjectMoveSpecsQuery = Type.Object(
+  {
+    q: Type.Optional(
+      SearchQuery(
+        "words that must all appear in the name or description, found as in the public catalogue (case and accents ignored)",
+        SEARCH_QUERY_LIMITS.length,
+        SEARCH_QUERY_LIMITS.words,
+      ),
+    ),
+    sort: Type.Optional(
+      StringEnum(PROJECT_SORTS, {
+        default: "recent",
+        description:
+          "`recent` (the draft's last save, newest first) or `name` (A to Z, case-insensitive); ties by movespec_id",
+      }),
+    ),
+    ...pageQuery,
+  },
+  { title: "ListProjectMoveSpecsQuery" },
+);
+
 export const ListVersionsQuery = Type.Object(pageQuery, { title: "ListVersionsQuery" });
 
 /** Ids in paths (an id that is not a UUID answers exactly like an unknown one: 404). */
@@ -174,3 +197,4 @@ export type ReplaceDraftRequestJson = Static<typeof ReplaceDraftRequest>;
 export type CreateSessionRequestJson = Static<typeof CreateSessionRequest>;
 export type ListMoveSpecsQueryJson = Static<typeof ListMoveSpecsQuery>;
 export type ListVersionsQueryJson = Static<typeof ListVersionsQuery>;
+export type ListProjectMoveSpecsQueryJson = Static<typeof ListProjectMoveSpecsQuery>;

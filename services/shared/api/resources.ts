@@ -223,6 +223,27 @@ export function Page<T extends Type.TSchema>(title: string, items: T, descriptio
 }
 
 export const MoveSpecPage = Page("MoveSpecPage", MoveSpec, "A page of public MoveSpecs.");
+
+/** A MoveSpec in its project's listing: the resource, and what a list shows beside it. */
+export const ProjectMoveSpec = Resource(
+  "ProjectMoveSpec",
+  {
+    ...MoveSpec.properties,
+    released_version_number: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description: "the released version's number, when one is released",
+      }),
+    ),
+    draft_updated_at: Timestamp("the draft's last save"),
+  },
+  "One of a project's own MoveSpecs (any visibility, archived ones too), as its listing shows it.",
+);
+export const ProjectMoveSpecPage = Page(
+  "ProjectMoveSpecPage",
+  ProjectMoveSpec,
+  "A page of a project's own MoveSpecs.",
+);
 export const VersionPage = Page("VersionPage", Version, "A page of versions, newest first.");
 
 export type HealthJson = Static<typeof Health>;
@@ -237,6 +258,8 @@ export type ValidationResultJson = Static<typeof ValidationResult>;
 export type SessionJson = Static<typeof Session>;
 export type SessionCreatedJson = Static<typeof SessionCreated>;
 export type MoveSpecPageJson = Static<typeof MoveSpecPage>;
+export type ProjectMoveSpecJson = Static<typeof ProjectMoveSpec>;
+export type ProjectMoveSpecPageJson = Static<typeof ProjectMoveSpecPage>;
 export type VersionPageJson = Static<typeof VersionPage>;
 
 /** What each scope grants (spec "Authentication"). */

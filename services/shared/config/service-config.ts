@@ -29,6 +29,11 @@ export interface ServiceConfig {
    * connect timeout): the longest an outage holds a request up.
    */
   readonly mongodbTimeoutMs: number;
+  /**
+   * The `maxTimeMS` every query and filtered write of the service carries (0: none): the database
+   * stops a runaway query after this long, and the request fails 503 `unavailable`.
+   */
+  readonly mongodbMaxTimeMs: number;
   readonly shutdownTimeoutMs: number;
   /** Started by the local launcher, which orders shutdown itself. */
   readonly supervised: boolean;
@@ -66,6 +71,8 @@ export function readServiceConfig(env: Env, defaults: ServiceDefaults): ServiceC
     mongodbUri: envString(env, "MONGODB_URI", DEFAULT_MONGODB_URI),
     mongodbDatabase: envString(env, "MONGODB_DATABASE", `mds_${defaults.name}`),
     mongodbTimeoutMs: envInt(env, "MONGODB_TIMEOUT_MS", 2000, { min: 100, max: 60_000 }),
+    // Under the gateway's RPC_TIMEOUT_MS (10 s): the service still answers when it expires.
+    mongodbMaxTimeMs: envInt(env, "MONGODB_MAX_TIME_MS", 5000, { min: 0, max: 600_000 }),
     shutdownTimeoutMs: envInt(env, "SHUTDOWN_TIMEOUT_MS", 5000, { min: 0, max: 600_000 }),
     supervised: envBool(env, "SUPERVISED", false),
     telemetry: readTelemetryConfig(env, defaults.name),

@@ -19,12 +19,15 @@ export function currentRequestContext(): RequestContext | undefined {
 export const REQUEST_ID_HEADER = "x-request-id";
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const LOWERCASE_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * Keeps a caller's request id only when it cannot pollute logs or headers, and cannot carry a
  * credential into them: the id is in every log line of the request, in every process it reaches.
  */
 export function acceptRequestId(candidate: string | null | undefined): string {
+  // The ids the gateway makes (every internal call carries one) pass both tests by construction.
+  if (candidate && LOWERCASE_UUID.test(candidate)) return candidate;
   return candidate && SANE_REQUEST_ID.test(candidate) && !looksLikeCredential(candidate)
     ? candidate
     : randomUUID();

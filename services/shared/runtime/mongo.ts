@@ -1,4 +1,4 @@
-import { type Db, MongoClient } from "mongodb";
+import { type Collection, type Db, type Document, MongoClient } from "mongodb";
 import type { Logger } from "../logging/logger.js";
 
 export interface MongoConnection {
@@ -16,6 +16,8 @@ export async function connectMongo(
     database: string;
     appName: string;
     timeoutMs: number;
+    /** The `maxTimeMS` of every query through the returned `db` (withQueryTimeLimit). */
+    maxTimeMs: number;
     logger: Logger;
     /** Each failed attempt's reason (readiness reports the latest). */
     onAttemptFailed?: (message: string) => void;
@@ -39,7 +41,7 @@ export async function connectMongo(
       const db = client.db(options.database);
       await db.command({ ping: 1 });
       signal.removeEventListener("abort", abandon);
-      return { client, db };
+      return { client, db: withQueryTimeLimit(db, options.maxTimeMs) };
     } catch (error) {
       signal.removeEventListener("abort", abandon);
       if (signal.aborted) break;
@@ -52,6 +54,66 @@ export async function connectMongo(
     }
   }
   return undefined;
+}
+
+/**
+ * Where each collection method that runs a query takes its options (the driver has no default
+ * `maxTimeMS` for a client, a database or a collection).
+ */
+const OPTIONS_ARGUMENT: Readonly<Record<string, number>> = {
+  find: 1,
+  findOne: 1,
+  aggregate: 1,
+  countDocuments: 1,
+  estimatedDocumentCount: 0,
+  distinct: 2,
+  findOneAndDelete: 1,
+  findOneAndUpdate: 2,
+  findOneAndReplace: 2,
+  updateOne: 2,
+  updateMany: 2,
+  replaceOne: 2,
+  deleteOne: 1,
+  deleteMany: 1,
+};
+
+/**
+ * `db` whose collections give every query and filtered write `maxTimeMS` (unless the call sets
+ * its own): the database stops a query that runs away (a missing index, a huge collection)
+ * instead of working on for a request nobody waits for any more. 0 leaves `db` as it is.
+ */
+export function withQueryTimeLimit(db: Db, maxTimeMS: number): Db {
+  if (maxTimeMS <= 0) return db;
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === "collection") {
+        return (name: string, options?: object) =>
+          limitCollection(target.collection(name, options), maxTimeMS);
+      }
+      const value = Reflect.get(target, property);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+function limitCollection<T extends Document>(
+  collection: Collection<T>,
+  maxTimeMS: number,
+): Collection<T> {
+  return new Proxy(collection, {
+    get(target, property) {
+      const value = Reflect.get(target, property);
+      if (typeof value !== "function") return value;
+      const at = typeof property === "string" ? OPTIONS_ARGUMENT[property] : undefined;
+      if (at === undefined) return value.bind(target);
+      return (...args: unknown[]) => {
+        const options = (args[at] ?? {}) as { maxTimeMS?: number };
+        const limited = [...args];
+        limited[at] = options.maxTimeMS === undefined ? { ...options, maxTimeMS } : options;
+        return value.apply(target, limited);
+      };
+    },
+  });
 }
 
 /** Resolves true while MongoDB answers a ping within the timeout. */

@@ -158,6 +158,7 @@ export async function runService<C extends ServiceConfig>(
         database: config.mongodbDatabase,
         appName: definition.name,
         timeoutMs: config.mongodbTimeoutMs,
+        maxTimeMs: config.mongodbMaxTimeMs,
         logger,
         onAttemptFailed: (error) => {
           connection = { up: false, since: connection?.since ?? new Date().toISOString(), error };

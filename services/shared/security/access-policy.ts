@@ -74,6 +74,7 @@ export const ACCESS_POLICY: Readonly<Record<string, Readonly<Record<string, Meth
   "authoring.v1.AuthoringService": {
     CreateMoveSpec: { callers: gateway, user: scope("movespecs:write") },
     GetMoveSpec: { callers: gateway, user: "optional" },
+    ListProjectMoveSpecs: { callers: gateway, user: scope("movespecs:read") },
     GetDraft: { callers: gateway, user: scope("movespecs:read") },
     ReplaceDraft: { callers: gateway, user: scope("movespecs:write") },
     ValidateDraft: { callers: gateway, user: scope("movespecs:write") },

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file authoring/v1/authoring.proto.
  */
 export const file_authoring_v1_authoring: GenFile = /*@__PURE__*/
-  fileDesc("ChxhdXRob3JpbmcvdjEvYXV0aG9yaW5nLnByb3RvEgxhdXRob3JpbmcudjEinwMKCE1vdmVTcGVjEhMKC21vdmVzcGVjX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSFwoPb3JnYW5pemF0aW9uX2lkGAMgASgJEgwKBG5hbWUYBCABKAkSGAoLZGVzY3JpcHRpb24YBSABKAlIAIgBARIsCgp2aXNpYmlsaXR5GAYgASgOMhguYXV0aG9yaW5nLnYxLlZpc2liaWxpdHkSLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLYXJjaGl2ZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEigKG2N1cnJlbnRfcmVsZWFzZWRfdmVyc2lvbl9pZBgKIAEoCUgBiAEBEhAKCHJldmlzaW9uGAsgASgNQg4KDF9kZXNjcmlwdGlvbkIeChxfY3VycmVudF9yZWxlYXNlZF92ZXJzaW9uX2lkIoUBCgVEcmFmdBIQCghkcmFmdF9pZBgBIAEoCRITCgttb3Zlc3BlY19pZBgCIAEoCRITCgt5YW1sX3NvdXJjZRgDIAEoCRIuCgp1cGRhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCghyZXZpc2lvbhgFIAEoDSKuAQoHVmVyc2lvbhIbChNtb3Zlc3BlY192ZXJzaW9uX2lkGAEgASgJEhMKC21vdmVzcGVjX2lkGAIgASgJEhYKDnZlcnNpb25fbnVtYmVyGAMgASgNEhQKDGNvbnRlbnRfaGFzaBgEIAEoCRIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgt5YW1sX3NvdXJjZRgGIAEoCSKQAQoFSXNzdWUSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhAKCHNldmVyaXR5GAMgASgJEhEKBGxpbmUYBCABKA1IAIgBARITCgZjb2x1bW4YBSABKA1IAYgBARIRCgRwYXRoGAYgASgJSAKIAQFCBwoFX2xpbmVCCQoHX2NvbHVtbkIHCgVfcGF0aCK4AQoVQ3JlYXRlTW92ZVNwZWNSZXF1ZXN0EhIKCnByb2plY3RfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEiwKCnZpc2liaWxpdHkYBSABKA4yGC5hdXRob3JpbmcudjEuVmlzaWJpbGl0eRIXCg9pZGVtcG90ZW5jeV9rZXkYBiABKAlCDgoMX2Rlc2NyaXB0aW9uSgQIARACUgZjYWxsZXIiZgoWQ3JlYXRlTW92ZVNwZWNSZXNwb25zZRIoCghtb3Zlc3BlYxgBIAEoCzIWLmF1dGhvcmluZy52MS5Nb3ZlU3BlYxIiCgVkcmFmdBgCIAEoCzITLmF1dGhvcmluZy52MS5EcmFmdCI3ChJHZXRNb3ZlU3BlY1JlcXVlc3QSEwoLbW92ZXNwZWNfaWQYAiABKAlKBAgBEAJSBmNhbGxlciI/ChNHZXRNb3ZlU3BlY1Jlc3BvbnNlEigKCG1vdmVzcGVjGAEgASgLMhYuYXV0aG9yaW5nLnYxLk1vdmVTcGVjIjQKD0dldERyYWZ0UmVxdWVzdBITCgttb3Zlc3BlY19pZBgCIAEoCUoECAEQAlIGY2FsbGVyIjYKEEdldERyYWZ0UmVzcG9uc2USIgoFZHJhZnQYASABKAsyEy5hdXRob3JpbmcudjEuRHJhZnQidwoTUmVwbGFjZURyYWZ0UmVxdWVzdBITCgttb3Zlc3BlY19pZBgCIAEoCRITCgt5YW1sX3NvdXJjZRgDIAEoCRIYCgtpZl9yZXZpc2lvbhgEIAEoDUgAiAEBQg4KDF9pZl9yZXZpc2lvbkoECAEQAlIGY2FsbGVyIjoKFFJlcGxhY2VEcmFmdFJlc3BvbnNlEiIKBWRyYWZ0GAEgASgLMhMuYXV0aG9yaW5nLnYxLkRyYWZ0IjkKFFZhbGlkYXRlRHJhZnRSZXF1ZXN0EhMKC21vdmVzcGVjX2lkGAIgASgJSgQIARACUgZjYWxsZXIiyQEKFVZhbGlkYXRlRHJhZnRSZXNwb25zZRIKCgJvaxgBIAEoCBIRCgl0YXJnZXRfaWQYAiABKAkSEwoLdGFyZ2V0X3R5cGUYAyABKAkSMAoMdmFsaWRhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIjCgZlcnJvcnMYBSADKAsyEy5hdXRob3JpbmcudjEuSXNzdWUSJQoId2FybmluZ3MYBiADKAsyEy5hdXRob3JpbmcudjEuSXNzdWUiUgoUQ3JlYXRlVmVyc2lvblJlcXVlc3QSEwoLbW92ZXNwZWNfaWQYAiABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAMgASgJSgQIARACUgZjYWxsZXIiPwoVQ3JlYXRlVmVyc2lvblJlc3BvbnNlEiYKB3ZlcnNpb24YASABKAsyFS5hdXRob3JpbmcudjEuVmVyc2lvbiJXChNMaXN0VmVyc2lvbnNSZXF1ZXN0EhMKC21vdmVzcGVjX2lkGAIgASgJEg0KBWxpbWl0GAMgASgNEg4KBm9mZnNldBgEIAEoBEoECAEQAlIGY2FsbGVyIl0KFExpc3RWZXJzaW9uc1Jlc3BvbnNlEiQKBWl0ZW1zGAEgAygLMhUuYXV0aG9yaW5nLnYxLlZlcnNpb24SDQoFdG90YWwYAiABKA0SEAoIaGFzX21vcmUYAyABKAgiUwoRR2V0VmVyc2lvblJlcXVlc3QSEwoLbW92ZXNwZWNfaWQYAiABKAkSGwoTbW92ZXNwZWNfdmVyc2lvbl9pZBgDIAEoCUoECAEQAlIGY2FsbGVyIjwKEkdldFZlcnNpb25SZXNwb25zZRImCgd2ZXJzaW9uGAEgASgLMhUuYXV0aG9yaW5nLnYxLlZlcnNpb24iVwoVUmVsZWFzZVZlcnNpb25SZXF1ZXN0EhMKC21vdmVzcGVjX2lkGAIgASgJEhsKE21vdmVzcGVjX3ZlcnNpb25faWQYAyABKAlKBAgBEAJSBmNhbGxlciJCChZSZWxlYXNlVmVyc2lvblJlc3BvbnNlEigKCG1vdmVzcGVjGAEgASgLMhYuYXV0aG9yaW5nLnYxLk1vdmVTcGVjIj0KGEdldFJlbGVhc2VkU291cmNlUmVxdWVzdBITCgttb3Zlc3BlY19pZBgCIAEoCUoECAEQAlIGY2FsbGVyInoKGUdldFJlbGVhc2VkU291cmNlUmVzcG9uc2USEwoLbW92ZXNwZWNfaWQYASABKAkSGwoTbW92ZXNwZWNfdmVyc2lvbl9pZBgCIAEoCRIWCg52ZXJzaW9uX251bWJlchgDIAEoDRITCgt5YW1sX3NvdXJjZRgEIAEoCSKJAQoVUmVzb2x2ZVZlcnNpb25SZXF1ZXN0EhgKC21vdmVzcGVjX2lkGAIgASgJSACIAQESIAoTbW92ZXNwZWNfdmVyc2lvbl9pZBgDIAEoCUgBiAEBQg4KDF9tb3Zlc3BlY19pZEIWChRfbW92ZXNwZWNfdmVyc2lvbl9pZEoECAEQAlIGY2FsbGVyIroBChZSZXNvbHZlVmVyc2lvblJlc3BvbnNlEhsKE21vdmVzcGVjX3ZlcnNpb25faWQYASABKAkSEwoLbW92ZXNwZWNfaWQYAiABKAkSFgoOdmVyc2lvbl9udW1iZXIYAyABKA0SEwoLeWFtbF9zb3VyY2UYBCABKAkSFAoMY29udGVudF9oYXNoGAUgASgJEhIKCnByb2plY3RfaWQYBiABKAkSFwoPb3JnYW5pemF0aW9uX2lkGAcgASgJImgKFFNldFZpc2liaWxpdHlSZXF1ZXN0EhMKC21vdmVzcGVjX2lkGAEgASgJEiwKCnZpc2liaWxpdHkYAiABKA4yGC5hdXRob3JpbmcudjEuVmlzaWJpbGl0eRINCgVhY3RvchgDIAEoCSJBChVTZXRWaXNpYmlsaXR5UmVzcG9uc2USKAoIbW92ZXNwZWMYASABKAsyFi5hdXRob3JpbmcudjEuTW92ZVNwZWMiSwoVRGVsaXN0TW92ZVNwZWNSZXF1ZXN0EhMKC21vdmVzcGVjX2lkGAEgASgJEg0KBWFjdG9yGAIgASgJEg4KBnJlYXNvbhgDIAEoCSJCChZEZWxpc3RNb3ZlU3BlY1Jlc3BvbnNlEigKCG1vdmVzcGVjGAEgASgLMhYuYXV0aG9yaW5nLnYxLk1vdmVTcGVjIoEBChVVcGRhdGVNb3ZlU3BlY1JlcXVlc3QSEwoLbW92ZXNwZWNfaWQYASABKAkSEQoEbmFtZRgCIAEoCUgAiAEBEhgKC2Rlc2NyaXB0aW9uGAMgASgJSAGIAQESDQoFYWN0b3IYBCABKAlCBwoFX25hbWVCDgoMX2Rlc2NyaXB0aW9uIkIKFlVwZGF0ZU1vdmVTcGVjUmVzcG9uc2USKAoIbW92ZXNwZWMYASABKAsyFi5hdXRob3JpbmcudjEuTW92ZVNwZWMiPAoWQXJjaGl2ZU1vdmVTcGVjUmVxdWVzdBITCgttb3Zlc3BlY19pZBgBIAEoCRINCgVhY3RvchgCIAEoCSJDChdBcmNoaXZlTW92ZVNwZWNSZXNwb25zZRIoCghtb3Zlc3BlYxgBIAEoCzIWLmF1dGhvcmluZy52MS5Nb3ZlU3BlYyJ0Ch5BcmNoaXZlUHJvamVjdE1vdmVTcGVjc1JlcXVlc3QSEgoKcHJvamVjdF9pZBgBIAEoCRIvCgthcmNoaXZlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFYWN0b3IYAyABKAkiMwofQXJjaGl2ZVByb2plY3RNb3ZlU3BlY3NSZXNwb25zZRIQCghhcmNoaXZlZBgBIAEoDSJCChZSZXN5bmNDYXRhbG9ndWVSZXF1ZXN0EhgKC21vdmVzcGVjX2lkGAEgASgJSACIAQFCDgoMX21vdmVzcGVjX2lkIikKF1Jlc3luY0NhdGFsb2d1ZVJlc3BvbnNlEg4KBm1hcmtlZBgBIAEoDSpwCgpWaXNpYmlsaXR5EhoKFlZJU0lCSUxJVFlfVU5TUEVDSUZJRUQQABIWChJWSVNJQklMSVRZX1BSSVZBVEUQARIVChFWSVNJQklMSVRZX1BVQkxJQxACEhcKE1ZJU0lCSUxJVFlfREVMSVNURUQQAzKtDAoQQXV0aG9yaW5nU2VydmljZRJbCg5DcmVhdGVNb3ZlU3BlYxIjLmF1dGhvcmluZy52MS5DcmVhdGVNb3ZlU3BlY1JlcXVlc3QaJC5hdXRob3JpbmcudjEuQ3JlYXRlTW92ZVNwZWNSZXNwb25zZRJSCgtHZXRNb3ZlU3BlYxIgLmF1dGhvcmluZy52MS5HZXRNb3ZlU3BlY1JlcXVlc3QaIS5hdXRob3JpbmcudjEuR2V0TW92ZVNwZWNSZXNwb25zZRJJCghHZXREcmFmdBIdLmF1dGhvcmluZy52MS5HZXREcmFmdFJlcXVlc3QaHi5hdXRob3JpbmcudjEuR2V0RHJhZnRSZXNwb25zZRJVCgxSZXBsYWNlRHJhZnQSIS5hdXRob3JpbmcudjEuUmVwbGFjZURyYWZ0UmVxdWVzdBoiLmF1dGhvcmluZy52MS5SZXBsYWNlRHJhZnRSZXNwb25zZRJYCg1WYWxpZGF0ZURyYWZ0EiIuYXV0aG9yaW5nLnYxLlZhbGlkYXRlRHJhZnRSZXF1ZXN0GiMuYXV0aG9yaW5nLnYxLlZhbGlkYXRlRHJhZnRSZXNwb25zZRJYCg1DcmVhdGVWZXJzaW9uEiIuYXV0aG9yaW5nLnYxLkNyZWF0ZVZlcnNpb25SZXF1ZXN0GiMuYXV0aG9yaW5nLnYxLkNyZWF0ZVZlcnNpb25SZXNwb25zZRJVCgxMaXN0VmVyc2lvbnMSIS5hdXRob3JpbmcudjEuTGlzdFZlcnNpb25zUmVxdWVzdBoiLmF1dGhvcmluZy52MS5MaXN0VmVyc2lvbnNSZXNwb25zZRJPCgpHZXRWZXJzaW9uEh8uYXV0aG9yaW5nLnYxLkdldFZlcnNpb25SZXF1ZXN0GiAuYXV0aG9yaW5nLnYxLkdldFZlcnNpb25SZXNwb25zZRJbCg5SZWxlYXNlVmVyc2lvbhIjLmF1dGhvcmluZy52MS5SZWxlYXNlVmVyc2lvblJlcXVlc3QaJC5hdXRob3JpbmcudjEuUmVsZWFzZVZlcnNpb25SZXNwb25zZRJkChFHZXRSZWxlYXNlZFNvdXJjZRImLmF1dGhvcmluZy52MS5HZXRSZWxlYXNlZFNvdXJjZVJlcXVlc3QaJy5hdXRob3JpbmcudjEuR2V0UmVsZWFzZWRTb3VyY2VSZXNwb25zZRJbCg5SZXNvbHZlVmVyc2lvbhIjLmF1dGhvcmluZy52MS5SZXNvbHZlVmVyc2lvblJlcXVlc3QaJC5hdXRob3JpbmcudjEuUmVzb2x2ZVZlcnNpb25SZXNwb25zZRJYCg1TZXRWaXNpYmlsaXR5EiIuYXV0aG9yaW5nLnYxLlNldFZpc2liaWxpdHlSZXF1ZXN0GiMuYXV0aG9yaW5nLnYxLlNldFZpc2liaWxpdHlSZXNwb25zZRJbCg5EZWxpc3RNb3ZlU3BlYxIjLmF1dGhvcmluZy52MS5EZWxpc3RNb3ZlU3BlY1JlcXVlc3QaJC5hdXRob3JpbmcudjEuRGVsaXN0TW92ZVNwZWNSZXNwb25zZRJbCg5VcGRhdGVNb3ZlU3BlYxIjLmF1dGhvcmluZy52MS5VcGRhdGVNb3ZlU3BlY1JlcXVlc3QaJC5hdXRob3JpbmcudjEuVXBkYXRlTW92ZVNwZWNSZXNwb25zZRJeCg9BcmNoaXZlTW92ZVNwZWMSJC5hdXRob3JpbmcudjEuQXJjaGl2ZU1vdmVTcGVjUmVxdWVzdBolLmF1dGhvcmluZy52MS5BcmNoaXZlTW92ZVNwZWNSZXNwb25zZRJ2ChdBcmNoaXZlUHJvamVjdE1vdmVTcGVjcxIsLmF1dGhvcmluZy52MS5BcmNoaXZlUHJvamVjdE1vdmVTcGVjc1JlcXVlc3QaLS5hdXRob3JpbmcudjEuQXJjaGl2ZVByb2plY3RNb3ZlU3BlY3NSZXNwb25zZRJeCg9SZXN5bmNDYXRhbG9ndWUSJC5hdXRob3JpbmcudjEuUmVzeW5jQ2F0YWxvZ3VlUmVxdWVzdBolLmF1dGhvcmluZy52MS5SZXN5bmNDYXRhbG9ndWVSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("ChxhdXRob3JpbmcvdjEvYXV0aG9yaW5nLnByb3RvEgxhdXRob3JpbmcudjEinwMKCE1vdmVTcGVjEhMKC21vdmVzcGVjX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSFwoPb3JnYW5pemF0aW9uX2lkGAMgASgJEgwKBG5hbWUYBCABKAkSGAoLZGVzY3JpcHRpb24YBSABKAlIAIgBARIsCgp2aXNpYmlsaXR5GAYgASgOMhguYXV0aG9yaW5nLnYxLlZpc2liaWxpdHkSLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLYXJjaGl2ZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEigKG2N1cnJlbnRfcmVsZWFzZWRfdmVyc2lvbl9pZBgKIAEoCUgBiAEBEhAKCHJldmlzaW9uGAsgASgNQg4KDF9kZXNjcmlwdGlvbkIeChxfY3VycmVudF9yZWxlYXNlZF92ZXJzaW9uX2lkIoUBCgVEcmFmdBIQCghkcmFmdF9pZBgBIAEoCRITCgttb3Zlc3BlY19pZBgCIAEoCRITCgt5YW1sX3NvdXJjZRgDIAEoCRIuCgp1cGRhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCghyZXZpc2lvbhgFIAEoDSKuAQoHVmVyc2lvbhIbChNtb3Zlc3BlY192ZXJzaW9uX2lkGAEgASgJEhMKC21vdmVzcGVjX2lkGAIgASgJEhYKDnZlcnNpb25fbnVtYmVyGAMgASgNEhQKDGNvbnRlbnRfaGFzaBgEIAEoCRIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgt5YW1sX3NvdXJjZRgGIAEoCSKQAQoFSXNzdWUSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhAKCHNldmVyaXR5GAMgASgJEhEKBGxpbmUYBCABKA1IAIgBARITCgZjb2x1bW4YBSABKA1IAYgBARIRCgRwYXRoGAYgASgJSAKIAQFCBwoFX2xpbmVCCQoHX2NvbHVtbkIHCgVfcGF0aCK4AQoVQ3JlYXRlTW92ZVNwZWNSZXF1ZXN0EhIKCnByb2plY3RfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEiwKCnZpc2liaWxpdHkYBSABKA4yGC5hdXRob3JpbmcudjEuVmlzaWJpbGl0eRIXCg9pZGVtcG90ZW5jeV9rZXkYBiABKAlCDgoMX2Rlc2NyaXB0aW9uSgQIARACUgZjYWxsZXIiZgoWQ3JlYXRlTW92ZVNwZWNSZXNwb25zZRIoCghtb3Zlc3BlYxgBIAEoCzIWLmF1dGhvcmluZy52MS5Nb3ZlU3BlYxIiCgVkcmFmdBgCIAEoCzITLmF1dGhvcmluZy52MS5EcmFmdCI3ChJHZXRNb3ZlU3BlY1JlcXVlc3QSEwoLbW92ZXNwZWNfaWQYAiABKAlKBAgBEAJSBmNhbGxlciI/ChNHZXRNb3ZlU3BlY1Jlc3BvbnNlEigKCG1vdmVzcGVjGAEgASgLMhYuYXV0aG9yaW5nLnYxLk1vdmVTcGVjIpIBChtMaXN0UHJvamVjdE1vdmVTcGVjc1JlcXVlc3QSEgoKcHJvamVjdF9pZBgCIAEoCRIJCgFxGAMgASgJEicKBHNvcnQYBCABKA4yGS5hdXRob3JpbmcudjEuUHJvamVjdFNvcnQSDQoFbGltaXQYBSABKA0SDgoGb2Zmc2V0GAYgASgESgQIARACUgZjYWxsZXIiswEKD1Byb2plY3RNb3ZlU3BlYxIoCghtb3Zlc3BlYxgBIAEoCzIWLmF1dGhvcmluZy52MS5Nb3ZlU3BlYxIkChdyZWxlYXNlZF92ZXJzaW9uX251bWJlchgCIAEoDUgAiAEBEjQKEGRyYWZ0X3VwZGF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQhoKGF9yZWxlYXNlZF92ZXJzaW9uX251bWJlciJtChxMaXN0UHJvamVjdE1vdmVTcGVjc1Jlc3BvbnNlEiwKBWl0ZW1zGAEgAygLMh0uYXV0aG9yaW5nLnYxLlByb2plY3RNb3ZlU3BlYxINCgV0b3RhbBgCIAEoDRIQCghoYXNfbW9yZRgDIAEoCCI0Cg9HZXREcmFmdFJlcXVlc3QSEwoLbW92ZXNwZWNfaWQYAiABKAlKBAgBEAJSBmNhbGxlciI2ChBHZXREcmFmdFJlc3BvbnNlEiIKBWRyYWZ0GAEgASgLMhMuYXV0aG9yaW5nLnYxLkRyYWZ0IncKE1JlcGxhY2VEcmFmdFJlcXVlc3QSEwoLbW92ZXNwZWNfaWQYAiABKAkSEwoLeWFtbF9zb3VyY2UYAyABKAkSGAoLaWZfcmV2aXNpb24YBCABKA1IAIgBAUIOCgxfaWZfcmV2aXNpb25KBAgBEAJSBmNhbGxlciI6ChRSZXBsYWNlRHJhZnRSZXNwb25zZRIiCgVkcmFmdBgBIAEoCzITLmF1dGhvcmluZy52MS5EcmFmdCI5ChRWYWxpZGF0ZURyYWZ0UmVxdWVzdBITCgttb3Zlc3BlY19pZBgCIAEoCUoECAEQAlIGY2FsbGVyIskBChVWYWxpZGF0ZURyYWZ0UmVzcG9uc2USCgoCb2sYASABKAgSEQoJdGFyZ2V0X2lkGAIgASgJEhMKC3RhcmdldF90eXBlGAMgASgJEjAKDHZhbGlkYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASIwoGZXJyb3JzGAUgAygLMhMuYXV0aG9yaW5nLnYxLklzc3VlEiUKCHdhcm5pbmdzGAYgAygLMhMuYXV0aG9yaW5nLnYxLklzc3VlIlIKFENyZWF0ZVZlcnNpb25SZXF1ZXN0EhMKC21vdmVzcGVjX2lkGAIgASgJEhcKD2lkZW1wb3RlbmN5X2tleRgDIAEoCUoECAEQAlIGY2FsbGVyIj8KFUNyZWF0ZVZlcnNpb25SZXNwb25zZRImCgd2ZXJzaW9uGAEgASgLMhUuYXV0aG9yaW5nLnYxLlZlcnNpb24iVwoTTGlzdFZlcnNpb25zUmVxdWVzdBITCgttb3Zlc3BlY19pZBgCIAEoCRINCgVsaW1pdBgDIAEoDRIOCgZvZmZzZXQYBCABKARKBAgBEAJSBmNhbGxlciJdChRMaXN0VmVyc2lvbnNSZXNwb25zZRIkCgVpdGVtcxgBIAMoCzIVLmF1dGhvcmluZy52MS5WZXJzaW9uEg0KBXRvdGFsGAIgASgNEhAKCGhhc19tb3JlGAMgASgIIlMKEUdldFZlcnNpb25SZXF1ZXN0EhMKC21vdmVzcGVjX2lkGAIgASgJEhsKE21vdmVzcGVjX3ZlcnNpb25faWQYAyABKAlKBAgBEAJSBmNhbGxlciI8ChJHZXRWZXJzaW9uUmVzcG9uc2USJgoHdmVyc2lvbhgBIAEoCzIVLmF1dGhvcmluZy52MS5WZXJzaW9uIlcKFVJlbGVhc2VWZXJzaW9uUmVxdWVzdBITCgttb3Zlc3BlY19pZBgCIAEoCRIbChNtb3Zlc3BlY192ZXJzaW9uX2lkGAMgASgJSgQIARACUgZjYWxsZXIiQgoWUmVsZWFzZVZlcnNpb25SZXNwb25zZRIoCghtb3Zlc3BlYxgBIAEoCzIWLmF1dGhvcmluZy52MS5Nb3ZlU3BlYyI9ChhHZXRSZWxlYXNlZFNvdXJjZVJlcXVlc3QSEwoLbW92ZXNwZWNfaWQYAiABKAlKBAgBEAJSBmNhbGxlciJ6ChlHZXRSZWxlYXNlZFNvdXJjZVJlc3BvbnNlEhMKC21vdmVzcGVjX2lkGAEgASgJEhsKE21vdmVzcGVjX3ZlcnNpb25faWQYAiABKAkSFgoOdmVyc2lvbl9udW1iZXIYAyABKA0SEwoLeWFtbF9zb3VyY2UYBCABKAkiiQEKFVJlc29sdmVWZXJzaW9uUmVxdWVzdBIYCgttb3Zlc3BlY19pZBgCIAEoCUgAiAEBEiAKE21vdmVzcGVjX3ZlcnNpb25faWQYAyABKAlIAYgBAUIOCgxfbW92ZXNwZWNfaWRCFgoUX21vdmVzcGVjX3ZlcnNpb25faWRKBAgBEAJSBmNhbGxlciK6AQoWUmVzb2x2ZVZlcnNpb25SZXNwb25zZRIbChNtb3Zlc3BlY192ZXJzaW9uX2lkGAEgASgJEhMKC21vdmVzcGVjX2lkGAIgASgJEhYKDnZlcnNpb25fbnVtYmVyGAMgASgNEhMKC3lhbWxfc291cmNlGAQgASgJEhQKDGNvbnRlbnRfaGFzaBgFIAEoCRISCgpwcm9qZWN0X2lkGAYgASgJEhcKD29yZ2FuaXphdGlvbl9pZBgHIAEoCSJoChRTZXRWaXNpYmlsaXR5UmVxdWVzdBITCgttb3Zlc3BlY19pZBgBIAEoCRIsCgp2aXNpYmlsaXR5GAIgASgOMhguYXV0aG9yaW5nLnYxLlZpc2liaWxpdHkSDQoFYWN0b3IYAyABKAkiQQoVU2V0VmlzaWJpbGl0eVJlc3BvbnNlEigKCG1vdmVzcGVjGAEgASgLMhYuYXV0aG9yaW5nLnYxLk1vdmVTcGVjIksKFURlbGlzdE1vdmVTcGVjUmVxdWVzdBITCgttb3Zlc3BlY19pZBgBIAEoCRINCgVhY3RvchgCIAEoCRIOCgZyZWFzb24YAyABKAkiQgoWRGVsaXN0TW92ZVNwZWNSZXNwb25zZRIoCghtb3Zlc3BlYxgBIAEoCzIWLmF1dGhvcmluZy52MS5Nb3ZlU3BlYyKBAQoVVXBkYXRlTW92ZVNwZWNSZXF1ZXN0EhMKC21vdmVzcGVjX2lkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIYCgtkZXNjcmlwdGlvbhgDIAEoCUgBiAEBEg0KBWFjdG9yGAQgASgJQgcKBV9uYW1lQg4KDF9kZXNjcmlwdGlvbiJCChZVcGRhdGVNb3ZlU3BlY1Jlc3BvbnNlEigKCG1vdmVzcGVjGAEgASgLMhYuYXV0aG9yaW5nLnYxLk1vdmVTcGVjIjwKFkFyY2hpdmVNb3ZlU3BlY1JlcXVlc3QSEwoLbW92ZXNwZWNfaWQYASABKAkSDQoFYWN0b3IYAiABKAkiQwoXQXJjaGl2ZU1vdmVTcGVjUmVzcG9uc2USKAoIbW92ZXNwZWMYASABKAsyFi5hdXRob3JpbmcudjEuTW92ZVNwZWMidAoeQXJjaGl2ZVByb2plY3RNb3ZlU3BlY3NSZXF1ZXN0EhIKCnByb2plY3RfaWQYASABKAkSLwoLYXJjaGl2ZWRfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWFjdG9yGAMgASgJIjMKH0FyY2hpdmVQcm9qZWN0TW92ZVNwZWNzUmVzcG9uc2USEAoIYXJjaGl2ZWQYASABKA0iQgoWUmVzeW5jQ2F0YWxvZ3VlUmVxdWVzdBIYCgttb3Zlc3BlY19pZBgBIAEoCUgAiAEBQg4KDF9tb3Zlc3BlY19pZCIpChdSZXN5bmNDYXRhbG9ndWVSZXNwb25zZRIOCgZtYXJrZWQYASABKA0qcAoKVmlzaWJpbGl0eRIaChZWSVNJQklMSVRZX1VOU1BFQ0lGSUVEEAASFgoSVklTSUJJTElUWV9QUklWQVRFEAESFQoRVklTSUJJTElUWV9QVUJMSUMQAhIXChNWSVNJQklMSVRZX0RFTElTVEVEEAMqWwoLUHJvamVjdFNvcnQSHAoYUFJPSkVDVF9TT1JUX1VOU1BFQ0lGSUVEEAASFwoTUFJPSkVDVF9TT1JUX1JFQ0VOVBABEhUKEVBST0pFQ1RfU09SVF9OQU1FEAIynA0KEEF1dGhvcmluZ1NlcnZpY2USWwoOQ3JlYXRlTW92ZVNwZWMSIy5hdXRob3JpbmcudjEuQ3JlYXRlTW92ZVNwZWNSZXF1ZXN0GiQuYXV0aG9yaW5nLnYxLkNyZWF0ZU1vdmVTcGVjUmVzcG9uc2USUgoLR2V0TW92ZVNwZWMSIC5hdXRob3JpbmcudjEuR2V0TW92ZVNwZWNSZXF1ZXN0GiEuYXV0aG9yaW5nLnYxLkdldE1vdmVTcGVjUmVzcG9uc2USbQoUTGlzdFByb2plY3RNb3ZlU3BlY3MSKS5hdXRob3JpbmcudjEuTGlzdFByb2plY3RNb3ZlU3BlY3NSZXF1ZXN0GiouYXV0aG9yaW5nLnYxLkxpc3RQcm9qZWN0TW92ZVNwZWNzUmVzcG9uc2USSQoIR2V0RHJhZnQSHS5hdXRob3JpbmcudjEuR2V0RHJhZnRSZXF1ZXN0Gh4uYXV0aG9yaW5nLnYxLkdldERyYWZ0UmVzcG9uc2USVQoMUmVwbGFjZURyYWZ0EiEuYXV0aG9yaW5nLnYxLlJlcGxhY2VEcmFmdFJlcXVlc3QaIi5hdXRob3JpbmcudjEuUmVwbGFjZURyYWZ0UmVzcG9uc2USWAoNVmFsaWRhdGVEcmFmdBIiLmF1dGhvcmluZy52MS5WYWxpZGF0ZURyYWZ0UmVxdWVzdBojLmF1dGhvcmluZy52MS5WYWxpZGF0ZURyYWZ0UmVzcG9uc2USWAoNQ3JlYXRlVmVyc2lvbhIiLmF1dGhvcmluZy52MS5DcmVhdGVWZXJzaW9uUmVxdWVzdBojLmF1dGhvcmluZy52MS5DcmVhdGVWZXJzaW9uUmVzcG9uc2USVQoMTGlzdFZlcnNpb25zEiEuYXV0aG9yaW5nLnYxLkxpc3RWZXJzaW9uc1JlcXVlc3QaIi5hdXRob3JpbmcudjEuTGlzdFZlcnNpb25zUmVzcG9uc2USTwoKR2V0VmVyc2lvbhIfLmF1dGhvcmluZy52MS5HZXRWZXJzaW9uUmVxdWVzdBogLmF1dGhvcmluZy52MS5HZXRWZXJzaW9uUmVzcG9uc2USWwoOUmVsZWFzZVZlcnNpb24SIy5hdXRob3JpbmcudjEuUmVsZWFzZVZlcnNpb25SZXF1ZXN0GiQuYXV0aG9yaW5nLnYxLlJlbGVhc2VWZXJzaW9uUmVzcG9uc2USZAoRR2V0UmVsZWFzZWRTb3VyY2USJi5hdXRob3JpbmcudjEuR2V0UmVsZWFzZWRTb3VyY2VSZXF1ZXN0GicuYXV0aG9yaW5nLnYxLkdldFJlbGVhc2VkU291cmNlUmVzcG9uc2USWwoOUmVzb2x2ZVZlcnNpb24SIy5hdXRob3JpbmcudjEuUmVzb2x2ZVZlcnNpb25SZXF1ZXN0GiQuYXV0aG9yaW5nLnYxLlJlc29sdmVWZXJzaW9uUmVzcG9uc2USWAoNU2V0VmlzaWJpbGl0eRIiLmF1dGhvcmluZy52MS5TZXRWaXNpYmlsaXR5UmVxdWVzdBojLmF1dGhvcmluZy52MS5TZXRWaXNpYmlsaXR5UmVzcG9uc2USWwoORGVsaXN0TW92ZVNwZWMSIy5hdXRob3JpbmcudjEuRGVsaXN0TW92ZVNwZWNSZXF1ZXN0GiQuYXV0aG9yaW5nLnYxLkRlbGlzdE1vdmVTcGVjUmVzcG9uc2USWwoOVXBkYXRlTW92ZVNwZWMSIy5hdXRob3JpbmcudjEuVXBkYXRlTW92ZVNwZWNSZXF1ZXN0GiQuYXV0aG9yaW5nLnYxLlVwZGF0ZU1vdmVTcGVjUmVzcG9uc2USXgoPQXJjaGl2ZU1vdmVTcGVjEiQuYXV0aG9yaW5nLnYxLkFyY2hpdmVNb3ZlU3BlY1JlcXVlc3QaJS5hdXRob3JpbmcudjEuQXJjaGl2ZU1vdmVTcGVjUmVzcG9uc2USdgoXQXJjaGl2ZVByb2plY3RNb3ZlU3BlY3MSLC5hdXRob3JpbmcudjEuQXJjaGl2ZVByb2plY3RNb3ZlU3BlY3NSZXF1ZXN0Gi0uYXV0aG9yaW5nLnYxLkFyY2hpdmVQcm9qZWN0TW92ZVNwZWNzUmVzcG9uc2USXgoPUmVzeW5jQ2F0YWxvZ3VlEiQuYXV0aG9yaW5nLnYxLlJlc3luY0NhdGFsb2d1ZVJlcXVlc3QaJS5hdXRob3JpbmcudjEuUmVzeW5jQ2F0YWxvZ3VlUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message authoring.v1.MoveSpec
@@ -321,6 +321,110 @@ export const GetMoveSpecResponseSchema: GenMessage<GetMoveSpecResponse> = /*@__P
   messageDesc(file_authoring_v1_authoring, 7);
 
 /**
+ * @generated from message authoring.v1.ListProjectMoveSpecsRequest
+ */
+export type ListProjectMoveSpecsRequest = Message<"authoring.v1.ListProjectMoveSpecsRequest"> & {
+  /**
+   * Must be the caller's project (else NOT_FOUND PROJECT_NOT_FOUND, as for any other project).
+   *
+   * @generated from field: string project_id = 2;
+   */
+  projectId: string;
+
+  /**
+   * Words that must all appear in the name or description (case and accents ignored), split as the
+   * catalogue splits them. Up to 256 characters; empty: no search.
+   *
+   * @generated from field: string q = 3;
+   */
+  q: string;
+
+  /**
+   * @generated from field: authoring.v1.ProjectSort sort = 4;
+   */
+  sort: ProjectSort;
+
+  /**
+   * 1..200 (0 means the default, 20).
+   *
+   * @generated from field: uint32 limit = 5;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: uint64 offset = 6;
+   */
+  offset: bigint;
+};
+
+/**
+ * Describes the message authoring.v1.ListProjectMoveSpecsRequest.
+ * Use `create(ListProjectMoveSpecsRequestSchema)` to create a new message.
+ */
+export const ListProjectMoveSpecsRequestSchema: GenMessage<ListProjectMoveSpecsRequest> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 8);
+
+/**
+ * One MoveSpec of the listing, with what a list shows beside it.
+ *
+ * @generated from message authoring.v1.ProjectMoveSpec
+ */
+export type ProjectMoveSpec = Message<"authoring.v1.ProjectMoveSpec"> & {
+  /**
+   * @generated from field: authoring.v1.MoveSpec movespec = 1;
+   */
+  movespec?: MoveSpec | undefined;
+
+  /**
+   * The released version's number, when one is released.
+   *
+   * @generated from field: optional uint32 released_version_number = 2;
+   */
+  releasedVersionNumber?: number | undefined;
+
+  /**
+   * The draft's last save.
+   *
+   * @generated from field: google.protobuf.Timestamp draft_updated_at = 3;
+   */
+  draftUpdatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message authoring.v1.ProjectMoveSpec.
+ * Use `create(ProjectMoveSpecSchema)` to create a new message.
+ */
+export const ProjectMoveSpecSchema: GenMessage<ProjectMoveSpec> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 9);
+
+/**
+ * @generated from message authoring.v1.ListProjectMoveSpecsResponse
+ */
+export type ListProjectMoveSpecsResponse = Message<"authoring.v1.ListProjectMoveSpecsResponse"> & {
+  /**
+   * @generated from field: repeated authoring.v1.ProjectMoveSpec items = 1;
+   */
+  items: ProjectMoveSpec[];
+
+  /**
+   * @generated from field: uint32 total = 2;
+   */
+  total: number;
+
+  /**
+   * @generated from field: bool has_more = 3;
+   */
+  hasMore: boolean;
+};
+
+/**
+ * Describes the message authoring.v1.ListProjectMoveSpecsResponse.
+ * Use `create(ListProjectMoveSpecsResponseSchema)` to create a new message.
+ */
+export const ListProjectMoveSpecsResponseSchema: GenMessage<ListProjectMoveSpecsResponse> = /*@__PURE__*/
+  messageDesc(file_authoring_v1_authoring, 10);
+
+/**
  * @generated from message authoring.v1.GetDraftRequest
  */
 export type GetDraftRequest = Message<"authoring.v1.GetDraftRequest"> & {
@@ -335,7 +439,7 @@ export type GetDraftRequest = Message<"authoring.v1.GetDraftRequest"> & {
  * Use `create(GetDraftRequestSchema)` to create a new message.
  */
 export const GetDraftRequestSchema: GenMessage<GetDraftRequest> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 8);
+  messageDesc(file_authoring_v1_authoring, 11);
 
 /**
  * @generated from message authoring.v1.GetDraftResponse
@@ -352,7 +456,7 @@ export type GetDraftResponse = Message<"authoring.v1.GetDraftResponse"> & {
  * Use `create(GetDraftResponseSchema)` to create a new message.
  */
 export const GetDraftResponseSchema: GenMessage<GetDraftResponse> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 9);
+  messageDesc(file_authoring_v1_authoring, 12);
 
 /**
  * @generated from message authoring.v1.ReplaceDraftRequest
@@ -384,7 +488,7 @@ export type ReplaceDraftRequest = Message<"authoring.v1.ReplaceDraftRequest"> & 
  * Use `create(ReplaceDraftRequestSchema)` to create a new message.
  */
 export const ReplaceDraftRequestSchema: GenMessage<ReplaceDraftRequest> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 10);
+  messageDesc(file_authoring_v1_authoring, 13);
 
 /**
  * @generated from message authoring.v1.ReplaceDraftResponse
@@ -401,7 +505,7 @@ export type ReplaceDraftResponse = Message<"authoring.v1.ReplaceDraftResponse"> 
  * Use `create(ReplaceDraftResponseSchema)` to create a new message.
  */
 export const ReplaceDraftResponseSchema: GenMessage<ReplaceDraftResponse> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 11);
+  messageDesc(file_authoring_v1_authoring, 14);
 
 /**
  * @generated from message authoring.v1.ValidateDraftRequest
@@ -418,7 +522,7 @@ export type ValidateDraftRequest = Message<"authoring.v1.ValidateDraftRequest"> 
  * Use `create(ValidateDraftRequestSchema)` to create a new message.
  */
 export const ValidateDraftRequestSchema: GenMessage<ValidateDraftRequest> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 12);
+  messageDesc(file_authoring_v1_authoring, 15);
 
 /**
  * @generated from message authoring.v1.ValidateDraftResponse
@@ -462,7 +566,7 @@ export type ValidateDraftResponse = Message<"authoring.v1.ValidateDraftResponse"
  * Use `create(ValidateDraftResponseSchema)` to create a new message.
  */
 export const ValidateDraftResponseSchema: GenMessage<ValidateDraftResponse> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 13);
+  messageDesc(file_authoring_v1_authoring, 16);
 
 /**
  * @generated from message authoring.v1.CreateVersionRequest
@@ -486,7 +590,7 @@ export type CreateVersionRequest = Message<"authoring.v1.CreateVersionRequest"> 
  * Use `create(CreateVersionRequestSchema)` to create a new message.
  */
 export const CreateVersionRequestSchema: GenMessage<CreateVersionRequest> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 14);
+  messageDesc(file_authoring_v1_authoring, 17);
 
 /**
  * @generated from message authoring.v1.CreateVersionResponse
@@ -503,7 +607,7 @@ export type CreateVersionResponse = Message<"authoring.v1.CreateVersionResponse"
  * Use `create(CreateVersionResponseSchema)` to create a new message.
  */
 export const CreateVersionResponseSchema: GenMessage<CreateVersionResponse> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 15);
+  messageDesc(file_authoring_v1_authoring, 18);
 
 /**
  * @generated from message authoring.v1.ListVersionsRequest
@@ -532,7 +636,7 @@ export type ListVersionsRequest = Message<"authoring.v1.ListVersionsRequest"> & 
  * Use `create(ListVersionsRequestSchema)` to create a new message.
  */
 export const ListVersionsRequestSchema: GenMessage<ListVersionsRequest> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 16);
+  messageDesc(file_authoring_v1_authoring, 19);
 
 /**
  * @generated from message authoring.v1.ListVersionsResponse
@@ -559,7 +663,7 @@ export type ListVersionsResponse = Message<"authoring.v1.ListVersionsResponse"> 
  * Use `create(ListVersionsResponseSchema)` to create a new message.
  */
 export const ListVersionsResponseSchema: GenMessage<ListVersionsResponse> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 17);
+  messageDesc(file_authoring_v1_authoring, 20);
 
 /**
  * @generated from message authoring.v1.GetVersionRequest
@@ -581,7 +685,7 @@ export type GetVersionRequest = Message<"authoring.v1.GetVersionRequest"> & {
  * Use `create(GetVersionRequestSchema)` to create a new message.
  */
 export const GetVersionRequestSchema: GenMessage<GetVersionRequest> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 18);
+  messageDesc(file_authoring_v1_authoring, 21);
 
 /**
  * @generated from message authoring.v1.GetVersionResponse
@@ -598,7 +702,7 @@ export type GetVersionResponse = Message<"authoring.v1.GetVersionResponse"> & {
  * Use `create(GetVersionResponseSchema)` to create a new message.
  */
 export const GetVersionResponseSchema: GenMessage<GetVersionResponse> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 19);
+  messageDesc(file_authoring_v1_authoring, 22);
 
 /**
  * @generated from message authoring.v1.ReleaseVersionRequest
@@ -620,7 +724,7 @@ export type ReleaseVersionRequest = Message<"authoring.v1.ReleaseVersionRequest"
  * Use `create(ReleaseVersionRequestSchema)` to create a new message.
  */
 export const ReleaseVersionRequestSchema: GenMessage<ReleaseVersionRequest> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 20);
+  messageDesc(file_authoring_v1_authoring, 23);
 
 /**
  * @generated from message authoring.v1.ReleaseVersionResponse
@@ -637,7 +741,7 @@ export type ReleaseVersionResponse = Message<"authoring.v1.ReleaseVersionRespons
  * Use `create(ReleaseVersionResponseSchema)` to create a new message.
  */
 export const ReleaseVersionResponseSchema: GenMessage<ReleaseVersionResponse> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 21);
+  messageDesc(file_authoring_v1_authoring, 24);
 
 /**
  * @generated from message authoring.v1.GetReleasedSourceRequest
@@ -654,7 +758,7 @@ export type GetReleasedSourceRequest = Message<"authoring.v1.GetReleasedSourceRe
  * Use `create(GetReleasedSourceRequestSchema)` to create a new message.
  */
 export const GetReleasedSourceRequestSchema: GenMessage<GetReleasedSourceRequest> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 22);
+  messageDesc(file_authoring_v1_authoring, 25);
 
 /**
  * @generated from message authoring.v1.GetReleasedSourceResponse
@@ -686,7 +790,7 @@ export type GetReleasedSourceResponse = Message<"authoring.v1.GetReleasedSourceR
  * Use `create(GetReleasedSourceResponseSchema)` to create a new message.
  */
 export const GetReleasedSourceResponseSchema: GenMessage<GetReleasedSourceResponse> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 23);
+  messageDesc(file_authoring_v1_authoring, 26);
 
 /**
  * At least one id is required (INVALID_ARGUMENT FIELD_REQUIRED). Both given: the version wins and must
@@ -713,7 +817,7 @@ export type ResolveVersionRequest = Message<"authoring.v1.ResolveVersionRequest"
  * Use `create(ResolveVersionRequestSchema)` to create a new message.
  */
 export const ResolveVersionRequestSchema: GenMessage<ResolveVersionRequest> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 24);
+  messageDesc(file_authoring_v1_authoring, 27);
 
 /**
  * @generated from message authoring.v1.ResolveVersionResponse
@@ -760,7 +864,7 @@ export type ResolveVersionResponse = Message<"authoring.v1.ResolveVersionRespons
  * Use `create(ResolveVersionResponseSchema)` to create a new message.
  */
 export const ResolveVersionResponseSchema: GenMessage<ResolveVersionResponse> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 25);
+  messageDesc(file_authoring_v1_authoring, 28);
 
 /**
  * @generated from message authoring.v1.SetVisibilityRequest
@@ -791,7 +895,7 @@ export type SetVisibilityRequest = Message<"authoring.v1.SetVisibilityRequest"> 
  * Use `create(SetVisibilityRequestSchema)` to create a new message.
  */
 export const SetVisibilityRequestSchema: GenMessage<SetVisibilityRequest> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 26);
+  messageDesc(file_authoring_v1_authoring, 29);
 
 /**
  * @generated from message authoring.v1.SetVisibilityResponse
@@ -808,7 +912,7 @@ export type SetVisibilityResponse = Message<"authoring.v1.SetVisibilityResponse"
  * Use `create(SetVisibilityResponseSchema)` to create a new message.
  */
 export const SetVisibilityResponseSchema: GenMessage<SetVisibilityResponse> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 27);
+  messageDesc(file_authoring_v1_authoring, 30);
 
 /**
  * @generated from message authoring.v1.DelistMoveSpecRequest
@@ -835,7 +939,7 @@ export type DelistMoveSpecRequest = Message<"authoring.v1.DelistMoveSpecRequest"
  * Use `create(DelistMoveSpecRequestSchema)` to create a new message.
  */
 export const DelistMoveSpecRequestSchema: GenMessage<DelistMoveSpecRequest> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 28);
+  messageDesc(file_authoring_v1_authoring, 31);
 
 /**
  * @generated from message authoring.v1.DelistMoveSpecResponse
@@ -852,7 +956,7 @@ export type DelistMoveSpecResponse = Message<"authoring.v1.DelistMoveSpecRespons
  * Use `create(DelistMoveSpecResponseSchema)` to create a new message.
  */
 export const DelistMoveSpecResponseSchema: GenMessage<DelistMoveSpecResponse> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 29);
+  messageDesc(file_authoring_v1_authoring, 32);
 
 /**
  * @generated from message authoring.v1.UpdateMoveSpecRequest
@@ -888,7 +992,7 @@ export type UpdateMoveSpecRequest = Message<"authoring.v1.UpdateMoveSpecRequest"
  * Use `create(UpdateMoveSpecRequestSchema)` to create a new message.
  */
 export const UpdateMoveSpecRequestSchema: GenMessage<UpdateMoveSpecRequest> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 30);
+  messageDesc(file_authoring_v1_authoring, 33);
 
 /**
  * @generated from message authoring.v1.UpdateMoveSpecResponse
@@ -905,7 +1009,7 @@ export type UpdateMoveSpecResponse = Message<"authoring.v1.UpdateMoveSpecRespons
  * Use `create(UpdateMoveSpecResponseSchema)` to create a new message.
  */
 export const UpdateMoveSpecResponseSchema: GenMessage<UpdateMoveSpecResponse> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 31);
+  messageDesc(file_authoring_v1_authoring, 34);
 
 /**
  * @generated from message authoring.v1.ArchiveMoveSpecRequest
@@ -927,7 +1031,7 @@ export type ArchiveMoveSpecRequest = Message<"authoring.v1.ArchiveMoveSpecReques
  * Use `create(ArchiveMoveSpecRequestSchema)` to create a new message.
  */
 export const ArchiveMoveSpecRequestSchema: GenMessage<ArchiveMoveSpecRequest> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 32);
+  messageDesc(file_authoring_v1_authoring, 35);
 
 /**
  * @generated from message authoring.v1.ArchiveMoveSpecResponse
@@ -944,7 +1048,7 @@ export type ArchiveMoveSpecResponse = Message<"authoring.v1.ArchiveMoveSpecRespo
  * Use `create(ArchiveMoveSpecResponseSchema)` to create a new message.
  */
 export const ArchiveMoveSpecResponseSchema: GenMessage<ArchiveMoveSpecResponse> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 33);
+  messageDesc(file_authoring_v1_authoring, 36);
 
 /**
  * @generated from message authoring.v1.ArchiveProjectMoveSpecsRequest
@@ -973,7 +1077,7 @@ export type ArchiveProjectMoveSpecsRequest = Message<"authoring.v1.ArchiveProjec
  * Use `create(ArchiveProjectMoveSpecsRequestSchema)` to create a new message.
  */
 export const ArchiveProjectMoveSpecsRequestSchema: GenMessage<ArchiveProjectMoveSpecsRequest> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 34);
+  messageDesc(file_authoring_v1_authoring, 37);
 
 /**
  * @generated from message authoring.v1.ArchiveProjectMoveSpecsResponse
@@ -992,7 +1096,7 @@ export type ArchiveProjectMoveSpecsResponse = Message<"authoring.v1.ArchiveProje
  * Use `create(ArchiveProjectMoveSpecsResponseSchema)` to create a new message.
  */
 export const ArchiveProjectMoveSpecsResponseSchema: GenMessage<ArchiveProjectMoveSpecsResponse> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 35);
+  messageDesc(file_authoring_v1_authoring, 38);
 
 /**
  * @generated from message authoring.v1.ResyncCatalogueRequest
@@ -1012,7 +1116,7 @@ export type ResyncCatalogueRequest = Message<"authoring.v1.ResyncCatalogueReques
  * Use `create(ResyncCatalogueRequestSchema)` to create a new message.
  */
 export const ResyncCatalogueRequestSchema: GenMessage<ResyncCatalogueRequest> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 36);
+  messageDesc(file_authoring_v1_authoring, 39);
 
 /**
  * @generated from message authoring.v1.ResyncCatalogueResponse
@@ -1031,7 +1135,7 @@ export type ResyncCatalogueResponse = Message<"authoring.v1.ResyncCatalogueRespo
  * Use `create(ResyncCatalogueResponseSchema)` to create a new message.
  */
 export const ResyncCatalogueResponseSchema: GenMessage<ResyncCatalogueResponse> = /*@__PURE__*/
-  messageDesc(file_authoring_v1_authoring, 37);
+  messageDesc(file_authoring_v1_authoring, 40);
 
 /**
  * @generated from enum authoring.v1.Visibility
@@ -1067,6 +1171,38 @@ export const VisibilitySchema: GenEnum<Visibility> = /*@__PURE__*/
   enumDesc(file_authoring_v1_authoring, 0);
 
 /**
+ * @generated from enum authoring.v1.ProjectSort
+ */
+export enum ProjectSort {
+  /**
+   * Same as PROJECT_SORT_RECENT.
+   *
+   * @generated from enum value: PROJECT_SORT_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The draft's last save, newest first.
+   *
+   * @generated from enum value: PROJECT_SORT_RECENT = 1;
+   */
+  RECENT = 1,
+
+  /**
+   * Case- and accent-insensitive name ascending.
+   *
+   * @generated from enum value: PROJECT_SORT_NAME = 2;
+   */
+  NAME = 2,
+}
+
+/**
+ * Describes the enum authoring.v1.ProjectSort.
+ */
+export const ProjectSortSchema: GenEnum<ProjectSort> = /*@__PURE__*/
+  enumDesc(file_authoring_v1_authoring, 1);
+
+/**
  * AuthoringService is the internal gRPC API of the authoring service. Only the gateway and internal tools
  * call it; the public JSON API is the gateway's. Every call is authorised by the caller's workload
  * certificate and, for the user-facing RPCs, by the user's access token the gateway forwards in
@@ -1097,6 +1233,18 @@ export const AuthoringService: GenService<{
     methodKind: "unary";
     input: typeof GetMoveSpecRequestSchema;
     output: typeof GetMoveSpecResponseSchema;
+  },
+  /**
+   * The caller's own project's MoveSpecs (private, public, delisted and archived alike), searched,
+   * sorted and paged like the public catalogue. Another project, existing or not: NOT_FOUND
+   * PROJECT_NOT_FOUND.
+   *
+   * @generated from rpc authoring.v1.AuthoringService.ListProjectMoveSpecs
+   */
+  listProjectMoveSpecs: {
+    methodKind: "unary";
+    input: typeof ListProjectMoveSpecsRequestSchema;
+    output: typeof ListProjectMoveSpecsResponseSchema;
   },
   /**
    * Owner only.

@@ -1,0 +1,207 @@
+/**
+ * What the interactive plot shows, computed from a run without any DOM (test/studio/plot-model.test.ts
+ * runs it in Node): one series per signal over the frames' times, the thresholds the phases and
+ * form rules compare each with (the CLI plot's own reading of the MoveSpec, movespec/cli/plot-svg.ts),
+ * an adaptive signal's moving thresholds and range on its source's panel, the phases as runs of
+ * time, the service's repetitions and partial ones, and which signals to show at first.
+ */
+import {
+  adaptiveOverlays,
+  type PlotSample,
+  type Threshold,
+  thresholds,
+} from "../../../../movespec/cli/plot-svg.js";
+import { signalTitle } from "../../../../movespec/cli/units.js";
+import type { CompiledSpec } from "../../../../movespec/compiled-spec.js";
+import type { DetectionEvent } from "../../../../movespec/engine/events.js";
+import type { Expr } from "../../../../movespec/expression/ast.js";
+
+export interface MovingThreshold {
+  readonly label: string;
+  /** Per frame, in the panel's units (null before the range is known). */
+  readonly values: (number | null)[];
+}
+
+export interface SignalSeries {
+  /** The slot: `depth`, `left.knee_angle`. */
+  readonly key: string;
+  /** With its unit: `knees (degrees)`. */
+  readonly title: string;
+  readonly values: (number | null)[];
+  readonly thresholds: readonly Threshold[];
+  readonly moving: readonly MovingThreshold[];
+  /** An adaptive signal's range on this (its source's) panel. */
+  readonly range?: { readonly lo: (number | null)[]; readonly hi: (number | null)[] };
+}
+
+export interface PhaseRun {
+  readonly from: number;
+  readonly to: number;
+  /** Index into `phases`. */
+  readonly phase: number;
+}
+
+export interface PlotModel {
+  readonly times: number[];
+  readonly signals: readonly SignalSeries[];
+  readonly phases: readonly string[];
+  readonly runs: readonly PhaseRun[];
+  readonly reps: readonly { readonly t: number; readonly count: number }[];
+  readonly partials: readonly { readonly t: number; readonly reason: string }[];
+  /** The signals shown at first: those the phases and form rules compare, and their sources. */
+  readonly defaults: readonly string[];
+}
+
+const finite = (v: number | undefined): number | null =>
+  v !== undefined && Number.isFinite(v) ? v : null;
+
+export function plotModel(
+  spec: CompiledSpec,
+  samples: readonly PlotSample[],
+  events: readonly DetectionEvent[],
+): PlotModel {
+  const times = samples.map((s) => s.t);
+  const keys = [...new Set(samples.flatMap((s) => Object.keys(s.values)))];
+  const limits = thresholds(spec);
+  const overlays = adaptiveOverlays(spec, samples, limits);
+  const signals = keys.map((key): SignalSeries => {
+    const base = baseName(key);
+    const over = overlays.get(key) ?? [];
+    const moving: MovingThreshold[] = [];
+    let range: SignalSeries["range"];
+    for (const o of over) {
+      const lo = samples.map((s) => finite(s.ranges?.[o.slot]?.lo));
+      const hi = samples.map((s) => finite(s.ranges?.[o.slot]?.hi));
+      range ??= { lo, hi };
+      for (const threshold of o.thresholds) {
+        moving.push({
+          label: `${o.slot} ${threshold.value} (${threshold.label})`,
+          values: samples.map((_, i) => {
+            const l = lo[i];
+            const h = hi[i];
+            if (l === null || h === null || h - l < o.minRange) return null;
+            // From the rest end: 0 is at rest, 1 the far end of the range.
+            return o.rest === "low" ? l + threshold.value * (h - l) : h - threshold.value * (h - l);
+          }),
+        });
+      }
+    }
+    return {
+      key,
+      title: signalTitle(spec, key),
+      values: samples.map((s) => finite(s.values[key])),
+      thresholds: limits.get(base) ?? [],
+      moving,
+      range,
+    };
+  });
+  const phases = spec.phases.map((p) => p.name);
+  return {
+    times,
+    signals,
+    phases,
+    runs: phaseRuns(samples, phases),
+    reps: events.flatMap((e) => (e.type === "rep.completed" ? [{ t: e.t, count: e.total }] : [])),
+    partials: events.flatMap((e) =>
+      e.type === "rep.partial" ? [{ t: e.t, reason: e.reason.replace(/_/g, " ") }] : [],
+    ),
+    defaults: defaultSignals(spec, keys),
+  };
+}
+
+function baseName(key: string): string {
+  return key.includes(".") ? key.slice(key.indexOf(".") + 1) : key;
+}
+
+/** Runs of the first state machine's phase, each from its first frame to the next run's. */
+export function phaseRuns(samples: readonly PlotSample[], phases: readonly string[]): PhaseRun[] {
+  const runs: PhaseRun[] = [];
+  let current: { from: number; phase: number } | undefined;
+  for (const sample of samples) {
+    const phase = phases.indexOf(sample.phases[0] ?? "");
+    if (current && phase !== current.phase) {
+      runs.push({ from: current.from, to: sample.t, phase: current.phase });
+      current = undefined;
+    }
+    if (!current && phase >= 0) current = { from: sample.t, phase };
+  }
+  const last = samples[samples.length - 1];
+  if (current && last && last.t > current.from) runs.push({ ...current, to: last.t });
+  return runs;
+}
+
+/** The signal names an expression reads. */
+function refs(e: Expr, out: Set<string>): Set<string> {
+  switch (e.kind) {
+    case "ref":
+      out.add(e.name);
+      break;
+    case "call":
+      for (const a of e.args) refs(a, out);
+      break;
+    case "neg":
+    case "not":
+      refs(e.operand, out);
+      break;
+    case "arith":
+    case "compare":
+    case "and":
+    case "or":
+      refs(e.left, out);
+      refs(e.right, out);
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+/**
+ * What the phases and form rules compare (the signals that decide the count and the warnings),
+ * plus the source of each adaptive one among them (where its moving thresholds are drawn).
+ * Every slot of such a signal (`left.x`, `right.x`) is shown; the rest are a click away.
+ */
+export function defaultSignals(spec: CompiledSpec, keys: readonly string[]): string[] {
+  const wanted = new Set<string>();
+  for (const p of spec.phases) {
+    refs(p.enter, wanted);
+    refs(p.stay, wanted);
+  }
+  for (const rule of spec.form) refs(rule.when, wanted);
+  for (const name of [...wanted]) {
+    const def = spec.signals.find((d) => d.name === name);
+    if (def?.adaptive && def.expr.kind === "ref") wanted.add(def.expr.name);
+  }
+  const chosen = keys.filter((k) => wanted.has(baseName(k)));
+  return chosen.length > 0 ? chosen : keys.slice(0, 4);
+}
+
+/**
+ * Label positions (their centres, from the top) that never overlap: each as near its wanted
+ * place as the others allow, `spacing` apart, within [min, max] when they fit there, and below
+ * `max` when they do not (the caller makes room: see `labelRoom`).
+ */
+export function spreadLabels(
+  wanted: readonly number[],
+  spacing: number,
+  min: number,
+  max: number,
+): number[] {
+  const order = wanted.map((_, i) => i).sort((a, b) => wanted[a] - wanted[b] || a - b);
+  const pos = order.map((i) => Math.min(Math.max(wanted[i], min), max));
+  const bottom = Math.max(max, min + spacing * (pos.length - 1));
+  for (let k = pos.length - 1; k >= 0; k--)
+    pos[k] = Math.min(pos[k], k === pos.length - 1 ? bottom : pos[k + 1] - spacing);
+  for (let k = 0; k < pos.length; k++)
+    pos[k] = Math.max(pos[k], k === 0 ? min : pos[k - 1] + spacing);
+  const out = new Array<number>(wanted.length);
+  order.forEach((i, k) => {
+    out[i] = pos[k];
+  });
+  return out;
+}
+
+/** The height labels need, `spacing` apart, with `padding` above and below. */
+export function labelRoom(count: number, spacing: number, padding: number): number {
+  return count === 0 ? 0 : (count - 1) * spacing + 2 * padding;
+}
