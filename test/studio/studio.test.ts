@@ -902,8 +902,9 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     expect(await entry.textContent())
       .to.contain("Forward lunges, counted per leg.")
       .and.contain(`project ${author.projectId.slice(0, 8)}`)
-      .and.contain("released")
       .and.contain("★ 0");
+    // The entry names the released version by its number, read from the version itself.
+    await entry.locator(".released", { hasText: "v1 released" }).waitFor();
 
     await entry.getByRole("button", { name: "Copy Shared lunge to my project" }).click();
     await page

@@ -112,6 +112,35 @@ export function mountLibrary(studio: Studio) {
     }
   }
 
+  /** Version numbers by version id: a version is immutable, so one answer holds for the page's life. */
+  const versionNumbers = new Map<string, Promise<number | undefined>>();
+
+  /**
+   * "released", then "v3 released" once the version is read: a catalogue entry is the spec's
+   * MoveSpec resource, which names the released version by id only (one GET per entry shown).
+   */
+  function releasedLabel(movespecId: string, versionId: string): HTMLSpanElement {
+    const label = h("span", { class: "released" }, "released");
+    let number = versionNumbers.get(versionId);
+    if (!number) {
+      const client = store.get().connection?.client;
+      number = client
+        ? client
+            .getVersion({ movespec_id: movespecId, version_id: versionId })
+            .then((version) => version.version_number)
+            .catch(() => {
+              versionNumbers.delete(versionId);
+              return undefined;
+            })
+        : Promise.resolve(undefined);
+      versionNumbers.set(versionId, number);
+    }
+    void number.then((n) => {
+      if (n !== undefined) label.textContent = `v${n} released`;
+    });
+    return label;
+  }
+
   function catalogueEntry(item: MoveSpec): HTMLLIElement {
     const own = item.project_id === store.get().connection?.project.project_id;
     const open = h("button", { type: "button", class: "link" }, item.name);
@@ -120,7 +149,9 @@ export function mountLibrary(studio: Studio) {
       own
         ? "yours"
         : h("span", { title: item.project_id }, `project ${item.project_id.slice(0, 8)}`),
-      item.current_released_version_id ? "released" : "not released",
+      item.current_released_version_id
+        ? releasedLabel(item.movespec_id, item.current_released_version_id)
+        : "not released",
       `★ ${item.star_count ?? 0}`,
       `updated ${when(item.updated_at)}`,
     ];
