@@ -1,6 +1,7 @@
 import type { Interceptor, Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { clientTracing } from "../telemetry/client-tracing.js";
+import { GuardedSessionManager } from "./guarded-session-manager.js";
 import type { InternalSecurity } from "./internal-security-config.js";
 import { loadTlsMaterial, type TlsMaterial } from "./tls-material.js";
 import type { Workload } from "./workloads.js";
@@ -64,12 +65,15 @@ export function createInternalTransport(
     useBinaryFormat: true,
     baseUrl: options.baseUrl,
     defaultTimeoutMs: options.timeoutMs,
-    idleConnectionTimeoutMs: options.idleConnectionTimeoutMs ?? 30_000,
+    sessionManager: new GuardedSessionManager(
+      options.baseUrl,
+      { idleConnectionTimeoutMs: options.idleConnectionTimeoutMs ?? 30_000 },
+      identity.tls?.clientOptions(options.expected),
+    ),
     interceptors,
     // No compression between our own workloads (connect-node accepts gzip and brotli by default,
     // so servers gzip every response over 1 KiB): on a cluster network it costs both ends CPU
     // for bytes nobody pays for (a minted token: ~6% of auth's CPU and ~15% of the gateway's).
     acceptCompression: [],
-    nodeOptions: identity.tls?.clientOptions(options.expected),
   });
 }
