@@ -84,6 +84,17 @@ describe("the repository documents itself", function () {
     expect(missing).to.deep.equal([]);
   });
 
+  it("the README is a front door: under 12,000 bytes, no table cell over 300 characters", () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    expect(Buffer.byteLength(readme)).to.be.below(12_000);
+    const longCells = readme
+      .split("\n")
+      .filter((line) => line.startsWith("|"))
+      .flatMap((line) => line.split("|"))
+      .filter((cell) => cell.length > 300);
+    expect(longCells).to.deep.equal([]);
+  });
+
   it("the README's MoveSpec command runs on the bundled recording and counts ten squats", async () => {
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
     const command = readmeCommands(readme).find((c) => c.startsWith("npm run -s movespec -- run"));
