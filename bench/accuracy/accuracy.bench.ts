@@ -14,7 +14,7 @@
  * bench/accuracy/README.md.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -441,6 +441,8 @@ async function main(argv: string[]): Promise<number> {
           status(`cross-validating ${name}: ${p.stage} ${Math.round((100 * p.done) / p.total)}%`),
       });
       if (opts["write-fitted"]) {
+        // A directory named for this run's output need not exist yet (it crashed with ENOENT).
+        mkdirSync(resolve(opts["write-fitted"]), { recursive: true });
         const out = join(resolve(opts["write-fitted"]), `${name}.yaml`);
         writeFileSync(out, fitted.source);
         warn(`${name}: fitted on ${pool.length} recordings, written to ${out}`);

@@ -116,4 +116,18 @@ export const FUNCTIONS: Readonly<Record<string, FunctionInfo>> = {
     summary:
       "mean of the signals computed on this frame (their landmarks visible): both sides when the camera sees both, the visible one when it sees one",
   },
+  min_visible: {
+    args: [],
+    variadicValues: true,
+    visibleSignals: true,
+    summary:
+      "smallest of the signals computed on this frame: the lower side when the camera sees both, the visible one when it sees one",
+  },
+  max_visible: {
+    args: [],
+    variadicValues: true,
+    visibleSignals: true,
+    summary:
+      "largest of the signals computed on this frame: the higher side when the camera sees both, the visible one when it sees one",
+  },
 };

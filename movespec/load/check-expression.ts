@@ -317,8 +317,10 @@ export function rangeOf(e: Expr, signalRange: (ref: string) => Range): Range {
           return [0, Math.max(-lo, hi)];
         }
         case "min":
+        case "min_visible":
           return [Math.min(...args.map((a) => a[0])), Math.min(...args.map((a) => a[1]))];
         case "max":
+        case "max_visible":
           return [Math.max(...args.map((a) => a[0])), Math.max(...args.map((a) => a[1]))];
         case "mean":
         case "mean_visible":

@@ -369,7 +369,8 @@ function defineSignal(
   // A signal is sided when it uses `knee` (not `left_knee`) or an unqualified sided signal.
   let sided = p.info.sidedLandmarks;
   const lms = new Set(p.info.landmarks);
-  // A signal read only through mean_visible() needs its landmarks on either side, not both.
+  // A signal read only through mean_visible() (or min_visible, max_visible) needs its landmarks
+  // on either side, not both.
   const eitherSide = onlyInVisibleMeans(p.expr);
   for (const ref of p.info.signals) {
     const [side, dep] = ref.includes(".") ? ref.split(".") : [undefined, ref];
@@ -400,7 +401,7 @@ function defineSignal(
   return unit === undefined || unit === "number" ? def : { ...def, unit };
 }
 
-/** Signal references (as written) that an expression reads only as arguments of mean_visible(). */
+/** Signal references (as written) that an expression reads only as arguments of mean_visible() and its kin. */
 function onlyInVisibleMeans(e: Expr): Set<string> {
   const inside = new Set<string>();
   const outside = new Set<string>();

@@ -1,6 +1,6 @@
 /** The accuracy benchmark as a process, on the bundled UI-PRMD fixtures. */
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -121,6 +121,30 @@ describe("accuracy benchmark command", () => {
       expect(row.crossValidated).to.include({ clips: 3, missing: 3, exact: 0 });
     } finally {
       rmSync(empty, { recursive: true });
+    }
+  });
+
+  it("--write-fitted creates its directory and writes the fitted MoveSpec there", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "fitted-"));
+    const out = join(parent, "not", "yet");
+    try {
+      const r = await bench([
+        FIXTURES,
+        "--exercise",
+        "deep_squat",
+        "--folds",
+        "3",
+        "--no-perturb",
+        "--no-specificity",
+        "--write-fitted",
+        out,
+      ]);
+      expect(r.code, r.stderr).to.equal(0);
+      expect(readFileSync(join(out, "squat.yaml"), "utf8")).to.match(/^fit:\n {2}min_range:/m);
+      // 3 deep squats and the 9 recordings it must not count (side lunges, shoulder movements).
+      expect(r.stderr).to.match(/squat: fitted on 12 recordings, written to /);
+    } finally {
+      rmSync(parent, { recursive: true });
     }
   });
 

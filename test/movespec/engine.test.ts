@@ -580,6 +580,30 @@ describe("movespec engine", () => {
       ]);
     });
 
+    it("min_visible and max_visible read the sides the camera sees: one arm raised is the raise", () => {
+      const yaml = `movespec: 1\nname: s\nsmoothing: none\nsignals:\n  e: angle2d(shoulder, elbow, wrist)\n  lo: min_visible(left.e, right.e)\n  hi: max_visible(left.e, right.e)\nphases:\n  a: { enter: lo > 179.999 and hi > 179.999, exit: lo < 179 }\nhold: { phase: a, target: 1s }\n`;
+      const engine = createEngine(compile(yaml));
+      const at = (i: number, l: number, r: number, vis: { left: number; right: number }) => {
+        const events = engine.push({ seq: i, t: i / 10, keypoints: arms(l, r, vis) });
+        const v = engine.signalValues();
+        return { lo: v.lo, hi: v.hi, events: events.ok ? events.events : [] };
+      };
+      const both = at(0, 100, 40, { left: 1, right: 1 });
+      expect([both.lo, both.hi].map((x) => Math.round(x * 1e6) / 1e6)).to.deep.equal([40, 100]);
+      // The hidden side is left out (plain min/max would wait for both): the visible one is read.
+      const leftHidden = at(1, 30, 60, { left: 0.1, right: 1 });
+      expect([leftHidden.lo, leftHidden.hi].map((x) => Math.round(x * 1e6) / 1e6)).to.deep.equal([
+        60, 60,
+      ]);
+      const rightHidden = at(2, 120, 10, { left: 1, right: 0.1 });
+      expect([rightHidden.lo, rightHidden.hi].map((x) => Math.round(x * 1e6) / 1e6)).to.deep.equal([
+        120, 120,
+      ]);
+      const lost = [3, 4, 5, 6, 7].flatMap((i) => at(i, 90, 90, { left: 0, right: 0 }).events);
+      expect(engine.signalValues().hi).to.be.closeTo(120, 1e-6); // kept from the last known frame
+      expect(lost.map((e) => e.type)).to.deep.equal(["tracking.lost"]);
+    });
+
     it("scale: height divides by the height of the visible keypoints, whatever the distance", () => {
       const yaml = SIGNAL("above(nose, mid_ankle)").replace("signals:", "scale: height\nsignals:");
       const standing = render({});

@@ -74,8 +74,9 @@ function compileCall(
 }
 
 /**
- * mean_visible: the mean of the argument signals computed on this frame (NaN when none is). The
- * arguments are not dependencies of the slot: it is computed whichever of them are.
+ * mean_visible, min_visible, max_visible: the mean, smallest or largest of the argument signals
+ * computed on this frame (NaN when none is). The arguments are not dependencies of the slot: it
+ * is computed whichever of them are.
  */
 function compileVisibleMean(
   ctx: CompileContext,
@@ -86,6 +87,18 @@ function compileVisibleMean(
     (a) => slotOfRef(ctx.defs, ctx.slotIndex, a as Expr & { kind: "ref" }, side)!,
   );
   const memory = ctx.memory;
+  if (e.fn !== "mean_visible") {
+    const lower = e.fn === "min_visible";
+    return () => {
+      let best = Number.NaN;
+      for (let i = 0; i < slots.length; i++) {
+        if (memory.fresh[slots[i]] !== 1) continue;
+        const v = memory.values[slots[i]];
+        if (Number.isNaN(best) || (lower ? v < best : v > best)) best = v;
+      }
+      return best;
+    };
+  }
   return () => {
     let sum = 0;
     let n = 0;
