@@ -519,7 +519,8 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       .nth(LINE - 1)
       .click();
     await page.keyboard.press("End");
-    await page.keyboard.type(" # offline");
+    // One input event, so one undo step even on a slow machine (typed keys more than 500 ms apart are two).
+    await page.keyboard.insertText(" # offline");
     offline = true;
     await page.route("**/api/**", (route) => route.abort("internetdisconnected"));
     try {

@@ -17,6 +17,7 @@ import {
   publishMoveSpec,
   type TestTenant,
 } from "../detection/support/session-api.js";
+import { eventually } from "../support/eventually.js";
 import {
   type OtlpReceiver,
   type ReceivedSpan,
@@ -236,10 +237,18 @@ describe("observability: one connected trace per request, and a dashboard of rea
     expect(attachSpan.attributes).to.include({ "detection.attach.outcome": "attached" });
     expect(childrenOf(spans, attachSpan).filter(isStore)).to.not.be.empty;
 
-    // One access line when the stream attached and one when it detached, both with the trace id.
-    const lines = system
-      .logsOf("gateway")
-      .filter((line) => line.trace_id === caller.traceId && String(line.msg).startsWith("stream"));
+    // One access line when the stream attached and one when it detached, both with the trace id
+    // (the detach is logged once the gateway has seen the close, which may be after the client).
+    const streamLines = () =>
+      system
+        .logsOf("gateway")
+        .filter(
+          (line) => line.trace_id === caller.traceId && String(line.msg).startsWith("stream"),
+        );
+    await eventually(() => streamLines().some((line) => line.msg === "stream detached")).catch(
+      () => {},
+    );
+    const lines = streamLines();
     expect(lines.map((line) => line.msg)).to.deep.equal(["stream attached", "stream detached"]);
     expect(lines[1]).to.include({
       level: "info",
