@@ -22,6 +22,7 @@ import {
   tunnelledUpgrade,
 } from "../../shared/realtime/stream-tunnel.js";
 import { listen } from "../../shared/runtime/listen.js";
+import { bearerToken } from "../../shared/security/bearer-token.js";
 import {
   ASSERTED_WORKLOAD_HEADER,
   type InternalIdentity,
@@ -184,9 +185,4 @@ function dropUnread(stream: ServerHttp2Stream): void {
   while (stream.read() !== null) {
     // discarded
   }
-}
-
-function bearerToken(header: string | undefined): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
-  return match?.[1];
 }
