@@ -1,4 +1,5 @@
 /** The SVG plot of `movespec run --plot`: readable axes, labels that never overlap, small files. */
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "chai";
@@ -12,8 +13,8 @@ import {
   textWidth,
 } from "../../movespec/cli/plot-layout.js";
 import { type PlotSample, plotSvg } from "../../movespec/cli/plot-svg.js";
-import { type DetectionEvent, load } from "../../movespec/index.js";
-import { FIXTURES } from "./support/recordings.js";
+import { createEngine, type DetectionEvent, load } from "../../movespec/index.js";
+import { FIXTURES, loadExample, readFrames } from "./support/recordings.js";
 
 function loadFixedSquat() {
   const file = join(FIXTURES, "..", "..", "movespecs", "squat-fixed-thresholds.yaml");
@@ -93,6 +94,36 @@ function session(seconds: number, partialsEvery = 0) {
   }
   return { samples, events };
 }
+
+/** A real squat through the engine, with the adaptive ranges the reference MoveSpec moves. */
+function recordedSquat() {
+  const engine = createEngine(loadExample("squat"));
+  const samples: PlotSample[] = [];
+  const events: DetectionEvent[] = [];
+  for (const frame of readFrames("m01_s01")) {
+    const pushed = engine.push(frame);
+    if (!pushed.ok) continue;
+    events.push(...pushed.events);
+    samples.push({
+      t: frame.t,
+      values: engine.signalValues(),
+      phases: engine.currentPhases(),
+      ranges: engine.adaptiveRanges(),
+    });
+  }
+  return { samples, events: [...events, ...engine.finish().events] };
+}
+
+const GOLDEN: Record<string, string> = {
+  short: "7a5d69b3eaf393b3e6b272631202ec335a8ee57e504ef4a0c2be34abccb49afb",
+  partials: "2b0b11639a12d76656a9909e527a929ae0fc69183c8f348e98cdaa6b7e18b4c7",
+  long: "c8e70b5726b85040f42ba20191bddca17103cacf0c6c6ffd2cba2fba55518bd5",
+  window: "b7ef9d1fa5b80d19dfed99b724e8eba9128ee8621c998dcab3e5aeac16798098",
+  adaptive: "bf4b3bf53056c2b67fc1baac2b556755da848fc56fc2fdd3d482544109f52851",
+  empty: "00f0dee2846d402ffc5c5a998b77bb82229eb49c4bd2e9bdfd46861f38e1a172",
+};
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 describe("movespec plot", () => {
   describe("layout", () => {
@@ -222,6 +253,30 @@ describe("movespec plot", () => {
       expect(svg).to.include("signals drawn as their range");
       expect(svg).to.include("every 50th repetition numbered");
       expect(overlaps(labelBoxes(svg))).to.deep.equal([]);
+    });
+
+    it("draws the same bytes as before its drawing was split into parts", () => {
+      // Digests of the SVGs plotSvg drew as one long function (commit 3d788ed), for the cases the
+      // tests above draw and a real squat with its adaptive ranges. A change to the drawing that
+      // is meant changes them: look at the new SVG, then take its digest here.
+      const { samples, events } = session(60, 2);
+      const real = recordedSquat();
+      const cases: Record<string, string> = {
+        short: plotSvg(spec, session(23).samples, session(23).events, { title: "Squat" }),
+        partials: plotSvg(spec, samples, events, { title: "Squat" }),
+        long: plotSvg(spec, session(23 * 60).samples, session(23 * 60).events, { title: "Long" }),
+        window: plotSvg(spec, session(23 * 60).samples, session(23 * 60).events, {
+          title: "Window",
+          from: 600,
+          to: 660,
+        }),
+        adaptive: plotSvg(loadExample("squat"), real.samples, real.events, { title: "m01_s01" }),
+        empty: plotSvg(spec, [], [], { title: "Nothing" }),
+      };
+      const digests = Object.fromEntries(
+        Object.entries(cases).map(([name, svg]) => [name, sha256(svg)]),
+      );
+      expect(digests).to.deep.equal(GOLDEN);
     });
 
     it("--from and --to show a window of the recording", () => {
