@@ -21,7 +21,7 @@ import {
   niceTicks,
   placeInRows,
   roundTo,
-  spreadApart,
+  spreadLabels,
   textWidth,
 } from "./plot-layout.js";
 import { signalTitle, unitLabel } from "./units.js";
@@ -486,7 +486,7 @@ function drawThresholds(
   y: (v: number) => number,
 ): void {
   const { top, lines } = panel;
-  const labelYs = spreadApart(
+  const labelYs = spreadLabels(
     [...lines.map((l) => y(l.value) - 3), ...moving.map((m) => m.y - 3)],
     LABEL_FONT + 2,
     top + LABEL_FONT + (panel.density.markers ? 12 : 0),

@@ -9,7 +9,7 @@ import {
   labelStep,
   niceTicks,
   placeInRows,
-  spreadApart,
+  spreadLabels,
   textWidth,
 } from "../../movespec/cli/plot-layout.js";
 import { type PlotSample, plotSvg } from "../../movespec/cli/plot-svg.js";
@@ -115,11 +115,11 @@ function recordedSquat() {
 }
 
 const GOLDEN: Record<string, string> = {
-  short: "7a5d69b3eaf393b3e6b272631202ec335a8ee57e504ef4a0c2be34abccb49afb",
-  partials: "2b0b11639a12d76656a9909e527a929ae0fc69183c8f348e98cdaa6b7e18b4c7",
-  long: "c8e70b5726b85040f42ba20191bddca17103cacf0c6c6ffd2cba2fba55518bd5",
-  window: "b7ef9d1fa5b80d19dfed99b724e8eba9128ee8621c998dcab3e5aeac16798098",
-  adaptive: "bf4b3bf53056c2b67fc1baac2b556755da848fc56fc2fdd3d482544109f52851",
+  short: "d2c23e681c8fc1ac1378c0548232a6b1052f98b2f68f64e979473440fea5bc3b",
+  partials: "35bb951730ecf3d9756ef41fa450cbd12e832ebca247cee9f265503b569894a2",
+  long: "98dc10d13e296e2d77cae255f7742bdaa2cc6dadebbe164d791babe5d424484f",
+  window: "a9e21f3a00ef9ad5de02eac295cc4b9caed59d5b7664a97e21cfb521efe03ece",
+  adaptive: "f0ecb3954a0ed34f78fabe62eb8f3716660a6246510ff4631b7a5ba040ff3767",
   empty: "00f0dee2846d402ffc5c5a998b77bb82229eb49c4bd2e9bdfd46861f38e1a172",
 };
 
@@ -162,7 +162,7 @@ describe("movespec plot", () => {
     });
 
     it("labels spread apart keep their spacing and stay in bounds", () => {
-      const ys = spreadApart([50, 51, 52, 53, 200, 10], 12, 20, 190);
+      const ys = spreadLabels([50, 51, 52, 53, 200, 10], 12, 20, 190);
       const sorted = [...ys].sort((a, b) => a - b);
       for (let k = 1; k < sorted.length; k++)
         expect(sorted[k] - sorted[k - 1]).to.be.at.least(12 - 1e-9);
@@ -256,9 +256,11 @@ describe("movespec plot", () => {
     });
 
     it("draws the same bytes as before its drawing was split into parts", () => {
-      // Digests of the SVGs plotSvg drew as one long function (commit 3d788ed), for the cases the
-      // tests above draw and a real squat with its adaptive ranges. A change to the drawing that
-      // is meant changes them: look at the new SVG, then take its digest here.
+      // Digests of the SVGs, for the cases the tests above draw and a real squat with its adaptive
+      // ranges: plotSvg drew these bytes as one long function and draws them in parts. (They last
+      // changed when threshold labels took the Studio's spreadLabels: a crowd of labels now moves
+      // up from the lowest instead of down from the highest, as far in all.) A change to the
+      // drawing that is meant changes them: look at the new SVG, then take its digest here.
       const { samples, events } = session(60, 2);
       const real = recordedSquat();
       const cases: Record<string, string> = {

@@ -16,6 +16,9 @@ import type { CompiledSpec } from "../../../../movespec/compiled-spec.js";
 import type { DetectionEvent } from "../../../../movespec/engine/events.js";
 import type { Expr } from "../../../../movespec/expression/ast.js";
 
+/** The threshold labels are placed as the CLI's SVG places them. */
+export { spreadLabels } from "../../../../movespec/cli/plot-layout.js";
+
 export interface MovingThreshold {
   readonly label: string;
   /** Per frame, in the panel's units (null before the range is known). */
@@ -174,31 +177,6 @@ export function defaultSignals(spec: CompiledSpec, keys: readonly string[]): str
   }
   const chosen = keys.filter((k) => wanted.has(baseName(k)));
   return chosen.length > 0 ? chosen : keys.slice(0, 4);
-}
-
-/**
- * Label positions (their centres, from the top) that never overlap: each as near its wanted
- * place as the others allow, `spacing` apart, within [min, max] when they fit there, and below
- * `max` when they do not (the caller makes room: see `labelRoom`).
- */
-export function spreadLabels(
-  wanted: readonly number[],
-  spacing: number,
-  min: number,
-  max: number,
-): number[] {
-  const order = wanted.map((_, i) => i).sort((a, b) => wanted[a] - wanted[b] || a - b);
-  const pos = order.map((i) => Math.min(Math.max(wanted[i], min), max));
-  const bottom = Math.max(max, min + spacing * (pos.length - 1));
-  for (let k = pos.length - 1; k >= 0; k--)
-    pos[k] = Math.min(pos[k], k === pos.length - 1 ? bottom : pos[k + 1] - spacing);
-  for (let k = 0; k < pos.length; k++)
-    pos[k] = Math.max(pos[k], k === 0 ? min : pos[k - 1] + spacing);
-  const out = new Array<number>(wanted.length);
-  order.forEach((i, k) => {
-    out[i] = pos[k];
-  });
-  return out;
 }
 
 /** The height labels need, `spacing` apart, with `padding` above and below. */
