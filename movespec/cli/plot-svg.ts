@@ -440,8 +440,7 @@ function drawPanel(parts: string[], ctx: PlotContext, panel: Panel): void {
   // Adaptive thresholds on their source: the range as a band, each threshold a moving line.
   const moving = over.flatMap((o) => drawOverlay(parts, o, samples, ctx.column, y));
   drawThresholds(parts, panel, moving, y);
-  if (panel.density.envelope) drawEnvelope(parts, ctx, values, y, panel.color);
-  else drawLine(parts, ctx, values, y, panel.color);
+  drawSignal(parts, ctx, values, y, panel);
   parts.push(
     `<use xlink:href="#markers" href="#markers" transform="translate(0,${top}) scale(1,${PANEL_H})"/>`,
   );
@@ -507,45 +506,33 @@ function drawThresholds(
   });
 }
 
-/** Many frames per pixel: the range the signal covered in each column, as a filled band. */
-function drawEnvelope(
+/**
+ * The signal: with many frames per pixel, the range it covered in each column as a filled band;
+ * else a line through its decimated points, broken where it is unknown.
+ */
+function drawSignal(
   parts: string[],
   ctx: PlotContext,
   values: readonly number[],
   y: (v: number) => number,
-  color: string,
+  panel: Panel,
 ): void {
   const { samples } = ctx;
-  const cols = columnRanges(
-    samples.length,
-    (i) => ctx.column(samples[i].t),
-    (i) => values[i],
-  );
-  const upper = cols.map((c) => `${f1(LEFT + c.column)},${f1(y(c.max))}`);
-  const lower = cols.map((c) => `${f1(LEFT + c.column)},${f1(y(c.min) + 0.5)}`).reverse();
-  if (cols.length)
-    parts.push(
-      `<path d="M${[...upper, ...lower].join("L")}Z" fill="${color}" fill-opacity="0.55" stroke="none"/>`,
-    );
-}
-
-/** The signal as a line through its decimated points, broken where it is unknown. */
-function drawLine(
-  parts: string[],
-  ctx: PlotContext,
-  values: readonly number[],
-  y: (v: number) => number,
-  color: string,
-): void {
-  const { samples } = ctx;
-  const keep = decimate(
-    samples.length,
-    (i) => ctx.column(samples[i].t),
-    (i) => values[i],
-  );
+  const column = (i: number) => ctx.column(samples[i].t);
+  const value = (i: number) => values[i];
+  if (panel.density.envelope) {
+    const cols = columnRanges(samples.length, column, value);
+    const upper = cols.map((c) => `${f1(LEFT + c.column)},${f1(y(c.max))}`);
+    const lower = cols.map((c) => `${f1(LEFT + c.column)},${f1(y(c.min) + 0.5)}`).reverse();
+    if (cols.length)
+      parts.push(
+        `<path d="M${[...upper, ...lower].join("L")}Z" fill="${panel.color}" fill-opacity="0.55" stroke="none"/>`,
+      );
+    return;
+  }
   const d: string[] = [];
   let pen = "M";
-  for (const i of keep) {
+  for (const i of decimate(samples.length, column, value)) {
     if (!Number.isFinite(values[i])) {
       pen = "M";
       continue;
@@ -554,7 +541,7 @@ function drawLine(
     pen = "L";
   }
   parts.push(
-    `<path d="${d.join("")}" fill="none" stroke="${color}" stroke-width="1.5" stroke-linejoin="round"/>`,
+    `<path d="${d.join("")}" fill="none" stroke="${panel.color}" stroke-width="1.5" stroke-linejoin="round"/>`,
   );
 }
 
