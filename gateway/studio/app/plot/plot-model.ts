@@ -14,7 +14,7 @@ import {
 import { signalTitle } from "../../../../movespec/cli/units.js";
 import type { CompiledSpec } from "../../../../movespec/compiled-spec.js";
 import type { DetectionEvent } from "../../../../movespec/engine/events.js";
-import type { Expr } from "../../../../movespec/expression/ast.js";
+import { forEachRef } from "../../../../movespec/expression/refs.js";
 
 /** The threshold labels are placed as the CLI's SVG places them. */
 export { spreadLabels } from "../../../../movespec/cli/plot-layout.js";
@@ -133,32 +133,6 @@ export function phaseRuns(samples: readonly PlotSample[], phases: readonly strin
   return runs;
 }
 
-/** The signal names an expression reads. */
-function refs(e: Expr, out: Set<string>): Set<string> {
-  switch (e.kind) {
-    case "ref":
-      out.add(e.name);
-      break;
-    case "call":
-      for (const a of e.args) refs(a, out);
-      break;
-    case "neg":
-    case "not":
-      refs(e.operand, out);
-      break;
-    case "arith":
-    case "compare":
-    case "and":
-    case "or":
-      refs(e.left, out);
-      refs(e.right, out);
-      break;
-    default:
-      break;
-  }
-  return out;
-}
-
 /**
  * What the phases and form rules compare (the signals that decide the count and the warnings),
  * plus the source of each adaptive one among them (where its moving thresholds are drawn).
@@ -166,11 +140,12 @@ function refs(e: Expr, out: Set<string>): Set<string> {
  */
 export function defaultSignals(spec: CompiledSpec, keys: readonly string[]): string[] {
   const wanted = new Set<string>();
+  const want = (ref: { name: string }) => wanted.add(ref.name);
   for (const p of spec.phases) {
-    refs(p.enter, wanted);
-    refs(p.stay, wanted);
+    forEachRef(p.enter, want);
+    forEachRef(p.stay, want);
   }
-  for (const rule of spec.form) refs(rule.when, wanted);
+  for (const rule of spec.form) forEachRef(rule.when, want);
   for (const name of [...wanted]) {
     const def = spec.signals.find((d) => d.name === name);
     if (def?.adaptive && def.expr.kind === "ref") wanted.add(def.expr.name);
