@@ -1,5 +1,6 @@
 import type { Middleware } from "koa";
 import { type ErrorReason, Reason } from "../../services/shared/errors/reasons.js";
+import { bearerToken } from "../../services/shared/security/bearer-token.js";
 import {
   KeySetUnavailableError,
   TokenError,
@@ -9,8 +10,6 @@ import { ApiError } from "../errors/api-error.js";
 import type { GatewayContext, GatewayState } from "../state.js";
 import { principalOf, requirePrincipal, requireScope } from "./principal.js";
 import { ignoresAuthorization, policyFor } from "./scopes.js";
-
-const BEARER = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i;
 
 /**
  * Reads `Authorization: Bearer <access token>` and verifies it locally (public keys from the auth
@@ -33,11 +32,11 @@ export function authenticate(verifier: TokenVerifier): Middleware<GatewayState> 
 }
 
 async function verify(ctx: GatewayContext, verifier: TokenVerifier, header: string) {
-  const match = BEARER.exec(header);
-  if (!match)
+  const token = bearerToken(header);
+  if (!token)
     throw unauthenticated(Reason.tokenInvalid, "the Authorization header is not a bearer token");
   try {
-    ctx.state.principal = principalOf(await verifier.verifyAccessToken(match[1]), match[1]);
+    ctx.state.principal = principalOf(await verifier.verifyAccessToken(token), token);
   } catch (error) {
     if (error instanceof TokenError) {
       throw unauthenticated(

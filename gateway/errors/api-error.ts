@@ -33,6 +33,27 @@ export class ApiError extends Error {
     this.retryable = API_ERROR_CODES[code].retryable;
   }
 
+  /**
+   * The contract's envelope for this error (ErrorEnvelope in services/shared/api): the one body of
+   * every error the gateway answers, through Koa or raw on a socket. `details` carries the request
+   * id and, when there is one, the trace id; they and the reason override any detail of that name.
+   */
+  envelope(requestId: string, traceId?: string) {
+    return {
+      error: {
+        code: this.code,
+        message: this.message,
+        retryable: this.retryable,
+        details: {
+          ...this.details,
+          reason: this.reason,
+          request_id: requestId,
+          ...(traceId ? { trace_id: traceId } : {}),
+        },
+      },
+    };
+  }
+
   /** The bare 500: nothing about the cause reaches the client (the middleware logs it). */
   static internal(cause?: unknown): ApiError {
     return new ApiError("internal", Reason.internal, "internal error", {}, {}, { cause });

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from "node:http";
 import type { ErrorReason } from "../../services/shared/errors/reasons.js";
-import { API_ERROR_CODES, type ApiErrorCode } from "./error-codes.js";
+import { ApiError } from "./api-error.js";
+import type { ApiErrorCode } from "./error-codes.js";
 
 export interface RawErrorOptions {
   readonly code: ApiErrorCode;
@@ -20,20 +21,9 @@ export interface RawErrorOptions {
  * request Node could not parse, a refused websocket upgrade. The connection closes after it.
  */
 export function rawErrorResponse(options: RawErrorOptions): string {
-  const rule = API_ERROR_CODES[options.code];
-  const status = options.status ?? rule.status;
-  const body = JSON.stringify({
-    error: {
-      code: options.code,
-      message: options.message,
-      retryable: rule.retryable,
-      details: {
-        reason: options.reason,
-        request_id: options.requestId,
-        ...(options.traceId ? { trace_id: options.traceId } : {}),
-      },
-    },
-  });
+  const error = new ApiError(options.code, options.reason, options.message);
+  const status = options.status ?? error.status;
+  const body = JSON.stringify(error.envelope(options.requestId, options.traceId));
   return [
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}`,
     "Content-Type: application/json",

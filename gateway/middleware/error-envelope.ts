@@ -30,20 +30,7 @@ export function errorEnvelope(logger: Logger): Middleware<GatewayState> {
       }
       ctx.status = error.status;
       for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
-      const traceId = currentTraceId();
-      ctx.body = {
-        error: {
-          code: error.code,
-          message: error.message,
-          retryable: error.retryable,
-          details: {
-            ...error.details,
-            reason: error.reason,
-            request_id: ctx.state.requestId,
-            ...(traceId ? { trace_id: traceId } : {}),
-          },
-        },
-      };
+      ctx.body = error.envelope(ctx.state.requestId, currentTraceId());
     }
   };
 }

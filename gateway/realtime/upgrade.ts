@@ -15,6 +15,7 @@ import {
   acceptRequestId,
   REQUEST_ID_HEADER,
 } from "../../services/shared/logging/request-context.js";
+import { STREAM_ROUTE, streamPathSession } from "../../services/shared/realtime/stream-path.js";
 import { tunnelRequestHeaders } from "../../services/shared/realtime/stream-tunnel.js";
 import { ASSERTED_WORKLOAD_HEADER } from "../../services/shared/security/internal-transport.js";
 import {
@@ -30,10 +31,6 @@ import { handshakeProblem } from "./handshake-headers.js";
 import type { StreamProxyMetrics } from "./stream-metrics.js";
 import { createStreamReplicas } from "./stream-replicas.js";
 
-/** The public stream path (contract: `{public_base}/api/detection/sessions/{id}/stream`). */
-const STREAM_PATH = /^\/api\/detection\/sessions\/([^/?#]+)\/stream(?:\?.*)?$/;
-/** Its template: the name of its span, its `route` in the access log. */
-const STREAM_ROUTE = "/api/detection/sessions/:session_id/stream";
 /** How long the server gets to answer the gateway's close before both sockets are cut. */
 const CLOSE_GRACE_MS = 2000;
 /** Close code 1001: going away (the contract: reconnect with backoff and resume). */
@@ -90,7 +87,7 @@ export function createUpgradeHandler(deps: RouteDeps, metrics: StreamProxyMetric
   const handler = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const requestId = acceptRequestId(request.headers[REQUEST_ID_HEADER] as string | undefined);
     const attach = startAttach(request, requestId, logger, metrics);
-    if (!STREAM_PATH.test(request.url ?? "") || request.method !== "GET") {
+    if (streamPathSession(request.url) === undefined || request.method !== "GET") {
       attach.refused(404);
       refuse(socket, "not_found", GatewayReason.routeNotFound, "no websocket route here", attach);
       return;
@@ -204,7 +201,7 @@ function startAttach(
   const path = url.split("?")[0];
   const line = {
     method: request.method,
-    route: STREAM_PATH.test(url) ? STREAM_ROUTE : "unmatched",
+    route: streamPathSession(url) === undefined ? "unmatched" : STREAM_ROUTE,
     path,
     query: redactedQuery(url),
     request_id: requestId,

@@ -12,6 +12,7 @@ import {
 } from "../../services/shared/api/index.js";
 import { GatewayReason, Reason, SessionReason } from "../../services/shared/errors/reasons.js";
 import { isUuid } from "../../services/shared/ids/uuid-v7.js";
+import { streamPath } from "../../services/shared/realtime/stream-path.js";
 import { asUser, requireScope } from "../auth/principal.js";
 import { ApiError } from "../errors/api-error.js";
 import { createDetectionReplicas } from "../realtime/detection-replicas.js";
@@ -94,7 +95,7 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
       input_schema_version: created.inputSchemaVersion,
       output_schema_version: created.outputSchemaVersion,
       runtime_token: created.runtimeToken,
-      stream_url: `${streamBase}/api/detection/sessions/${session.sessionId}/stream`,
+      stream_url: `${streamBase}${streamPath(session.sessionId)}`,
     } satisfies SessionCreatedJson;
   });
 

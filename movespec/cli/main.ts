@@ -19,10 +19,10 @@ import { Command, CommanderError, InvalidArgumentError, Option } from "commander
 import { parseAspectRatio } from "../aspect-ratio.js";
 import type { CompiledSpec } from "../compiled-spec.js";
 import type { DetectionEvent } from "../engine/events.js";
+import { describeEvent } from "../event-text.js";
 import type { LoadResult } from "../load/load.js";
 import { sidesPlan } from "../sides.js";
 import { TOPOLOGY_NAMES, type TopologyName } from "../topology.js";
-import { describeEvent } from "./describe-event.js";
 import { type FitCommandOptions, fitCommand } from "./fit-command.js";
 import { readSpecFile } from "./load-spec.js";
 import { createOutput, type Io } from "./output.js";

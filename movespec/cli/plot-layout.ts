@@ -62,22 +62,23 @@ export function placeInRows(labels: readonly LabelRequest[], rows: number, gap =
 }
 
 /**
- * Spreads labels wanted at positions `wanted` (y, any order) so that neighbours are at least
- * `spacing` apart and all stay within [min, max], moving each as little as it can.
+ * Label positions (their centres, from the top) that never overlap: each as near its wanted
+ * place as the others allow, `spacing` apart, within [min, max] when they fit there, and below
+ * `max` when they do not (the caller makes room, or lets them run over). The CLI's SVG and the
+ * Studio's plot both place their threshold labels with it.
  */
-export function spreadApart(
+export function spreadLabels(
   wanted: readonly number[],
   spacing: number,
   min: number,
   max: number,
 ): number[] {
-  const order = wanted.map((_, i) => i).sort((a, b) => wanted[a] - wanted[b]);
-  const pos = order.map((i) => wanted[i]);
-  // Push down from the top, then up from the bottom, then down again from the top.
-  for (let k = 0; k < pos.length; k++)
-    pos[k] = Math.max(pos[k], k === 0 ? min : pos[k - 1] + spacing);
+  const order = wanted.map((_, i) => i).sort((a, b) => wanted[a] - wanted[b] || a - b);
+  const pos = order.map((i) => Math.min(Math.max(wanted[i], min), max));
+  const bottom = Math.max(max, min + spacing * (pos.length - 1));
+  // Up from the bottom, then down from the top: the second pass keeps the first one's spacing.
   for (let k = pos.length - 1; k >= 0; k--)
-    pos[k] = Math.min(pos[k], k === pos.length - 1 ? max : pos[k + 1] - spacing);
+    pos[k] = Math.min(pos[k], k === pos.length - 1 ? bottom : pos[k + 1] - spacing);
   for (let k = 0; k < pos.length; k++)
     pos[k] = Math.max(pos[k], k === 0 ? min : pos[k - 1] + spacing);
   const out = new Array<number>(wanted.length);

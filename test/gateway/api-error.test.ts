@@ -3,6 +3,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { expect } from "chai";
 import { ApiError } from "../../gateway/errors/api-error.js";
 import { API_ERROR_CODES } from "../../gateway/errors/error-codes.js";
+import { rawErrorResponse } from "../../gateway/errors/raw-response.js";
 import { ErrorDetailSchema } from "../../proto/gen/common/v1/error_pb.js";
 import type { ErrorReason } from "../../services/shared/errors/reasons.js";
 import {
@@ -235,5 +236,75 @@ describe("acceptRequestId", () => {
     ]) {
       expect(acceptRequestId(ordinary), ordinary).to.equal(ordinary);
     }
+  });
+});
+
+describe("the error envelope, through Koa or raw on a socket", () => {
+  it("puts the reason, the request id and the trace id last in details, over any of those names", () => {
+    const error = new ApiError("not_found", "MOVESPEC_NOT_FOUND", "no such movespec", {
+      id: "x",
+      reason: "SPOOFED",
+      request_id: "spoofed",
+    });
+    expect(error.envelope("req-1", "0af7651916cd43dd8448eb211c80319c")).to.deep.equal({
+      error: {
+        code: "not_found",
+        message: "no such movespec",
+        retryable: false,
+        details: {
+          id: "x",
+          reason: "MOVESPEC_NOT_FOUND",
+          request_id: "req-1",
+          trace_id: "0af7651916cd43dd8448eb211c80319c",
+        },
+      },
+    });
+    expect(error.envelope("req-1").error.details).to.not.have.property("trace_id");
+  });
+
+  it("answers a raw refusal with the same envelope, its status and headers", () => {
+    const response = rawErrorResponse({
+      code: "unavailable",
+      reason: "DEPENDENCY_UNAVAILABLE",
+      message: "the realtime service is unavailable",
+      requestId: "req-2",
+      traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
+      headers: { "Sec-WebSocket-Version": "13" },
+    });
+    const [head, body] = response.split("\r\n\r\n");
+    expect(head.split("\r\n")).to.deep.equal([
+      "HTTP/1.1 503 Service Unavailable",
+      "Content-Type: application/json",
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      "X-Request-Id: req-2",
+      "Sec-WebSocket-Version: 13",
+      "Cache-Control: no-store",
+      "Connection: close",
+    ]);
+    expect(JSON.parse(body)).to.deep.equal({
+      error: {
+        code: "unavailable",
+        message: "the realtime service is unavailable",
+        retryable: true,
+        details: {
+          reason: "DEPENDENCY_UNAVAILABLE",
+          request_id: "req-2",
+          trace_id: "4bf92f3577b34da6a3ce929d0e0e4736",
+        },
+      },
+    });
+    // HTTP's own status where the code's does not cover it (431), the code's envelope unchanged.
+    const tooLarge = rawErrorResponse({
+      status: 431,
+      code: "payload_too_large",
+      reason: "HEADERS_TOO_LARGE",
+      message: "the request's headers are too large",
+      requestId: "req-3",
+    });
+    expect(tooLarge.split("\r\n")[0]).to.equal("HTTP/1.1 431 Request Header Fields Too Large");
+    expect(JSON.parse(tooLarge.split("\r\n\r\n")[1]).error).to.include({
+      code: "payload_too_large",
+      retryable: false,
+    });
   });
 });

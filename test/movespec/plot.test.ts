@@ -1,4 +1,5 @@
 /** The SVG plot of `movespec run --plot`: readable axes, labels that never overlap, small files. */
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "chai";
@@ -8,12 +9,12 @@ import {
   labelStep,
   niceTicks,
   placeInRows,
-  spreadApart,
+  spreadLabels,
   textWidth,
 } from "../../movespec/cli/plot-layout.js";
 import { type PlotSample, plotSvg } from "../../movespec/cli/plot-svg.js";
-import { type DetectionEvent, load } from "../../movespec/index.js";
-import { FIXTURES } from "./support/recordings.js";
+import { createEngine, type DetectionEvent, load } from "../../movespec/index.js";
+import { FIXTURES, loadExample, readFrames } from "./support/recordings.js";
 
 function loadFixedSquat() {
   const file = join(FIXTURES, "..", "..", "movespecs", "squat-fixed-thresholds.yaml");
@@ -94,6 +95,36 @@ function session(seconds: number, partialsEvery = 0) {
   return { samples, events };
 }
 
+/** A real squat through the engine, with the adaptive ranges the reference MoveSpec moves. */
+function recordedSquat() {
+  const engine = createEngine(loadExample("squat"));
+  const samples: PlotSample[] = [];
+  const events: DetectionEvent[] = [];
+  for (const frame of readFrames("m01_s01")) {
+    const pushed = engine.push(frame);
+    if (!pushed.ok) continue;
+    events.push(...pushed.events);
+    samples.push({
+      t: frame.t,
+      values: engine.signalValues(),
+      phases: engine.currentPhases(),
+      ranges: engine.adaptiveRanges(),
+    });
+  }
+  return { samples, events: [...events, ...engine.finish().events] };
+}
+
+const GOLDEN: Record<string, string> = {
+  short: "d2c23e681c8fc1ac1378c0548232a6b1052f98b2f68f64e979473440fea5bc3b",
+  partials: "35bb951730ecf3d9756ef41fa450cbd12e832ebca247cee9f265503b569894a2",
+  long: "98dc10d13e296e2d77cae255f7742bdaa2cc6dadebbe164d791babe5d424484f",
+  window: "a9e21f3a00ef9ad5de02eac295cc4b9caed59d5b7664a97e21cfb521efe03ece",
+  adaptive: "f0ecb3954a0ed34f78fabe62eb8f3716660a6246510ff4631b7a5ba040ff3767",
+  empty: "00f0dee2846d402ffc5c5a998b77bb82229eb49c4bd2e9bdfd46861f38e1a172",
+};
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
 describe("movespec plot", () => {
   describe("layout", () => {
     it("ticks are round numbers covering the data", () => {
@@ -131,7 +162,7 @@ describe("movespec plot", () => {
     });
 
     it("labels spread apart keep their spacing and stay in bounds", () => {
-      const ys = spreadApart([50, 51, 52, 53, 200, 10], 12, 20, 190);
+      const ys = spreadLabels([50, 51, 52, 53, 200, 10], 12, 20, 190);
       const sorted = [...ys].sort((a, b) => a - b);
       for (let k = 1; k < sorted.length; k++)
         expect(sorted[k] - sorted[k - 1]).to.be.at.least(12 - 1e-9);
@@ -222,6 +253,32 @@ describe("movespec plot", () => {
       expect(svg).to.include("signals drawn as their range");
       expect(svg).to.include("every 50th repetition numbered");
       expect(overlaps(labelBoxes(svg))).to.deep.equal([]);
+    });
+
+    it("draws the same bytes as before its drawing was split into parts", () => {
+      // Digests of the SVGs, for the cases the tests above draw and a real squat with its adaptive
+      // ranges: plotSvg drew these bytes as one long function and draws them in parts. (They last
+      // changed when threshold labels took the Studio's spreadLabels: a crowd of labels now moves
+      // up from the lowest instead of down from the highest, as far in all.) A change to the
+      // drawing that is meant changes them: look at the new SVG, then take its digest here.
+      const { samples, events } = session(60, 2);
+      const real = recordedSquat();
+      const cases: Record<string, string> = {
+        short: plotSvg(spec, session(23).samples, session(23).events, { title: "Squat" }),
+        partials: plotSvg(spec, samples, events, { title: "Squat" }),
+        long: plotSvg(spec, session(23 * 60).samples, session(23 * 60).events, { title: "Long" }),
+        window: plotSvg(spec, session(23 * 60).samples, session(23 * 60).events, {
+          title: "Window",
+          from: 600,
+          to: 660,
+        }),
+        adaptive: plotSvg(loadExample("squat"), real.samples, real.events, { title: "m01_s01" }),
+        empty: plotSvg(spec, [], [], { title: "Nothing" }),
+      };
+      const digests = Object.fromEntries(
+        Object.entries(cases).map(([name, svg]) => [name, sha256(svg)]),
+      );
+      expect(digests).to.deep.equal(GOLDEN);
     });
 
     it("--from and --to show a window of the recording", () => {

@@ -145,6 +145,12 @@ describe("realtime stream: contract 1 against hostile clients", function () {
       const access = await openRaw(session.stream_url, { authorization: `Bearer ${tenant.token}` });
       access.send({ type: "hello" });
       await expectClosed(access, 4401, "TOKEN_INVALID");
+      // Not a bearer credential (a tab after the scheme): the upgrade carries no token at all.
+      const tabbed = await openRaw(session.stream_url, {
+        authorization: `Bearer\t${session.runtime_token}`,
+      });
+      tabbed.send({ type: "hello" });
+      await expectClosed(tabbed, 4401, "TOKEN_INVALID");
     });
 
     it("answers unknown sessions with 4404 and unknown routes with 404", async () => {

@@ -9,7 +9,7 @@ import {
 import type { Logger } from "../../shared/logging/logger.js";
 import type { RuntimeClaims } from "../../shared/tokens/index.js";
 import type { DetectionConfig } from "../config.js";
-import type { SessionDocument } from "../domain/session-document.js";
+import { isTerminal, type SessionDocument } from "../domain/session-document.js";
 import { dueOutcome } from "../domain/session-timeouts.js";
 import type { AttachmentLeases } from "../lease/attachment-lease.js";
 import type { SpecCache } from "../operations/spec-cache.js";
@@ -121,14 +121,14 @@ export function createSessionAttacher(deps: SessionAttacherDeps) {
           CloseCode.unauthenticated,
         );
       }
-      if (isTerminal(found)) return terminal(found);
+      if (isTerminal(found.status)) return terminal(found);
       const due = dueOutcome(found, new Date(), config.limits);
       if (due && due.status !== "completed") {
         // Past its attach, idle or duration deadline, the sweeper just not there yet: the
         // session is over, whatever the sweeper's interval (it must not come back to life).
         await deps.settle(sessionId);
         const settled = await store.find(sessionId);
-        if (settled && isTerminal(settled)) return terminal(settled);
+        if (settled && isTerminal(settled.status)) return terminal(settled);
       }
       const spec = await specs.get(found.movespec_version_id);
       if (!spec)
@@ -254,9 +254,3 @@ export function createSessionAttacher(deps: SessionAttacherDeps) {
 }
 
 export type SessionAttacher = ReturnType<typeof createSessionAttacher>;
-
-function isTerminal(session: SessionDocument): boolean {
-  return (
-    session.status === "completed" || session.status === "failed" || session.status === "cancelled"
-  );
-}

@@ -11,6 +11,7 @@ import {
 import { CloseCode, StreamError, StreamWarning } from "../reasons.js";
 import type { AttachTrace } from "./attach-trace.js";
 import { isBinaryFramesProblem, readBinaryFrames } from "./binary-frames.js";
+import { parseClientMessage } from "./client-message.js";
 import { type Hello, readHello } from "./hello-message.js";
 import { JsonFrameReader } from "./json-frame-reader.js";
 import type { OwnedSession } from "./owned-session.js";
@@ -179,20 +180,10 @@ export function handleStreamConnection(
       );
       return undefined;
     }
-    let message: unknown;
-    try {
-      message = JSON.parse(data.toString("utf8"));
-    } catch {
-      sink.send(warningMessage(StreamWarning.malformedJson, "the message is not valid JSON"));
-      return undefined;
-    }
-    if (typeof message !== "object" || message === null || Array.isArray(message)) {
-      sink.send(
-        warningMessage(StreamWarning.messageInvalid, "a message is a JSON object with a type"),
-      );
-      return undefined;
-    }
-    return message as Record<string, unknown>;
+    const read = parseClientMessage(data);
+    if (read.ok) return read.message;
+    sink.send(warningMessage(read.code, read.message));
+    return undefined;
   }
 
   function onAttachedMessage(message: Record<string, unknown>, owned: OwnedSession): void {
@@ -263,17 +254,8 @@ export function handleStreamConnection(
       return;
     }
     // state === "hello": the first message must be a hello.
-    let message: unknown;
-    try {
-      message = isBinary ? undefined : JSON.parse(data.toString("utf8"));
-    } catch {
-      message = undefined;
-    }
-    if (
-      typeof message !== "object" ||
-      message === null ||
-      (message as { type?: unknown }).type !== "hello"
-    ) {
+    const read = isBinary ? undefined : parseClientMessage(data);
+    if (!read?.ok || read.message.type !== "hello") {
       refuse({
         code: StreamError.helloRequired,
         message: 'the first message must be {"type":"hello", ...}',
@@ -281,7 +263,7 @@ export function handleStreamConnection(
       });
       return;
     }
-    const hello = () => onHello(message as Record<string, unknown>);
+    const hello = () => onHello(read.message);
     // In the upgrade's request context (its request_id on every line, the refusal's too): a
     // socket's events come in the context of whatever read it.
     void inUpgradeContext(() => attachOrRefuse(hello));

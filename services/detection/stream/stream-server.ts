@@ -16,12 +16,14 @@ import {
   REQUEST_ID_HEADER,
   runWithRequestContext,
 } from "../../shared/logging/request-context.js";
+import { streamPathSession } from "../../shared/realtime/stream-path.js";
 import {
   openConnectionWindow,
   TUNNEL_SESSION_OPTIONS,
   tunnelledUpgrade,
 } from "../../shared/realtime/stream-tunnel.js";
 import { listen } from "../../shared/runtime/listen.js";
+import { bearerToken } from "../../shared/security/bearer-token.js";
 import {
   ASSERTED_WORKLOAD_HEADER,
   type InternalIdentity,
@@ -31,8 +33,6 @@ import { startAttachTrace } from "./attach-trace.js";
 import { handleStreamConnection, type StreamConnectionDeps } from "./stream-connection.js";
 import { createStreamListener } from "./stream-listener.js";
 
-/** The public path of a session's stream; the gateway forwards it unchanged. */
-const STREAM_PATH = /^\/api\/detection\/sessions\/([^/?#]+)\/stream(?:\?.*)?$/;
 const NO_HEAD = Buffer.alloc(0);
 
 /**
@@ -97,12 +97,12 @@ export function createStreamServer(
       socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
     }
-    const match = STREAM_PATH.exec(request.url ?? "");
-    if (!match || request.method !== "GET") {
+    const pathId = streamPathSession(request.url);
+    if (pathId === undefined || request.method !== "GET") {
       socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
     }
-    const sessionId = isUuid(match[1]) ? match[1] : undefined;
+    const sessionId = isUuid(pathId) ? pathId : undefined;
     const headerToken = bearerToken(request.headers.authorization);
     const requestId = acceptRequestId(request.headers[REQUEST_ID_HEADER] as string | undefined);
     const attachTrace = startAttachTrace(request.headers);
@@ -184,9 +184,4 @@ function dropUnread(stream: ServerHttp2Stream): void {
   while (stream.read() !== null) {
     // discarded
   }
-}
-
-function bearerToken(header: string | undefined): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
-  return match?.[1];
 }

@@ -4,6 +4,7 @@ import { errorInfo, serviceError } from "../errors/service-error.js";
 import type { Logger } from "../logging/logger.js";
 import { KeySetUnavailableError, TokenError, type TokenVerifier } from "../tokens/index.js";
 import { type MethodRule, ruleFor } from "./access-policy.js";
+import { bearerToken } from "./bearer-token.js";
 import {
   ANONYMOUS,
   CALLER_KEY,
@@ -11,8 +12,6 @@ import {
   PEER_WORKLOAD_KEY,
   USER_TOKEN_HEADER,
 } from "./caller.js";
-
-const BEARER = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i;
 
 /**
  * The one server interceptor that decides whether an internal call may run, for every method of
@@ -101,8 +100,8 @@ async function userOf(
       "this method needs the user's access token",
     );
   }
-  const match = BEARER.exec(header);
-  if (!match) {
+  const token = bearerToken(header);
+  if (!token) {
     throw serviceError(
       Code.Unauthenticated,
       Reason.tokenInvalid,
@@ -114,7 +113,7 @@ async function userOf(
   }
   let claims: Awaited<ReturnType<TokenVerifier["verifyAccessToken"]>>;
   try {
-    claims = await verifier.verifyAccessToken(match[1]);
+    claims = await verifier.verifyAccessToken(token);
   } catch (error) {
     if (error instanceof TokenError) {
       throw serviceError(
@@ -145,6 +144,6 @@ async function userOf(
     projectId: claims.projectId,
     scopes: claims.scopes,
     credentialId: claims.credentialId,
-    accessToken: match[1],
+    accessToken: token,
   };
 }

@@ -14,7 +14,10 @@ import {
 import { signalTitle } from "../../../../movespec/cli/units.js";
 import type { CompiledSpec } from "../../../../movespec/compiled-spec.js";
 import type { DetectionEvent } from "../../../../movespec/engine/events.js";
-import type { Expr } from "../../../../movespec/expression/ast.js";
+import { forEachRef } from "../../../../movespec/expression/refs.js";
+
+/** The threshold labels are placed as the CLI's SVG places them. */
+export { spreadLabels } from "../../../../movespec/cli/plot-layout.js";
 
 export interface MovingThreshold {
   readonly label: string;
@@ -130,32 +133,6 @@ export function phaseRuns(samples: readonly PlotSample[], phases: readonly strin
   return runs;
 }
 
-/** The signal names an expression reads. */
-function refs(e: Expr, out: Set<string>): Set<string> {
-  switch (e.kind) {
-    case "ref":
-      out.add(e.name);
-      break;
-    case "call":
-      for (const a of e.args) refs(a, out);
-      break;
-    case "neg":
-    case "not":
-      refs(e.operand, out);
-      break;
-    case "arith":
-    case "compare":
-    case "and":
-    case "or":
-      refs(e.left, out);
-      refs(e.right, out);
-      break;
-    default:
-      break;
-  }
-  return out;
-}
-
 /**
  * What the phases and form rules compare (the signals that decide the count and the warnings),
  * plus the source of each adaptive one among them (where its moving thresholds are drawn).
@@ -163,42 +140,18 @@ function refs(e: Expr, out: Set<string>): Set<string> {
  */
 export function defaultSignals(spec: CompiledSpec, keys: readonly string[]): string[] {
   const wanted = new Set<string>();
+  const want = (ref: { name: string }) => wanted.add(ref.name);
   for (const p of spec.phases) {
-    refs(p.enter, wanted);
-    refs(p.stay, wanted);
+    forEachRef(p.enter, want);
+    forEachRef(p.stay, want);
   }
-  for (const rule of spec.form) refs(rule.when, wanted);
+  for (const rule of spec.form) forEachRef(rule.when, want);
   for (const name of [...wanted]) {
     const def = spec.signals.find((d) => d.name === name);
     if (def?.adaptive && def.expr.kind === "ref") wanted.add(def.expr.name);
   }
   const chosen = keys.filter((k) => wanted.has(baseName(k)));
   return chosen.length > 0 ? chosen : keys.slice(0, 4);
-}
-
-/**
- * Label positions (their centres, from the top) that never overlap: each as near its wanted
- * place as the others allow, `spacing` apart, within [min, max] when they fit there, and below
- * `max` when they do not (the caller makes room: see `labelRoom`).
- */
-export function spreadLabels(
-  wanted: readonly number[],
-  spacing: number,
-  min: number,
-  max: number,
-): number[] {
-  const order = wanted.map((_, i) => i).sort((a, b) => wanted[a] - wanted[b] || a - b);
-  const pos = order.map((i) => Math.min(Math.max(wanted[i], min), max));
-  const bottom = Math.max(max, min + spacing * (pos.length - 1));
-  for (let k = pos.length - 1; k >= 0; k--)
-    pos[k] = Math.min(pos[k], k === pos.length - 1 ? bottom : pos[k + 1] - spacing);
-  for (let k = 0; k < pos.length; k++)
-    pos[k] = Math.max(pos[k], k === 0 ? min : pos[k - 1] + spacing);
-  const out = new Array<number>(wanted.length);
-  order.forEach((i, k) => {
-    out[i] = pos[k];
-  });
-  return out;
 }
 
 /** The height labels need, `spacing` apart, with `padding` above and below. */

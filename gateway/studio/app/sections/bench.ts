@@ -5,6 +5,7 @@
  * screen: what is shown is always what the last run produced.
  */
 import type { SessionSummary } from "../../../../movespec/engine/events.js";
+import { eventText } from "../../../../movespec/event-text.js";
 import { load } from "../../../../movespec/index.js";
 import { errorText, h, say } from "../dom.js";
 import { plotModel } from "../plot/plot-model.js";
@@ -184,14 +185,8 @@ export function mountBench(studio: Studio) {
   function showWarnings({ outcome, recording }: RunResult) {
     const warnings: string[] = [];
     for (const event of outcome.events) {
-      if (event.type === "form.violation")
-        warnings.push(
-          `${event.t.toFixed(2)} s${event.rep ? `, repetition ${event.rep}` : ""}: ${event.message} (${event.rule}, ${event.severity})`,
-        );
-      else if (event.type === "rep.partial")
-        warnings.push(
-          `${event.t.toFixed(2)} s: partial repetition, ${event.reason.replace("_", " ")}`,
-        );
+      if (event.type === "form.violation" || event.type === "rep.partial")
+        warnings.push(`${event.t.toFixed(2)} s: ${eventText(event)}`);
     }
     warnings.push(...outcome.notices, ...recording.problems.map((p) => `${recording.name}, ${p}`));
     ui.warnings.replaceChildren(...warnings.map((w) => h("li", {}, w)));

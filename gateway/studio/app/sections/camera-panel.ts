@@ -3,12 +3,16 @@
  * events as they come. The status line says what is true now: frames sent, how many held a
  * person, and, when the latest did not or the service lost tracking, that nobody is in view.
  */
+import { eventText } from "../../../../movespec/event-text.js";
 import { load } from "../../../../movespec/index.js";
 import { type CameraStats, type LiveCamera, startLiveCamera } from "../camera.js";
 import { errorText, h, say } from "../dom.js";
 import { parseSummary } from "../outcome.js";
 import { elements, type Studio } from "../studio.js";
 import { reconnectingText } from "./bench.js";
+
+/** Events the list of the latest leaves out (the phase has its own line). */
+const UNLISTED = new Set(["phase.entered", "hold.progress", "session.summary"]);
 
 /** The status line for the camera's figures, and whether the service has lost tracking. */
 export function cameraStatusText(stats: CameraStats, trackingLost: boolean): string {
@@ -90,24 +94,11 @@ export function mountCamera(studio: Studio) {
           video: ui.video,
           overlay: ui.overlay,
           onEvent: (event) => {
-            if (event.type === "rep.completed") {
-              ui.count.textContent = String(event.total);
-              note(`repetition ${event.total} (score ${event.score})`);
-            } else if (event.type === "phase.entered") {
-              ui.phase.textContent = `phase: ${event.phase}`;
-            } else if (event.type === "form.violation") note(event.message);
-            else if (event.type === "rep.partial")
-              note(`partial repetition: ${event.reason.replace("_", " ")}`);
-            else if (event.type === "tracking.lost") {
-              trackingLost = true;
-              note("tracking lost: step into view");
-            } else if (event.type === "tracking.regained") {
-              trackingLost = false;
-              note("tracking regained");
-            } else if (event.type === "hold.started") note(`holding ${event.phase}…`);
-            else if (event.type === "hold.completed")
-              note(`held ${event.phase} for ${event.elapsed} s`);
-            else if (event.type === "hold.broken") note(`hold broken after ${event.elapsed} s`);
+            if (event.type === "rep.completed") ui.count.textContent = String(event.total);
+            else if (event.type === "phase.entered") ui.phase.textContent = `phase: ${event.phase}`;
+            else if (event.type === "tracking.lost") trackingLost = true;
+            else if (event.type === "tracking.regained") trackingLost = false;
+            if (!UNLISTED.has(event.type)) note(eventText(event));
             ui.events.dataset.events = String(Number(ui.events.dataset.events ?? "0") + 1);
             if (lastStats && !reconnecting && event.type.startsWith("tracking."))
               showStats(lastStats);
