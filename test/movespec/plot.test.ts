@@ -14,14 +14,16 @@ import {
 } from "../../movespec/cli/plot-layout.js";
 import { type PlotSample, plotSvg } from "../../movespec/cli/plot-svg.js";
 import { createEngine, type DetectionEvent, load } from "../../movespec/index.js";
-import { FIXTURES, loadExample, readFrames } from "./support/recordings.js";
+import { FIXTURES, readFrames } from "./support/recordings.js";
 
-function loadFixedSquat() {
-  const file = join(FIXTURES, "..", "..", "movespecs", "squat-fixed-thresholds.yaml");
+function loadFixture(name: string) {
+  const file = join(FIXTURES, "..", "..", "movespecs", `${name}.yaml`);
   const { spec } = load(readFileSync(file, "utf8"));
   if (!spec) throw new Error(`${file} does not load`);
   return spec;
 }
+
+const loadFixedSquat = () => loadFixture("squat-fixed-thresholds");
 
 /** A deterministic pseudo-random sequence (no Math.random in tests). */
 function random(seed: number): () => number {
@@ -95,9 +97,12 @@ function session(seconds: number, partialsEvery = 0) {
   return { samples, events };
 }
 
-/** A real squat through the engine, with the adaptive ranges the reference MoveSpec moves. */
+/**
+ * A real squat through the engine, with adaptive ranges: a frozen copy of the reference squat
+ * (test/fixtures/movespecs/squat-adaptive.yaml), so that refitting the reference changes no digest.
+ */
 function recordedSquat() {
-  const engine = createEngine(loadExample("squat"));
+  const engine = createEngine(loadFixture("squat-adaptive"));
   const samples: PlotSample[] = [];
   const events: DetectionEvent[] = [];
   for (const frame of readFrames("m01_s01")) {
@@ -272,7 +277,9 @@ describe("movespec plot", () => {
           from: 600,
           to: 660,
         }),
-        adaptive: plotSvg(loadExample("squat"), real.samples, real.events, { title: "m01_s01" }),
+        adaptive: plotSvg(loadFixture("squat-adaptive"), real.samples, real.events, {
+          title: "m01_s01",
+        }),
         empty: plotSvg(spec, [], [], { title: "Nothing" }),
       };
       const digests = Object.fromEntries(
