@@ -1,0 +1,114 @@
+/**
+ * Labelling a recording: the repetitions a person marks on its timeline (segments in seconds)
+ * and the count they expect, and the manifest `movespec fit` reads beside the recording
+ * (movespec/cli/labelled-recordings.ts: `expected_repetitions`, `rep_segments_seconds`, ...).
+ * No DOM: the labelling section shows and changes these values through the store.
+ */
+import type { RecordedFrame, Recording } from "./recording.js";
+import { topologyOf } from "./recording.js";
+import { nearestFrame } from "./time.js";
+
+export type Segment = readonly [start: number, end: number];
+
+export interface Labels {
+  /** Which recording they label (labelKey): labels of another recording are never shown. */
+  readonly key: string;
+  /** Marked repetitions, in seconds, sorted by start, never overlapping. */
+  readonly segments: readonly Segment[];
+  /** The count typed; undefined: the number of segments. */
+  readonly expected?: number;
+}
+
+/** A recording's identity for its labels: its name and its frames' number and span. */
+export function labelKey(recording: Recording): string {
+  const { frames } = recording;
+  return `${recording.name}|${frames.length}|${frames[0]?.t ?? 0}|${frames.at(-1)?.t ?? 0}`;
+}
+
+/** The labels of `recording`: `labels` when they are its own, else none yet. */
+export function labelsFor(recording: Recording, labels: Labels | undefined): Labels {
+  const key = labelKey(recording);
+  return labels?.key === key ? labels : { key, segments: [] };
+}
+
+/**
+ * Adds the repetition [a, b] (either order). A segment that overlaps others replaces them: a
+ * repetition marked again over old marks is the newer judgement. Shorter than `minSeconds`
+ * (a click, not a drag): nothing changes.
+ */
+export function addSegment(labels: Labels, a: number, b: number, minSeconds = 0): Labels {
+  const start = Math.min(a, b);
+  const end = Math.max(a, b);
+  if (!Number.isFinite(start) || !Number.isFinite(end) || end - start <= minSeconds) return labels;
+  const kept = labels.segments.filter(([s, e]) => e < start || s > end);
+  const segments = [...kept, [start, end] as const].sort((x, y) => x[0] - y[0]);
+  return { ...labels, segments };
+}
+
+export function removeSegment(labels: Labels, index: number): Labels {
+  if (index < 0 || index >= labels.segments.length) return labels;
+  return { ...labels, segments: labels.segments.filter((_, i) => i !== index) };
+}
+
+/** The count typed (a whole number from 0), or undefined for blank: the segments' number. */
+export function withExpected(labels: Labels, typed: string): Labels | string {
+  const text = typed.trim();
+  if (text === "") return { ...labels, expected: undefined };
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0) return "the expected count is a whole number from 0";
+  return { ...labels, expected: n };
+}
+
+export function expectedCount(labels: Labels): number {
+  return labels.expected ?? labels.segments.length;
+}
+
+/** `squat.mp4`, `squat.jsonl.gz` -> `squat`: the name the recording and its manifest share. */
+export function fileStem(name: string): string {
+  const stem = name
+    .replace(/\.(jsonl(\.gz)?|gz|mp4|m4v|mov|webm|mkv|ogv)$/i, "")
+    .replace(/[^\w.-]+/g, "_");
+  return stem === "" ? "recording" : stem;
+}
+
+/** The recording as the CLI reads it: one pose-frame.v1 object a line (`{seq, t, keypoints}`). */
+export function recordingJsonl(frames: readonly RecordedFrame[]): string {
+  return frames
+    .map((f, seq) => `${JSON.stringify({ seq, t: f.t, keypoints: f.keypoints })}\n`)
+    .join("");
+}
+
+export interface Manifest {
+  readonly clip_id: string;
+  readonly expected_repetitions: number;
+  readonly rep_segments_seconds: readonly Segment[];
+  /** The same segments as frame indices of the recording (its first and last frame). */
+  readonly rep_segments_frames: readonly Segment[];
+  readonly topology: "blazepose-33" | "coco-17";
+  /** Width / height of the video the keypoints are normalised to, when known. */
+  readonly aspect_ratio?: number;
+}
+
+/** The manifest `movespec fit` reads beside `<stem>.jsonl` as `<stem>.manifest.json`. */
+export function manifestOf(recording: Recording, labels: Labels): Manifest {
+  const times = recording.frames.map((f) => f.t);
+  const round = (t: number) => Math.round(t * 1000) / 1000;
+  return {
+    clip_id: fileStem(recording.name),
+    expected_repetitions: expectedCount(labels),
+    rep_segments_seconds: labels.segments.map(([s, e]) => [round(s), round(e)] as const),
+    rep_segments_frames: labels.segments.map(
+      ([s, e]) => [nearestFrame(times, s), nearestFrame(times, e)] as const,
+    ),
+    topology: topologyOf(recording.frames),
+    ...(recording.aspectRatio ? { aspect_ratio: round(recording.aspectRatio) } : {}),
+  };
+}
+
+/** What the labels say in a line, with a mismatch between the count typed and the marks. */
+export function labelsText(labels: Labels): string {
+  const n = labels.segments.length;
+  const marked = `${n} ${n === 1 ? "repetition" : "repetitions"} marked`;
+  if (labels.expected === undefined || labels.expected === n) return `${marked}.`;
+  return `${marked}; the manifest says ${labels.expected} (the count typed).`;
+}
