@@ -1,6 +1,7 @@
 import type { CompiledSpec } from "../../../movespec/compiled-spec.js";
 import type { Connection } from "./connection.js";
 import type { OpenMoveSpec } from "./draft.js";
+import type { Labels } from "./labels.js";
 import type { PlotModel } from "./plot/plot-model.js";
 import type { Recording } from "./recording.js";
 import type { ReplayOutcome } from "./replay.js";
@@ -42,6 +43,15 @@ export interface AppState {
   readonly plotSignals?: readonly string[];
   readonly time: TimeState;
   readonly cameraOn: boolean;
+  /** A recording read from a video file in the page: what Run runs until another is chosen. */
+  readonly extracted?: Recording;
+  /** The repetitions marked on the current recording (the last run's, else `extracted`). */
+  readonly labels?: Labels;
+}
+
+/** The recording the timeline and the downloads are of: the last run's, else the video read. */
+export function currentRecording(state: AppState): Recording | undefined {
+  return state.run?.recording ?? state.extracted;
 }
 
 export const INITIAL_STATE: AppState = {
