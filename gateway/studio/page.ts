@@ -150,6 +150,13 @@ export function studioHtml(styleNonce: string): string {
               <button id="download-manifest" type="button">Download manifest</button>
             </div>
             <p id="labels-status" class="status" role="status"></p>
+            <div class="toolbar">
+              <button id="fit" type="button" disabled
+                title="Chooses the numbers the MoveSpec's fit: block frees, on the recordings labelled in this page">Fit</button>
+              <button id="fit-apply" type="button" hidden>Put the fitted MoveSpec in the editor</button>
+            </div>
+            <p id="fit-status" class="status" role="status"></p>
+            <div id="fit-result" class="fit-result" hidden></div>
           </section>
           <div id="result" hidden>
             <p id="result-caption" class="meta"></p>

@@ -11,14 +11,17 @@ import {
   addSegment,
   expectedCount,
   fileStem,
+  fitProblem,
+  fitRecordings,
   type Labels,
   labelKey,
-  labelsFor,
+  labelsIn,
   labelsText,
   manifestOf,
   recordingJsonl,
   removeSegment,
   withExpected,
+  withLabels,
 } from "../../gateway/studio/app/labels.js";
 import type { Recording } from "../../gateway/studio/app/recording.js";
 import { readFrames, recordingsAt } from "../../movespec/cli/labelled-recordings.js";
@@ -39,7 +42,7 @@ const recording: Recording = {
 
 describe("the Studio's labels of a recording", () => {
   it("adds marks in time order, whichever way dragged, and removes the one clicked", () => {
-    let labels = labelsFor(recording, undefined);
+    let labels = labelsIn([], recording);
     expect(labels.segments).to.deep.equal([]);
     labels = addSegment(labels, 5, 4);
     labels = addSegment(labels, 1, 2.5);
@@ -77,7 +80,7 @@ describe("the Studio's labels of a recording", () => {
   });
 
   it("takes a typed count as a whole number from 0, blank for the marks' number", () => {
-    const labels = addSegment(labelsFor(recording, undefined), 1, 2);
+    const labels = addSegment(labelsIn([], recording), 1, 2);
     const typed = withExpected(labels, " 12 ") as Labels;
     expect(expectedCount(typed)).to.equal(12);
     expect(labelsText(typed)).to.equal(
@@ -93,10 +96,19 @@ describe("the Studio's labels of a recording", () => {
   });
 
   it("keeps labels to their own recording", () => {
-    const labels = addSegment(labelsFor(recording, undefined), 1, 2);
-    expect(labelsFor(recording, labels)).to.equal(labels);
+    const labels = addSegment(labelsIn([], recording), 1, 2);
+    const list = withLabels([], recording, labels);
+    expect(labelsIn(list, recording)).to.equal(labels);
     const other: Recording = { ...recording, name: "other.mp4" };
-    expect(labelsFor(other, labels).segments).to.deep.equal([]);
+    expect(labelsIn(list, other).segments).to.deep.equal([]);
+    // Labelled again: replaced, not added; with nothing left to say: dropped.
+    const again = withLabels(list, recording, addSegment(labels, 4, 5));
+    expect(again).to.have.length(1);
+    expect(labelsIn(again, recording).segments).to.have.length(2);
+    expect(withLabels(again, recording, { key: labels.key, segments: [] })).to.deep.equal([]);
+    expect(
+      withLabels(again, recording, { key: labels.key, segments: [], expected: 0 }),
+    ).to.have.length(1);
     const shorter: Recording = { ...recording, frames: recording.frames.slice(0, 50) };
     expect(labelKey(shorter)).to.not.equal(labelKey(recording));
   });
@@ -110,7 +122,7 @@ describe("the Studio's labels of a recording", () => {
   });
 
   it("saves a recording and a manifest that the CLI's loader reads back", () => {
-    let labels = labelsFor(recording, undefined);
+    let labels = labelsIn([], recording);
     labels = addSegment(labels, 1.04, 2.51);
     labels = addSegment(labels, 4, 5.5);
     const manifest = manifestOf(recording, labels);
@@ -150,5 +162,40 @@ describe("the Studio's labels of a recording", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("gives Fit the page's labelled recordings, each by a unique name, and says why it cannot run", () => {
+    const one = addSegment(labelsIn([], recording), 1, 2);
+    const copy: Recording = { ...recording, frames: recording.frames.slice(0, 80) };
+    let list = withLabels([], recording, one);
+    list = withLabels(list, copy, { ...labelsIn(list, copy), expected: 3 });
+    const fit = fitRecordings(list);
+    expect(fit.map((r) => [r.id, r.expected, r.segments, r.topology, r.aspectRatio])).to.deep.equal(
+      [
+        ["my_squats", 1, [[1, 2]], "coco-17", 16 / 9],
+        ["my_squats#2", 3, undefined, "coco-17", 16 / 9],
+      ],
+    );
+    expect(fit[0].frames).to.equal(recording.frames);
+
+    const spec = `movespec: 1
+name: Arms apart
+signals:
+  wrists_apart: distance(left_wrist, right_wrist)
+phases:
+  together: { enter: wrists_apart < 1, exit: wrists_apart > 1.2 }
+  apart: { enter: wrists_apart > 2, exit: wrists_apart < 1.8 }
+repetition:
+  cycle: [together, apart, together]
+`;
+    expect(fitProblem("movespec: 1\nname: x\n", list)).to.equal(
+      "Fix the MoveSpec's errors first (listed under Problems).",
+    );
+    expect(fitProblem(spec, list)).to.match(
+      /^The MoveSpec has no fit: block, so no number is free/,
+    );
+    const free = `${spec}fit:\n  apart: { at: [phases.apart.enter, phases.apart.exit], range: [1.5, 2.5], step: 0.1 }\n`;
+    expect(fitProblem(free, [])).to.match(/^No labelled recording yet/);
+    expect(fitProblem(free, list)).to.equal(undefined);
   });
 });

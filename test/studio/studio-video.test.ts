@@ -43,6 +43,8 @@ phases:
   apart: { enter: spread > 0.6, exit: spread < 0.5 }
 repetition:
   cycle: [together, apart, together]
+fit:
+  apart: { at: [phases.apart.enter, phases.apart.exit], range: [0.5, 0.8], step: 0.1 }
 `;
 
 type Frame = { seq: number; t: number; keypoints: number[][] | null };
@@ -274,6 +276,41 @@ describe("MoveSpec Studio: a video file to a counted, labelled recording (Chromi
     const [read] = recordingsAt(join(dir, recording.name));
     expect(read).to.deep.include({ id: "arms", expected: counted + 1, topology: "coco-17" });
     expect(read.segments).to.deep.equal(manifest.rep_segments_seconds);
+  });
+
+  it("fits the MoveSpec's free numbers on the page's labelled recordings: before and after", async () => {
+    await webmIsCurrent();
+    await page.getByRole("button", { name: "Clear the marks" }).click({ force: true });
+    await page.getByRole("button", { name: "Mark the counted repetitions" }).click();
+    await page.getByLabel("Expected count").fill(String(CYCLES));
+    await page.getByRole("button", { name: "Fit", exact: true }).click();
+    const status = page.locator("#fit-status");
+    await status.filter({ hasText: /^Fitted / }).waitFor({ timeout: 30_000 });
+    expect(await status.textContent()).to.match(
+      /^Fitted 1 number\(s\) on [1-9] labelled recording\(s\) in [\d.]+ s \(\d+ MoveSpecs tried\): exact \d of \d as given, \d of \d fitted\.$/,
+    );
+    const tables = page.locator("#fit-result table");
+    expect(await tables.locator("caption").allTextContents()).to.deep.equal([
+      "Before and after",
+      "Free numbers",
+      "Recordings",
+    ]);
+    const numbers = await tables
+      .nth(1)
+      .locator("tbody tr")
+      .first()
+      .locator("th, td")
+      .allTextContents();
+    expect(numbers.slice(0, 3)).to.deep.equal(["apart", "0.5 to 0.8 by 0.1", "0.6"]);
+    const arms = tables
+      .nth(2)
+      .locator("tbody tr", { has: page.locator("th", { hasText: /^arms$/ }) });
+    const row = await arms.locator("th, td").allTextContents();
+    expect(row.slice(0, 3)).to.deep.equal([
+      "arms",
+      String(CYCLES),
+      await page.textContent("#count"),
+    ]);
   });
 
   it("shows the video and labelling views legibly at 1280x800", async () => {

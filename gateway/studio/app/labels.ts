@@ -4,6 +4,7 @@
  * (movespec/cli/labelled-recordings.ts: `expected_repetitions`, `rep_segments_seconds`, ...).
  * No DOM: the labelling section shows and changes these values through the store.
  */
+import { type LabelledRecording, load } from "../../../movespec/index.js";
 import type { RecordedFrame, Recording } from "./recording.js";
 import { topologyOf } from "./recording.js";
 import { nearestFrame } from "./time.js";
@@ -23,12 +24,6 @@ export interface Labels {
 export function labelKey(recording: Recording): string {
   const { frames } = recording;
   return `${recording.name}|${frames.length}|${frames[0]?.t ?? 0}|${frames.at(-1)?.t ?? 0}`;
-}
-
-/** The labels of `recording`: `labels` when they are its own, else none yet. */
-export function labelsFor(recording: Recording, labels: Labels | undefined): Labels {
-  const key = labelKey(recording);
-  return labels?.key === key ? labels : { key, segments: [] };
 }
 
 /**
@@ -111,4 +106,60 @@ export function labelsText(labels: Labels): string {
   const marked = `${n} ${n === 1 ? "repetition" : "repetitions"} marked`;
   if (labels.expected === undefined || labels.expected === n) return `${marked}.`;
   return `${marked}; the manifest says ${labels.expected} (the count typed).`;
+}
+
+/** A recording the page has labels for: what a fit in the page runs on. */
+export interface Labelled {
+  readonly recording: Recording;
+  readonly labels: Labels;
+}
+
+/** The labels of `recording` among those of the page (none yet: no marks). */
+export function labelsIn(list: readonly Labelled[], recording: Recording): Labels {
+  const key = labelKey(recording);
+  return list.find((l) => l.labels.key === key)?.labels ?? { key, segments: [] };
+}
+
+/** `list` with `labels` as its recording's: replaced, added, or dropped when they say nothing. */
+export function withLabels(
+  list: readonly Labelled[],
+  recording: Recording,
+  labels: Labels,
+): readonly Labelled[] {
+  const others = list.filter((l) => l.labels.key !== labels.key);
+  const empty = labels.segments.length === 0 && labels.expected === undefined;
+  return empty ? others : [...others, { recording, labels }];
+}
+
+/**
+ * The page's labelled recordings as `fitMoveSpec` takes them, each by its file's name (made
+ * unique: `squat`, `squat#2`).
+ */
+export function fitRecordings(list: readonly Labelled[]): LabelledRecording[] {
+  const seen = new Set<string>();
+  return list.map(({ recording, labels }) => {
+    const stem = fileStem(recording.name);
+    let id = stem;
+    for (let n = 2; seen.has(id); n++) id = `${stem}#${n}`;
+    seen.add(id);
+    return {
+      id,
+      frames: recording.frames,
+      expected: expectedCount(labels),
+      segments: labels.segments.length > 0 ? labels.segments : undefined,
+      topology: topologyOf(recording.frames),
+      aspectRatio: recording.aspectRatio,
+    };
+  });
+}
+
+/** Why a fit in the page cannot run on `source` with `list`, or undefined when it can. */
+export function fitProblem(source: string, list: readonly Labelled[]): string | undefined {
+  const loaded = load(source);
+  if (!loaded.spec) return "Fix the MoveSpec's errors first (listed under Problems).";
+  if (loaded.spec.fit.length === 0)
+    return "The MoveSpec has no fit: block, so no number is free to choose: name the numbers to fit and their ranges in one (docs/movespec.md, Fit).";
+  if (list.length === 0)
+    return "No labelled recording yet: mark the repetitions of a recording (or type its count) first.";
+  return undefined;
 }

@@ -5,17 +5,23 @@
  * recording (`<name>.jsonl`) and its manifest (`<name>.manifest.json`). The labels are in the
  * store; what they mean is labels.ts.
  */
-import { h, say } from "../dom.js";
+
+import type { Score } from "../../../../movespec/fit/search.js";
+import { FitError, type FitResult, fitMoveSpec } from "../../../../movespec/index.js";
+import { errorText, h, say } from "../dom.js";
 import {
   addSegment,
   fileStem,
+  fitProblem,
+  fitRecordings,
   type Labels,
-  labelsFor,
+  labelsIn,
   labelsText,
   manifestOf,
   recordingJsonl,
   removeSegment,
   withExpected,
+  withLabels,
 } from "../labels.js";
 import type { Recording } from "../recording.js";
 import { currentRecording } from "../state.js";
@@ -37,16 +43,24 @@ export function mountLabelling(studio: Studio) {
     downloadRecording: ["download-recording", HTMLButtonElement],
     downloadManifest: ["download-manifest", HTMLButtonElement],
     status: ["labels-status", HTMLElement],
+    fit: ["fit", HTMLButtonElement],
+    fitApply: ["fit-apply", HTMLButtonElement],
+    fitStatus: ["fit-status", HTMLElement],
+    fitResult: ["fit-result", HTMLElement],
   });
+  let fitted: FitResult | undefined;
   const cursor = h("div", { class: "timeline-cursor", "aria-hidden": "true" });
   const pending = h("div", { class: "timeline-pending", "aria-hidden": "true" });
 
   const recording = () => currentRecording(store.get());
   const labels = (): Labels | undefined => {
     const rec = recording();
-    return rec && labelsFor(rec, store.get().labels);
+    return rec && labelsIn(store.get().labelled, rec);
   };
-  const change = (next: Labels) => store.set({ labels: next });
+  const change = (next: Labels) => {
+    const rec = recording();
+    if (rec) store.set((s) => ({ labelled: withLabels(s.labelled, rec, next) }));
+  };
 
   /** The seconds the timeline spans: the plot's window, else the whole recording. */
   function span(rec: Recording): { from: number; to: number } {
@@ -69,7 +83,7 @@ export function mountLabelling(studio: Studio) {
     const rec = recording();
     ui.section.hidden = !rec;
     if (!rec) return;
-    const current = labelsFor(rec, store.get().labels);
+    const current = labelsIn(store.get().labelled, rec);
     const window = span(rec);
     ui.from.textContent = `${window.from.toFixed(2)} s`;
     ui.to.textContent = `${window.to.toFixed(2)} s`;
@@ -100,6 +114,109 @@ export function mountLabelling(studio: Studio) {
     ui.fromRun.disabled = !store.get().run?.outcome.summary?.reps.length;
     ui.clear.disabled = current.segments.length === 0;
     say(ui.status, labelsText(current));
+    const { busy, open, labelled } = store.get();
+    ui.fit.disabled = busy || !open || labelled.length === 0;
+  }
+
+  /**
+   * Fit: `movespec fit`'s library (movespec/fit) in the page, on the recordings labelled in it,
+   * for the editor's text. It runs on the page's own thread: a few labelled clips take a second
+   * or so; the status says it is under way first.
+   */
+  async function fitInPage() {
+    const { labelled } = store.get();
+    const source = studio.editor.text();
+    const problem = fitProblem(source, labelled);
+    fitted = undefined;
+    ui.fitResult.hidden = true;
+    ui.fitApply.hidden = true;
+    if (problem) {
+      say(ui.fitStatus, problem, "error");
+      return;
+    }
+    await studio.exclusive(async () => {
+      const recordings = fitRecordings(labelled);
+      say(ui.fitStatus, `Fitting on ${recordings.length} labelled recording(s)…`);
+      // Let the line be painted before the page's thread is busy with the fit.
+      await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
+      const started = performance.now();
+      try {
+        fitted = fitMoveSpec(source, recordings);
+      } catch (e) {
+        say(
+          ui.fitStatus,
+          `Fit failed: ${e instanceof FitError ? e.message : errorText(e)}`,
+          "error",
+        );
+        return;
+      }
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      say(
+        ui.fitStatus,
+        `Fitted ${fitted.parameters.length} number(s) on ${recordings.length} labelled recording(s) in ${seconds} s (${fitted.evaluations} MoveSpecs tried): exact ${fitted.before.exact} of ${fitted.before.clips} as given, ${fitted.after.exact} of ${fitted.after.clips} fitted.`,
+        "ok",
+      );
+      showFit(fitted);
+    });
+  }
+
+  function table(caption: string, head: string[], rows: string[][]): HTMLTableElement {
+    return h(
+      "table",
+      { class: "reps" },
+      h("caption", {}, caption),
+      h("thead", {}, h("tr", {}, ...head.map((c) => h("th", { scope: "col" }, c)))),
+      h(
+        "tbody",
+        {},
+        ...rows.map((r) =>
+          h("tr", {}, h("th", { scope: "row" }, r[0]), ...r.slice(1).map((c) => h("td", {}, c))),
+        ),
+      ),
+    );
+  }
+
+  function showFit(result: FitResult) {
+    const score = (s: Score | undefined, pick: (s: Score) => string) => (s ? pick(s) : "–");
+    const exact = (s: Score) => `${s.exact} of ${s.clips}`;
+    const within = (s: Score) => `${s.withinOne} of ${s.clips}`;
+    const error = (s: Score) => (s.clips ? s.error / s.clips : 0).toFixed(3);
+    const cv = result.crossValidated;
+    const counted = (o: { counted?: number } | undefined) => (o ? String(o.counted ?? "–") : "–");
+    ui.fitResult.replaceChildren(
+      table(
+        "Before and after",
+        ["", "as given", "fitted", "cross-validated"],
+        [
+          ["exact", exact(result.before), exact(result.after), score(cv, exact)],
+          ["within one", within(result.before), within(result.after), score(cv, within)],
+          ["mean relative error", error(result.before), error(result.after), score(cv, error)],
+        ],
+      ),
+      table(
+        "Free numbers",
+        ["name", "range", "as given", "fitted"],
+        result.parameters.map((p) => [
+          p.name,
+          `${p.range[0]} to ${p.range[1]} by ${p.step}`,
+          String(p.before),
+          String(p.after),
+        ]),
+      ),
+      table(
+        "Recordings",
+        ["recording", "expected", "as given", "fitted", "cross-validated"],
+        result.recordings.map((r) => [
+          r.id,
+          String(r.expected),
+          counted(r.before),
+          counted(r.after),
+          counted(r.crossValidated),
+        ]),
+      ),
+    );
+    ui.fitResult.hidden = false;
+    ui.fitApply.hidden = result.source === studio.editor.text();
   }
 
   function showCursor() {
@@ -180,8 +297,25 @@ export function mountLabelling(studio: Studio) {
     );
   });
 
+  ui.fit.addEventListener("click", () => void fitInPage());
+  // One edit in the editor: undo brings the text as it was back.
+  ui.fitApply.addEventListener("click", () => {
+    if (!fitted) return;
+    studio.editor.replaceText(fitted.source);
+    ui.fitApply.hidden = true;
+    say(
+      ui.fitStatus,
+      "The fitted MoveSpec is in the editor (Ctrl+Z takes it back): save it, run it.",
+      "ok",
+    );
+  });
+
   store.select((s) => currentRecording(s), show);
-  store.select((s) => s.labels, show);
+  store.select((s) => s.labelled, show);
+  store.select(
+    (s) => [s.busy, s.open] as const,
+    () => show(),
+  );
   store.select((s) => s.run, show);
   store.select(
     (s) => s.time.view,
