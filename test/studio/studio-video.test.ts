@@ -8,7 +8,7 @@
  * brings the page to the state it needs itself: any one of them can run alone (`--grep`).
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -138,16 +138,34 @@ describe("MoveSpec Studio: a video file to a counted, labelled recording (Chromi
   }
 
   /** Reads `file` in the page and waits for its run: the frames per second it was read at. */
-  async function readVideo(file: string): Promise<number> {
+  async function readVideo(file: string, how: "input" | "drop" = "input"): Promise<number> {
     const name = file.split("/").pop() as string;
     const status = page.locator("#video-status");
-    await page.setInputFiles("#video-file", file);
+    // A status line left from an earlier reading or run of the same file is not this one's.
+    await page.evaluate(
+      `for (const id of ["video-status", "bench-status"]) document.getElementById(id).textContent = ""`,
+    );
+    if (how === "input") await page.setInputFiles("#video-file", file);
+    else await drop(file, "video/mp4");
     await status.filter({ hasText: `Read ${name}: ` }).waitFor({ timeout: 60_000 });
     await page
       .locator("#bench-status")
       .filter({ hasText: new RegExp(`^completed: \\d+ of \\d+ frames of ${name} accepted`) })
       .waitFor({ timeout: 30_000 });
     return Number(await page.getAttribute("#video-view", "data-frames-per-second"));
+  }
+
+  /** Drops `file` on the page as a person's drag from the desktop does: dragover, then drop. */
+  async function drop(file: string, type: string): Promise<void> {
+    const name = file.split("/").pop() as string;
+    await page.evaluate(`(() => {
+      const bytes = Uint8Array.from(atob(${JSON.stringify(readFileSync(file).toString("base64"))}), (c) => c.charCodeAt(0));
+      const data = new DataTransfer();
+      data.items.add(new File([bytes], ${JSON.stringify(name)}, { type: ${JSON.stringify(type)} }));
+      const target = document.querySelector("#bench");
+      for (const kind of ["dragenter", "dragover", "drop"])
+        target.dispatchEvent(new DragEvent(kind, { dataTransfer: data, bubbles: true, cancelable: true }));
+    })()`);
   }
 
   /** The WebM read and run, unless it is already the recording of the last run. */
@@ -352,8 +370,8 @@ describe("MoveSpec Studio: a video file to a counted, labelled recording (Chromi
     expect(timeline?.width).to.be.above(600);
     expect(timeline?.height).to.be.at.least(30);
   });
-  it("reads an MP4 (H.264) file, and a Cancel keeps the recording read before", async () => {
-    await readVideo(mp4);
+  it("reads an MP4 (H.264) file dropped on the page, and a Cancel keeps the recording read before", async () => {
+    await readVideo(mp4, "drop");
     expect(await page.textContent("#bench-source")).to.match(/^Runs your video arms-once\.mp4 /);
     const frames = Number(
       /: (\d+) frames/.exec((await page.textContent("#video-status")) ?? "")?.[1],
@@ -374,5 +392,12 @@ describe("MoveSpec Studio: a video file to a counted, labelled recording (Chromi
     expect(await page.getByRole("button", { name: "Cancel" }).isVisible()).to.equal(false);
     expect(await page.textContent("#bench-source")).to.match(/^Runs your video arms-once\.mp4 /);
     expect(await page.getByRole("button", { name: "Run (Ctrl+Enter)" }).isEnabled()).to.equal(true);
+    // A recording dropped is the upload: the newer choice, it wins over the video read before.
+    const jsonl = join(dir, "dropped.jsonl");
+    writeFileSync(jsonl, `${JSON.stringify({ seq: 0, t: 0, keypoints: null })}\n`);
+    await drop(jsonl, "application/jsonl");
+    await page.locator("#bench-source", { hasText: "Runs your file dropped.jsonl." }).waitFor();
+    await page.getByRole("button", { name: "Use the bundled one" }).click();
+    expect(await page.textContent("#bench-source")).to.match(/^Runs the bundled /);
   });
 });
