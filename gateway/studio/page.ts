@@ -140,7 +140,7 @@ export function studioHtml(styleNonce: string): string {
               click elsewhere to move the time cursor. It spans the plot's window.</p>
             <div id="timeline" class="timeline" role="group"
               aria-label="Repetition marks over time: drag to mark one"></div>
-            <p class="timeline-axis" aria-hidden="true"><span id="timeline-from"></span><span id="timeline-to"></span></p>
+            <p id="timeline-axis" class="timeline-axis" aria-hidden="true"><span id="timeline-from"></span><span id="timeline-to"></span></p>
             <div class="toolbar">
               <label for="expected">Expected count</label>
               <input id="expected" type="number" min="0" step="1" inputmode="numeric" />

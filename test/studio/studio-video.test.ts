@@ -366,9 +366,14 @@ describe("MoveSpec Studio: a video file to a counted, labelled recording (Chromi
       return out;
     })()`)) as { small: string[]; overlaps: string[]; offscreen: string[] };
     expect(report).to.deep.equal({ small: [], overlaps: [], offscreen: [] });
+    // Lined up with the plot's time axis: a mark sits above the repetition it marks.
     const timeline = await page.locator("#timeline").boundingBox();
-    expect(timeline?.width).to.be.above(600);
-    expect(timeline?.height).to.be.at.least(30);
+    const axis = await page.locator("#plot .u-over").first().boundingBox();
+    if (!timeline || !axis) throw new Error("no timeline or no plot on screen");
+    expect(timeline.x).to.be.closeTo(axis.x, 2);
+    expect(timeline.x + timeline.width).to.be.closeTo(axis.x + axis.width, 2);
+    expect(timeline.width).to.be.above(400);
+    expect(timeline.height).to.be.at.least(30);
   });
   it("reads an MP4 (H.264) file dropped on the page, and a Cancel keeps the recording read before", async () => {
     await readVideo(mp4, "drop");

@@ -58,6 +58,7 @@ const studio: Studio = {
   versionForRun: async () => undefined,
   refreshMine: async () => {},
   run: async () => {},
+  plotAxis: () => undefined,
 };
 
 const signIn = mountSignIn(studio);
@@ -69,6 +70,7 @@ mountVideo(studio);
 mountLabelling(studio);
 Object.assign(studio, {
   run: bench.run,
+  plotAxis: bench.plotAxis,
   openMoveSpec: panel.openMoveSpec,
   save: panel.save,
   versionForRun: panel.versionForRun,

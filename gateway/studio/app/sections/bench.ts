@@ -305,5 +305,13 @@ export function mountBench(studio: Studio) {
   });
   store.select((s) => s.extracted, showSource);
 
-  return { run };
+  /** The plot's time axis on the screen, for a view that lines up with it (the labels' timeline). */
+  function plotAxis(): { left: number; right: number } | undefined {
+    if (!plot || ui.result.hidden) return undefined;
+    const { from, to } = plot.view();
+    const base = ui.plot.getBoundingClientRect().left;
+    return { left: base + plot.timeToX(from), right: base + plot.timeToX(to) };
+  }
+
+  return { run, plotAxis };
 }

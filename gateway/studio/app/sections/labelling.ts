@@ -43,6 +43,8 @@ export function mountLabelling(studio: Studio) {
     downloadRecording: ["download-recording", HTMLButtonElement],
     downloadManifest: ["download-manifest", HTMLButtonElement],
     status: ["labels-status", HTMLElement],
+    axis: ["timeline-axis", HTMLElement],
+    plot: ["plot", HTMLElement],
     fit: ["fit", HTMLButtonElement],
     fitApply: ["fit-apply", HTMLButtonElement],
     fitStatus: ["fit-status", HTMLElement],
@@ -107,6 +109,8 @@ export function mountLabelling(studio: Studio) {
       return mark;
     });
     ui.timeline.replaceChildren(...marks, pending, cursor);
+    lineUp();
+    requestAnimationFrame(lineUp);
     showCursor();
     if (document.activeElement !== ui.expected)
       ui.expected.value = current.expected === undefined ? "" : String(current.expected);
@@ -219,6 +223,22 @@ export function mountLabelling(studio: Studio) {
     ui.fitApply.hidden = result.source === studio.editor.text();
   }
 
+  /**
+   * The timeline and its axis under the plot's time axis when a plot is shown (same window, same
+   * scale: a mark sits above the repetition it marks); the section's whole width otherwise.
+   */
+  function lineUp() {
+    const axis = studio.plotAxis();
+    const box = ui.section.getBoundingClientRect();
+    const fits = axis && axis.right - axis.left > 100 && axis.left >= box.left;
+    const left = fits ? `${axis.left - box.left}px` : "";
+    const width = fits ? `${axis.right - axis.left}px` : "";
+    for (const element of [ui.timeline, ui.axis]) {
+      element.style.marginLeft = left;
+      element.style.width = width;
+    }
+  }
+
   function showCursor() {
     const rec = recording();
     if (!rec) return;
@@ -309,6 +329,12 @@ export function mountLabelling(studio: Studio) {
       "ok",
     );
   });
+
+  // The plot lays itself out again when the page's width changes, and settles its size a frame
+  // after it is built: the timeline follows it.
+  const relayout = new ResizeObserver(() => lineUp());
+  relayout.observe(ui.section);
+  relayout.observe(ui.plot);
 
   store.select((s) => currentRecording(s), show);
   store.select((s) => s.labelled, show);
