@@ -320,6 +320,9 @@ describe("MoveSpec Studio: a video file to a counted, labelled recording (Chromi
       .locator("th, td")
       .allTextContents();
     expect(numbers.slice(0, 3)).to.deep.equal(["apart", "0.5 to 0.8 by 0.1", "0.6"]);
+    // Offered for the editor only when the fit changed the number.
+    const apply = page.getByRole("button", { name: "Put the fitted MoveSpec in the editor" });
+    expect(await apply.isVisible()).to.equal(numbers[3] !== numbers[2]);
     const arms = tables
       .nth(2)
       .locator("tbody tr", { has: page.locator("th", { hasText: /^arms$/ }) });
@@ -375,7 +378,7 @@ describe("MoveSpec Studio: a video file to a counted, labelled recording (Chromi
     expect(timeline.width).to.be.above(400);
     expect(timeline.height).to.be.at.least(30);
   });
-  it("reads an MP4 (H.264) file dropped on the page, and a Cancel keeps the recording read before", async () => {
+  it("reads an MP4 (H.264) file dropped on the page; a Cancel or a file it cannot play keeps the recording read before", async () => {
     await readVideo(mp4, "drop");
     expect(await page.textContent("#bench-source")).to.match(/^Runs your video arms-once\.mp4 /);
     const frames = Number(
@@ -397,6 +400,16 @@ describe("MoveSpec Studio: a video file to a counted, labelled recording (Chromi
     expect(await page.getByRole("button", { name: "Cancel" }).isVisible()).to.equal(false);
     expect(await page.textContent("#bench-source")).to.match(/^Runs your video arms-once\.mp4 /);
     expect(await page.getByRole("button", { name: "Run (Ctrl+Enter)" }).isEnabled()).to.equal(true);
+    // A file the browser cannot play is said so, and changes nothing.
+    const bad = join(dir, "not-a-video.webm");
+    writeFileSync(bad, "this is text, not a video\n");
+    await page.setInputFiles("#video-file", bad);
+    await page
+      .locator("#video-status", {
+        hasText: /^Could not read not-a-video\.webm: the browser cannot play this video/,
+      })
+      .waitFor();
+    expect(await page.textContent("#bench-source")).to.match(/^Runs your video arms-once\.mp4 /);
     // A recording dropped is the upload: the newer choice, it wins over the video read before.
     const jsonl = join(dir, "dropped.jsonl");
     writeFileSync(jsonl, `${JSON.stringify({ seq: 0, t: 0, keypoints: null })}\n`);

@@ -20,7 +20,7 @@ export function mountVideo(studio: Studio) {
   let reading: AbortController | undefined;
 
   async function read(file: File) {
-    if (!store.get().connection || reading) return;
+    if (blocked() || reading) return;
     let read = false;
     await studio.exclusive(async () => {
       const controller = new AbortController();
@@ -73,10 +73,15 @@ export function mountVideo(studio: Studio) {
     if (file) void read(file);
   });
   ui.cancel.addEventListener("click", () => reading?.abort());
+  // The camera and a video share the page's one pose model: one at a time.
+  const blocked = () => {
+    const { busy, connection, cameraOn } = store.get();
+    return busy || !connection || cameraOn;
+  };
   store.select(
-    (s) => [s.busy, s.connection] as const,
+    (s) => [s.busy, s.connection, s.cameraOn] as const,
     () => {
-      ui.input.disabled = store.get().busy || !store.get().connection;
+      ui.input.disabled = blocked();
     },
   );
 
@@ -84,14 +89,14 @@ export function mountVideo(studio: Studio) {
   document.addEventListener("dragover", (event) => {
     if (!event.dataTransfer?.types.includes("Files")) return;
     event.preventDefault();
-    event.dataTransfer.dropEffect = store.get().connection ? "copy" : "none";
+    event.dataTransfer.dropEffect = blocked() ? "none" : "copy";
   });
   document.addEventListener("drop", (event) => {
     const file = event.dataTransfer?.files[0];
     // The editor takes a file dropped on it as text (and says so by preventing the default).
     if (!file || !event.dataTransfer || event.defaultPrevented) return;
     event.preventDefault();
-    if (!store.get().connection) return;
+    if (blocked()) return;
     if (isVideoFile(file)) void read(file);
     else {
       ui.upload.files = event.dataTransfer.files;
