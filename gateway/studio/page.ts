@@ -124,9 +124,40 @@ export function studioHtml(styleNonce: string): string {
             <input id="upload" type="file" accept=".jsonl,.gz,.jsonl.gz,application/gzip" />
             <button id="run" type="submit" disabled title="Ctrl+Enter">Run (Ctrl+Enter)</button>
           </form>
+          <p class="video-open"><label for="video-file">or read a video (MP4, WebM), or drop one on the page:</label>
+            <input id="video-file" type="file" accept="video/mp4,video/webm,video/*,.mp4,.webm" disabled /></p>
+          <div id="video-reading" class="video-reading" hidden>
+            <video id="video-view" muted playsinline aria-label="The video being read" hidden></video>
+            <p id="video-status" class="status" role="status"></p>
+            <button id="video-cancel" type="button" hidden>Cancel</button>
+          </div>
           <p class="source"><span id="bench-source" aria-live="polite"></span>
             <button id="clear-upload" class="small" type="button" hidden>Use the bundled one</button></p>
           <p id="bench-status" class="status" role="status"></p>
+          <section id="labelling" class="labelling" aria-labelledby="labelling-title" hidden>
+            <h3 id="labelling-title">Labels</h3>
+            <p class="hint">Drag on the timeline to mark a repetition, click a mark to remove it,
+              click elsewhere to move the time cursor. It spans the plot's window.</p>
+            <div id="timeline" class="timeline" role="group"
+              aria-label="Repetition marks over time: drag to mark one"></div>
+            <p id="timeline-axis" class="timeline-axis" aria-hidden="true"><span id="timeline-from"></span><span id="timeline-to"></span></p>
+            <div class="toolbar">
+              <label for="expected">Expected count</label>
+              <input id="expected" type="number" min="0" step="1" inputmode="numeric" />
+              <button id="labels-from-run" class="small" type="button">Mark the counted repetitions</button>
+              <button id="labels-clear" class="small" type="button">Clear the marks</button>
+              <button id="download-recording" type="button">Download recording</button>
+              <button id="download-manifest" type="button">Download manifest</button>
+            </div>
+            <p id="labels-status" class="status" role="status"></p>
+            <div class="toolbar">
+              <button id="fit" type="button" disabled
+                title="Chooses the numbers the MoveSpec's fit: block frees, on the recordings labelled in this page">Fit</button>
+              <button id="fit-apply" type="button" hidden>Put the fitted MoveSpec in the editor</button>
+            </div>
+            <p id="fit-status" class="status" role="status"></p>
+            <div id="fit-result" class="fit-result" hidden></div>
+          </section>
           <div id="result" hidden>
             <p id="result-caption" class="meta"></p>
             <p class="count"><span id="count">0</span> <span id="count-label">repetitions</span></p>

@@ -28,6 +28,8 @@ export function studioCsp(nonce: string): string {
     `style-src 'self' 'nonce-${nonce}'`,
     "img-src 'self' data: blob:",
     "font-src 'self'",
+    // A video file opened in the page plays from a blob: URL (the file never leaves the page).
+    "media-src blob:",
     "connect-src 'self'",
     "base-uri 'none'",
     "form-action 'none'",

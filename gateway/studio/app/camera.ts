@@ -25,7 +25,8 @@ export interface LiveCamera {
 
 let model: Promise<PoseModel> | undefined;
 
-function poseModel(): Promise<PoseModel> {
+/** The camera kit's pose model, loaded once for the camera and the video files alike. */
+export function poseModel(): Promise<PoseModel> {
   model ??= loadPoseModel({
     libraryUrl: HUMAN_SCRIPT_URL,
     modelBaseUrl: POSE_MODEL_BASE_URL,

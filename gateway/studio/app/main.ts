@@ -13,8 +13,10 @@ import { createYamlEditor } from "./editor.js";
 import { mountBench } from "./sections/bench.js";
 import { mountCamera } from "./sections/camera-panel.js";
 import { mountEditorPanel } from "./sections/editor-panel.js";
+import { mountLabelling } from "./sections/labelling.js";
 import { mountLibrary } from "./sections/library.js";
 import { mountSignIn } from "./sections/sign-in.js";
+import { mountVideo } from "./sections/video-panel.js";
 import { INITIAL_STATE } from "./state.js";
 import { createStore } from "./store.js";
 import type { Studio } from "./studio.js";
@@ -55,6 +57,8 @@ const studio: Studio = {
   save: async () => false,
   versionForRun: async () => undefined,
   refreshMine: async () => {},
+  run: async () => {},
+  plotAxis: () => undefined,
 };
 
 const signIn = mountSignIn(studio);
@@ -62,7 +66,11 @@ const panel = mountEditorPanel(studio);
 const library = mountLibrary(studio);
 const bench = mountBench(studio);
 mountCamera(studio);
+mountVideo(studio);
+mountLabelling(studio);
 Object.assign(studio, {
+  run: bench.run,
+  plotAxis: bench.plotAxis,
   openMoveSpec: panel.openMoveSpec,
   save: panel.save,
   versionForRun: panel.versionForRun,

@@ -11,6 +11,8 @@ export interface Recording {
   /** Lines that were not frames: `line N: why`, the first few. */
   readonly problems: string[];
   readonly rejected: number;
+  /** Width / height of the picture the keypoints are normalised to (a video's), when known. */
+  readonly aspectRatio?: number;
 }
 
 /** Most bytes of an uploaded recording read (after decompression): about an hour at 30 frames/s. */

@@ -28,6 +28,8 @@ export async function replayThroughService(
     movespecVersionId: string;
     frames: readonly RecordedFrame[];
     topology: "blazepose-33" | "coco-17";
+    /** Width / height of the video the keypoints are normalised to (a recording from a video). */
+    aspectRatio?: number;
     onProgress: (sent: number) => void;
     /** The stream lost its connection and tries again (`attempt` from 1). */
     onReconnect: (attempt: number) => void;
@@ -45,6 +47,7 @@ export async function replayThroughService(
   const stream = client.openStream(session, {
     batchSize: BATCH,
     topology: input.topology,
+    aspectRatio: input.aspectRatio,
     onEvent: (event) => events.push(event),
     onNotice: (notice) => notices.push(`${notice.code}: ${notice.message}`),
     onReconnect: (attempt) => input.onReconnect(attempt),

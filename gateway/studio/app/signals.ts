@@ -13,8 +13,9 @@ export function signalSamples(
   spec: CompiledSpec,
   frames: readonly RecordedFrame[],
   topology: TopologyName,
+  aspectRatio?: number,
 ): { samples: PlotSample[]; times: number[] } {
-  const engine = createEngine(spec, { topology });
+  const engine = createEngine(spec, { topology, aspectRatio });
   const samples: PlotSample[] = [];
   const times: number[] = [];
   for (const frame of frames) {

@@ -21,6 +21,10 @@ export interface Studio {
   save(): Promise<boolean>;
   /** The version holding exactly `text` (made if none does), saying what it does in `status`. */
   versionForRun(text: string, status: HTMLElement): Promise<string | undefined>;
+  /** Where the plot's time axis is on the screen (client x of its window's ends), if shown. */
+  plotAxis(): { left: number; right: number } | undefined;
+  /** Runs the chosen recording through a session (the bench's Run). */
+  run(): Promise<void>;
   /** Lists the project's MoveSpecs again (after one was created, renamed by a copy, ...). */
   refreshMine(): Promise<void>;
 }

@@ -49,19 +49,24 @@ export function mountBench(studio: Studio) {
 
   const uploaded = () => ui.upload.files?.[0];
 
-  /** Says which recording Run runs: the uploaded file wins, and is named as such. */
+  /** Says which recording Run runs: a video read, else the uploaded file, named as such. */
   function showSource() {
     const file = uploaded();
+    const { extracted } = store.get();
     const sample = store.get().samples.recordings.find((r) => r.id === ui.recording.value);
-    ui.clearUpload.hidden = !file;
-    ui.source.textContent = file
-      ? `Runs your file ${file.name}.`
-      : sample
-        ? `Runs the bundled ${sample.id} (${sample.exercise.replace(/_/g, " ")}).`
-        : "Upload a recording to run.";
+    ui.clearUpload.hidden = !file && !extracted;
+    ui.source.textContent = extracted
+      ? `Runs your video ${extracted.name} (${extracted.frames.length} frames read).`
+      : file
+        ? `Runs your file ${file.name}.`
+        : sample
+          ? `Runs the bundled ${sample.id} (${sample.exercise.replace(/_/g, " ")}).`
+          : "Upload a recording to run.";
   }
 
   async function chosenRecording(): Promise<Recording> {
+    const { extracted } = store.get();
+    if (extracted) return extracted;
     const upload = uploaded();
     if (upload) {
       const cacheKey = `upload:${upload.name}:${upload.size}:${upload.lastModified}`;
@@ -114,12 +119,18 @@ export function mountBench(studio: Studio) {
           movespecVersionId: versionId,
           frames: recording.frames,
           topology,
+          aspectRatio: recording.aspectRatio,
           onProgress: (sent) =>
             say(ui.status, `Streaming: ${sent} of ${recording.frames.length} frames sent…`),
           onReconnect: (attempt) => say(ui.status, reconnectingText(attempt), "error"),
         });
         const seconds = ((performance.now() - started) / 1000).toFixed(1);
-        const { samples } = signalSamples(loaded.spec, recording.frames, topology);
+        const { samples } = signalSamples(
+          loaded.spec,
+          recording.frames,
+          topology,
+          recording.aspectRatio,
+        );
         const model = plotModel(loaded.spec, samples, outcome.events as never);
         const name = store.get().open?.movespec.name ?? "the MoveSpec";
         store.set({
@@ -274,13 +285,28 @@ export function mountBench(studio: Studio) {
   ui.recording.addEventListener("change", () => {
     // Choosing a bundled recording again clears an upload, so the choice is never ambiguous.
     ui.upload.value = "";
+    store.set({ extracted: undefined });
     showSource();
   });
-  ui.upload.addEventListener("change", showSource);
+  // A file chosen is the newer choice: it wins over a video read before.
+  ui.upload.addEventListener("change", () => {
+    store.set({ extracted: undefined });
+    showSource();
+  });
   ui.clearUpload.addEventListener("click", () => {
     ui.upload.value = "";
+    store.set({ extracted: undefined });
     showSource();
   });
+  store.select((s) => s.extracted, showSource);
 
-  return { run };
+  /** The plot's time axis on the screen, for a view that lines up with it (the labels' timeline). */
+  function plotAxis(): { left: number; right: number } | undefined {
+    if (!plot || ui.result.hidden) return undefined;
+    const { from, to } = plot.view();
+    const base = ui.plot.getBoundingClientRect().left;
+    return { left: base + plot.timeToX(from), right: base + plot.timeToX(to) };
+  }
+
+  return { run, plotAxis };
 }
