@@ -296,6 +296,30 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       await other.getByLabel("Find yours").fill("no such words");
       await other.getByRole("button", { name: "Find", exact: true }).click();
       await mine.filter({ hasText: "None of yours matches." }).waitFor();
+      // Answers out of order: a listing held back (the order changed, no words) answers after the
+      // search typed next; the page keeps the answer to the latest.
+      await other.getByLabel("Find yours").fill("");
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const listing = (url: string) =>
+        /\/api\/projects\/[^/]+\/movespecs\?/.test(url) && !new URL(url).searchParams.has("q");
+      const heldAnswered = other.waitForResponse((r) => listing(r.url()));
+      await context.route("**/api/projects/*/movespecs?*", async (route) => {
+        if (listing(route.request().url())) await held;
+        return route.continue();
+      });
+      await other.getByLabel("Order yours by").selectOption("name");
+      await other.getByLabel("Find yours").fill("no such words");
+      await other.getByRole("button", { name: "Find", exact: true }).click();
+      await mine.filter({ hasText: "None of yours matches." }).waitFor();
+      release();
+      await context.unroute("**/api/projects/*/movespecs?*");
+      await heldAnswered;
+      await other.waitForTimeout(200);
+      expect(await mine.allTextContents()).to.deep.equal(["None of yours matches."]);
+      await other.getByLabel("Order yours by").selectOption("recent");
       // Opened from the list, in the other browser, as in the first.
       await other.getByLabel("Find yours").fill("");
       await other.getByRole("button", { name: "Find", exact: true }).click();

@@ -52,31 +52,28 @@ export function mountLibrary(studio: Studio) {
     );
   }
 
+  const mineTurn = turns();
   async function refreshMine() {
     const connection = store.get().connection;
     if (!connection) return;
+    const current = mineTurn();
+    const q = ui.mineQ.value.trim();
     try {
       const page = await connection.client.listProjectMoveSpecs({
         project_id: connection.project.project_id,
-        query: {
-          q: ui.mineQ.value.trim() || undefined,
-          sort: ui.mineSort.value as "recent" | "name",
-          limit: 50,
-        },
+        query: { q: q || undefined, sort: ui.mineSort.value as "recent" | "name", limit: 50 },
       });
+      if (!current()) return;
       ui.mine.replaceChildren(...page.items.map(mineEntry));
       if (page.items.length === 0)
         ui.mine.append(
-          h(
-            "li",
-            { class: "hint" },
-            ui.mineQ.value.trim() ? "None of yours matches." : "None yet: create one below.",
-          ),
+          h("li", { class: "hint" }, q ? "None of yours matches." : "None yet: create one below."),
         );
       ui.mineMore.textContent = page.has_more
         ? `${page.items.length} of ${page.total}: find the others by name.`
         : "";
     } catch (e) {
+      if (!current()) return;
       ui.mine.replaceChildren(h("li", { class: "error" }, `Listing failed: ${errorText(e)}`));
     }
   }
@@ -176,9 +173,11 @@ export function mountLibrary(studio: Studio) {
     );
   }
 
+  const searchTurn = turns();
   async function search() {
     const connection = store.get().connection;
     if (!connection) return;
+    const current = searchTurn();
     try {
       const page = await connection.client.listMoveSpecs({
         query: {
@@ -187,12 +186,14 @@ export function mountLibrary(studio: Studio) {
           limit: 20,
         },
       });
+      if (!current()) return;
       ui.catalogue.replaceChildren(...page.items.map(catalogueEntry));
       if (page.items.length === 0)
         ui.catalogue.append(h("li", { class: "hint" }, "No public MoveSpec matches."));
       else if (page.has_more)
         ui.catalogue.append(h("li", { class: "hint" }, `${page.total} in all: refine the search.`));
     } catch (e) {
+      if (!current()) return;
       ui.catalogue.replaceChildren(h("li", { class: "error" }, `Search failed: ${errorText(e)}`));
     }
   }
@@ -261,4 +262,16 @@ export function mountLibrary(studio: Studio) {
   );
 
   return { refreshMine, search };
+}
+
+/**
+ * Answers may come back out of order (a listing at sign-in, then a search typed at once): each
+ * call takes a turn, and its answer is shown only while no later turn was taken.
+ */
+function turns(): () => () => boolean {
+  let latest = 0;
+  return () => {
+    const turn = ++latest;
+    return () => turn === latest;
+  };
 }
