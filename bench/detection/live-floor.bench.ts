@@ -20,7 +20,8 @@
  * frame of the gateway, detection (and the system's store, which takes its checkpoints) and this
  * load generator, the most live sessions at 30 fps the machine's cores could carry at that CPU
  * per frame (every core busy on nothing else), and the growth of the gateway's and detection's
- * resident memory per open session. Medians.
+ * resident memory per open session. Medians. BENCH_PROFILE_DIR: the system's detection and gateway
+ * write CPU profiles there (bench/support/cpu-profile.ts).
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
@@ -36,6 +37,7 @@ import { median } from "../../test/support/statistics.js";
 import { startTestSystem } from "../../test/support/system.js";
 import { type FloorProcess, startFloor } from "../support/floor-process.js";
 import { residentBytes } from "../support/process-stats.js";
+import { profilingEnv } from "../support/profiling.js";
 import { inBatches, openStream, percentile, prepareFrames } from "./load.js";
 import { liveLevel, startLiveSending } from "./scenarios.js";
 
@@ -121,9 +123,14 @@ const show = (cpu: Map<string, number>) =>
 const frames = readFrames("m01_s01");
 const eventSeqs = runFrames(loadExample("squat"), frames).map((event) => event.seq);
 const prepared = prepareFrames(frames, eventSeqs);
+// BENCH_PROFILE_DIR: the system's detection and gateway write CPU profiles there when they stop.
+const profiling = process.env.BENCH_PROFILE_DIR ? profilingEnv(process.env.BENCH_PROFILE_DIR) : {};
 const system = await startTestSystem({
   env: { LOG_LEVEL: "info" },
-  serviceEnv: { detection: { DETECTION_MAX_ACTIVE_SESSIONS_PER_PROJECT: "100000" } },
+  serviceEnv: {
+    detection: { DETECTION_MAX_ACTIVE_SESSIONS_PER_PROJECT: "100000", ...profiling },
+    gateway: profiling,
+  },
 });
 const pkiDir = await mkdtemp(join(tmpdir(), "mds-live-floor-"));
 const floors: FloorProcess[] = [];

@@ -30,12 +30,14 @@ import type {
 } from "../../../../../services/detection/domain/session-document.js";
 import type { RecordStore } from "../../../../../services/detection/store/record-store.js";
 import type {
+  ProgressOf,
   ProgressWrite,
   SessionStore,
   TerminalWrite,
 } from "../../../../../services/detection/store/session-store.js";
 import type { Attachments } from "../../../../../services/detection/stream/attachments.js";
 import { OwnedSession } from "../../../../../services/detection/stream/owned-session.js";
+import { createProgressBatch } from "../../../../../services/detection/stream/progress-batch.js";
 import type { SentEvent } from "../../../../../services/detection/stream/recent-events.js";
 import {
   createStreamMetrics,
@@ -174,6 +176,18 @@ export class FakeSessionStore implements SessionStore {
       this.epoch += 1;
     }
     return this.status;
+  }
+
+  async saveStreamingProgress(writes: readonly ProgressOf[]): Promise<boolean> {
+    this.calls.push({ method: "saveStreamingProgress", args: [writes] });
+    await this.faults.before("saveStreamingProgress");
+    let matched = 0;
+    for (const { sessionId, epoch, progress } of writes) {
+      if (sessionId !== SESSION_ID || epoch !== this.epoch || this.status !== "streaming") continue;
+      this.progress = progress;
+      matched += 1;
+    }
+    return matched === writes.length;
   }
 
   async markStreaming(sessionId: string, epoch: number, at: Date): Promise<void> {
@@ -394,6 +408,8 @@ export interface HarnessOptions {
   readonly limits?: Partial<SessionLimits>;
   readonly durability?: Partial<DurabilitySettings>;
   readonly turns?: TurnQueue;
+  /** Periodic checkpoints through a progress batch that waits this long (none: each alone). */
+  readonly batchWaitMs?: number;
 }
 
 export interface Harness {
@@ -471,6 +487,10 @@ export function attachSession(options: HarnessOptions = {}): Harness {
       onDetached: (session) => detached.push(session),
       settleLater: (sessionId) => settled.push(sessionId),
       turns: options.turns ?? new TurnQueue(),
+      progressBatch:
+        options.batchWaitMs === undefined
+          ? undefined
+          : { write: createProgressBatch(store, options.batchWaitMs), waitMs: options.batchWaitMs },
       now: () => clock.now,
     },
   );
