@@ -57,6 +57,8 @@ interface Run {
   readonly cpu: Map<string, number>;
   /** Resident memory per open session, bytes, of the gateway and detection together. */
   readonly residentPerSession: number;
+  /** The system's: resident and V8 heap growth per session of each process, KB. */
+  readonly memoryDetail?: string;
 }
 
 /** `count` live sessions through the floor gateway for SECONDS, measured as liveLevel measures. */
@@ -191,11 +193,17 @@ try {
             problems: result.problems,
             residentPerSession: resident,
             cpu: withTotal(cpu),
+            memoryDetail: [...result.bytesPerSession]
+              .map(
+                ([name, bytes]) =>
+                  `${name} ${(bytes / 1024).toFixed(1)} (heap ${((result.heapPerSession.get(name) ?? Number.NaN) / 1024).toFixed(1)})`,
+              )
+              .join(", "),
           };
         }
         runs[chain].push(run);
         console.log(
-          `  ${String(level).padStart(5)} sessions, ${chain.padEnd(6)}: p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms, ${run.problems} problems; CPU µs per frame: ${show(run.cpu)}; resident memory per session ${(run.residentPerSession / 1024).toFixed(1)} KB`,
+          `  ${String(level).padStart(5)} sessions, ${chain.padEnd(6)}: p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms, ${run.problems} problems; CPU µs per frame: ${show(run.cpu)}; resident memory per session ${(run.residentPerSession / 1024).toFixed(1)} KB${run.memoryDetail ? ` (${run.memoryDetail})` : ""}`,
         );
       }
     }
