@@ -167,11 +167,13 @@ export class Checkpoints {
    */
   private async save(progress: Progress, release: boolean): Promise<SessionStatus | undefined> {
     const { ledger, store, sessionId, epoch, batch } = this.init;
-    if (!(await ledger.write())) return undefined;
-    const status =
-      batch && !release
-        ? await batch.write({ sessionId, epoch, progress })
-        : await store.saveProgress(sessionId, epoch, progress, release);
+    let status: SessionStatus | undefined;
+    if (batch && !release) {
+      status = await batch.write({ sessionId, epoch, progress, records: ledger.unwritten() });
+    } else {
+      if (!(await ledger.write())) return undefined;
+      status = await store.saveProgress(sessionId, epoch, progress, release);
+    }
     if (status !== undefined) ledger.commit();
     return status;
   }

@@ -59,7 +59,7 @@ export function createSessionAttacher(deps: SessionAttacherDeps) {
   const { store, specs, leases, attachments, logger, config } = deps;
   const turns = new TurnQueue();
   const waitMs = progressBatchWaitMs(config.durability.checkpointIntervalMs);
-  const progressBatch = { write: createProgressBatch(store, waitMs), waitMs };
+  const progressBatch = { write: createProgressBatch(store, deps.records, waitMs), waitMs };
 
   const refuse = (
     code: string,

@@ -28,7 +28,10 @@ import type {
   SessionMode,
   SessionStatus,
 } from "../../../../../services/detection/domain/session-document.js";
-import type { RecordStore } from "../../../../../services/detection/store/record-store.js";
+import type {
+  RecordStore,
+  RecordsOf,
+} from "../../../../../services/detection/store/record-store.js";
 import type {
   ProgressOf,
   ProgressWrite,
@@ -274,6 +277,20 @@ export class FakeRecordStore implements RecordStore {
     return true;
   }
 
+  async saveMany(writes: readonly RecordsOf[]): Promise<boolean[]> {
+    this.calls.push({ method: "saveMany", args: [writes] });
+    await this.faults.before("saveMany");
+    return writes.map(({ first, epoch, chunks }) => {
+      if (chunks.some((_, offset) => (this.chunks.get(first + offset)?.epoch ?? 0) > epoch)) {
+        return false;
+      }
+      for (const [offset, records] of chunks.entries()) {
+        this.chunks.set(first + offset, { epoch, records });
+      }
+      return true;
+    });
+  }
+
   async list(
     sessionId: string,
     count: number,
@@ -490,7 +507,10 @@ export function attachSession(options: HarnessOptions = {}): Harness {
       progressBatch:
         options.batchWaitMs === undefined
           ? undefined
-          : { write: createProgressBatch(store, options.batchWaitMs), waitMs: options.batchWaitMs },
+          : {
+              write: createProgressBatch(store, records, options.batchWaitMs),
+              waitMs: options.batchWaitMs,
+            },
       now: () => clock.now,
     },
   );
