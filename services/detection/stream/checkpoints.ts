@@ -98,12 +98,15 @@ export class Checkpoints {
    * logged; its records are written again by the next one.
    */
   write(written: CheckpointWritten): Promise<void> {
+    // Enough frames to call for a checkpoint of their own (a replay, mostly): written at once,
+    // so that a fast client is not held back by the batch's wait (flow control waits for acks).
+    const batched = this.unacked < this.init.durability.checkpointMaxFrames;
     const progress = this.take();
     this.lastAt = this.init.now();
     this.writing = (async () => {
       const { metrics, logger, sessionId } = this.init;
       try {
-        const status = await this.save(progress, false);
+        const status = await this.save(progress, false, batched);
         metrics.checkpoints.inc({ result: status === undefined ? "lease_lost" : "ok" });
         if (status !== undefined) this.durableAccepted = progress.accepted_frames_total;
         written(status, progress.accepted_frames_total, progress.checkpoint.last_seq);
@@ -123,7 +126,7 @@ export class Checkpoints {
    */
   async writeLast(): Promise<SessionStatus | undefined> {
     await this.writing;
-    return this.save(this.take(), true);
+    return this.save(this.take(), true, false);
   }
 
   /** What the session's end writes with its terminal state: no record is taken out. */
@@ -162,13 +165,18 @@ export class Checkpoints {
   }
 
   /**
-   * The records first (chunks the checkpoint will count), then the checkpoint under the lease.
-   * Undefined when the lease is lost (either write fenced).
+   * The records first (chunks the checkpoint will count), then the checkpoint under the lease;
+   * `batched`: with other sessions' (init.batch), unless it releases the lease. Undefined when
+   * the lease is lost (either write fenced).
    */
-  private async save(progress: Progress, release: boolean): Promise<SessionStatus | undefined> {
+  private async save(
+    progress: Progress,
+    release: boolean,
+    batched: boolean,
+  ): Promise<SessionStatus | undefined> {
     const { ledger, store, sessionId, epoch, batch } = this.init;
     let status: SessionStatus | undefined;
-    if (batch && !release) {
+    if (batch && batched && !release) {
       status = await batch.write({ sessionId, epoch, progress, records: ledger.unwritten() });
     } else {
       if (!(await ledger.write())) return undefined;

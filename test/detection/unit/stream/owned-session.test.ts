@@ -437,6 +437,16 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       expect(h.sink.messages("ack").at(-1)).to.deep.include({ accepted_frames_total: 6 });
     });
 
+    it("through the replica's batch, a checkpoint called for by checkpointMaxFrames is written at once", async () => {
+      // A wait no test sits through: only a checkpoint that skips the batch is written in time.
+      const h = attach({ batchWaitMs: 60_000, durability: { checkpointMaxFrames: 3 } });
+      h.session.onFrames(TWO_REPS.slice(0, 3));
+      expect(await progressWrites(h)).to.equal(1);
+      expect(h.sink.messages("ack")).to.deep.equal([
+        { type: "ack", accepted_frames_total: 3, last_seq: 2 },
+      ]);
+    });
+
     it("spreads the first checkpoints of sessions attached together over the interval", async () => {
       // Each session's first falls at its own point of the first interval (Math.random): 20 of
       // them in one 500 ms step has a chance of 1e-19.
