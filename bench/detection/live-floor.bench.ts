@@ -21,7 +21,8 @@
  * load generator, the most live sessions at 30 fps the machine's cores could carry at that CPU
  * per frame (every core busy on nothing else), and the growth of the gateway's and detection's
  * resident memory per open session. Medians. BENCH_PROFILE_DIR: the system's detection and gateway
- * write CPU profiles there (bench/support/cpu-profile.ts).
+ * write CPU profiles there (bench/support/cpu-profile.ts); BENCH_NODE_OPTIONS: Node options for
+ * those two (GC flags, say).
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
@@ -125,8 +126,16 @@ const show = (cpu: Map<string, number>) =>
 const frames = readFrames("m01_s01");
 const eventSeqs = runFrames(loadExample("squat"), frames).map((event) => event.seq);
 const prepared = prepareFrames(frames, eventSeqs);
-// BENCH_PROFILE_DIR: the system's detection and gateway write CPU profiles there when they stop.
-const profiling = process.env.BENCH_PROFILE_DIR ? profilingEnv(process.env.BENCH_PROFILE_DIR) : {};
+// BENCH_PROFILE_DIR: the system's detection and gateway write CPU profiles there when they stop;
+// BENCH_NODE_OPTIONS: more Node options for those two (V8 flags: e.g. --max-semi-space-size=2).
+const profiling: Record<string, string> = process.env.BENCH_PROFILE_DIR
+  ? profilingEnv(process.env.BENCH_PROFILE_DIR)
+  : {};
+if (process.env.BENCH_NODE_OPTIONS) {
+  profiling.NODE_OPTIONS = [profiling.NODE_OPTIONS, process.env.BENCH_NODE_OPTIONS]
+    .filter(Boolean)
+    .join(" ");
+}
 const system = await startTestSystem({
   env: { LOG_LEVEL: "info" },
   serviceEnv: {
