@@ -18,6 +18,10 @@ export function createGatewayMetrics(): GatewayMetrics {
   registry.setDefaultLabels({ app: "gateway" });
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
+  const traffic = {
+    inbound: { bytes: 0, messages: 0 },
+    outbound: { bytes: 0, messages: 0 },
+  };
   return {
     registry,
     http: {
@@ -67,13 +71,26 @@ export function createGatewayMetrics(): GatewayMetrics {
         help: "Websocket messages proxied, by direction (inbound: client to service).",
         labelNames: ["direction"] as const,
         registers,
+        collect() {
+          for (const direction of ["inbound", "outbound"] as const) {
+            this.inc({ direction }, traffic[direction].messages);
+            traffic[direction].messages = 0;
+          }
+        },
       }),
       bytes: new Counter({
         name: "gateway_stream_bytes_total",
         help: "Bytes proxied on websocket streams (frames and headers), by direction.",
         labelNames: ["direction"] as const,
         registers,
+        collect() {
+          for (const direction of ["inbound", "outbound"] as const) {
+            this.inc({ direction }, traffic[direction].bytes);
+            traffic[direction].bytes = 0;
+          }
+        },
       }),
+      traffic,
       upstreamHandshakes: new Counter({
         name: "gateway_stream_upstream_handshakes_total",
         help: "TLS handshakes with detection replicas (one per shared HTTP/2 connection), by whether the session was resumed.",

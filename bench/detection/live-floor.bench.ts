@@ -20,7 +20,9 @@
  * frame of the gateway, detection (and the system's store, which takes its checkpoints) and this
  * load generator, the most live sessions at 30 fps the machine's cores could carry at that CPU
  * per frame (every core busy on nothing else), and the growth of the gateway's and detection's
- * resident memory per open session. Medians.
+ * resident memory per open session. Medians. BENCH_PROFILE_DIR: the system's detection and gateway
+ * write CPU profiles there (bench/support/cpu-profile.ts); BENCH_NODE_OPTIONS: Node options for
+ * those two (GC flags, say).
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
@@ -36,6 +38,7 @@ import { median } from "../../test/support/statistics.js";
 import { startTestSystem } from "../../test/support/system.js";
 import { type FloorProcess, startFloor } from "../support/floor-process.js";
 import { residentBytes } from "../support/process-stats.js";
+import { profilingEnv } from "../support/profiling.js";
 import { inBatches, openStream, percentile, prepareFrames } from "./load.js";
 import { liveLevel, startLiveSending } from "./scenarios.js";
 
@@ -55,6 +58,8 @@ interface Run {
   readonly cpu: Map<string, number>;
   /** Resident memory per open session, bytes, of the gateway and detection together. */
   readonly residentPerSession: number;
+  /** The system's: resident and V8 heap growth per session of each process, KB. */
+  readonly memoryDetail?: string;
 }
 
 /** `count` live sessions through the floor gateway for SECONDS, measured as liveLevel measures. */
@@ -121,9 +126,22 @@ const show = (cpu: Map<string, number>) =>
 const frames = readFrames("m01_s01");
 const eventSeqs = runFrames(loadExample("squat"), frames).map((event) => event.seq);
 const prepared = prepareFrames(frames, eventSeqs);
+// BENCH_PROFILE_DIR: the system's detection and gateway write CPU profiles there when they stop;
+// BENCH_NODE_OPTIONS: more Node options for those two (V8 flags: e.g. --max-semi-space-size=2).
+const profiling: Record<string, string> = process.env.BENCH_PROFILE_DIR
+  ? profilingEnv(process.env.BENCH_PROFILE_DIR)
+  : {};
+if (process.env.BENCH_NODE_OPTIONS) {
+  profiling.NODE_OPTIONS = [profiling.NODE_OPTIONS, process.env.BENCH_NODE_OPTIONS]
+    .filter(Boolean)
+    .join(" ");
+}
 const system = await startTestSystem({
   env: { LOG_LEVEL: "info" },
-  serviceEnv: { detection: { DETECTION_MAX_ACTIVE_SESSIONS_PER_PROJECT: "100000" } },
+  serviceEnv: {
+    detection: { DETECTION_MAX_ACTIVE_SESSIONS_PER_PROJECT: "100000", ...profiling },
+    gateway: profiling,
+  },
 });
 const pkiDir = await mkdtemp(join(tmpdir(), "mds-live-floor-"));
 const floors: FloorProcess[] = [];
@@ -184,11 +202,17 @@ try {
             problems: result.problems,
             residentPerSession: resident,
             cpu: withTotal(cpu),
+            memoryDetail: [...result.bytesPerSession]
+              .map(
+                ([name, bytes]) =>
+                  `${name} ${(bytes / 1024).toFixed(1)} (heap ${((result.heapPerSession.get(name) ?? Number.NaN) / 1024).toFixed(1)})`,
+              )
+              .join(", "),
           };
         }
         runs[chain].push(run);
         console.log(
-          `  ${String(level).padStart(5)} sessions, ${chain.padEnd(6)}: p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms, ${run.problems} problems; CPU µs per frame: ${show(run.cpu)}; resident memory per session ${(run.residentPerSession / 1024).toFixed(1)} KB`,
+          `  ${String(level).padStart(5)} sessions, ${chain.padEnd(6)}: p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms, ${run.problems} problems; CPU µs per frame: ${show(run.cpu)}; resident memory per session ${(run.residentPerSession / 1024).toFixed(1)} KB${run.memoryDetail ? ` (${run.memoryDetail})` : ""}`,
         );
       }
     }

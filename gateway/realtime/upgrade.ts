@@ -225,18 +225,6 @@ function startAttach(
   let firstClose: { code: number; from: "client" | "service" } | undefined;
   const inbound = new FrameObserver(false);
   const outbound = new FrameObserver(true);
-  // Bound once per stream: a labelled inc() hashes its labels on every call, and this runs for
-  // every chunk either way.
-  const counters = {
-    inbound: {
-      bytes: metrics.bytes.labels("inbound"),
-      messages: metrics.messages.labels("inbound"),
-    },
-    outbound: {
-      bytes: metrics.bytes.labels("outbound"),
-      messages: metrics.messages.labels("outbound"),
-    },
-  };
   const observe = (
     observer: FrameObserver,
     direction: "inbound" | "outbound",
@@ -245,10 +233,9 @@ function startAttach(
   ) => {
     const messagesBefore = observer.messages;
     observer.push(bytes);
-    counters[direction].bytes.inc(bytes.length);
-    if (observer.messages > messagesBefore) {
-      counters[direction].messages.inc(observer.messages - messagesBefore);
-    }
+    const tally = metrics.traffic[direction];
+    tally.bytes += bytes.length;
+    tally.messages += observer.messages - messagesBefore;
     if (!firstClose && observer.closeCode !== undefined) {
       firstClose = { code: observer.closeCode, from };
     }

@@ -71,6 +71,23 @@ describe("detection record store", function () {
     expect((await store.list("s2", 1)).chunks).to.deep.equal([records(1, 1)]);
   });
 
+  it("writes several sessions' chunks in one command, each fenced: a fenced one says false, the others are written", async () => {
+    // s4's chunk 1 was written by a newer lease holder (epoch 7).
+    expect(await store.save("s4", 1, 7, [records(9, 1)])).to.equal(true);
+    sent.length = 0;
+    const written = await store.saveMany([
+      { sessionId: "s3", first: 0, epoch: 2, chunks: [records(1, 2), records(3, 1)] },
+      { sessionId: "s4", first: 0, epoch: 6, chunks: [records(1, 1), records(2, 1)] },
+      { sessionId: "s5", first: 4, epoch: 1, chunks: [records(5, 1)] },
+    ]);
+    expect(written).to.deep.equal([true, false, true]);
+    expect(sent).to.deep.equal(["update"]);
+    expect((await store.list("s3", 2)).chunks).to.deep.equal([records(1, 2), records(3, 1)]);
+    expect((await store.list("s4", 2)).chunks).to.deep.equal([records(1, 1), records(9, 1)]);
+    expect((await store.list("s5", 5)).chunks).to.deep.equal([records(5, 1)]);
+    expect(await store.saveMany([])).to.deep.equal([]);
+  });
+
   it("reads a long live session's many small chunks back in two round trips", async () => {
     // 20 minutes of live squats: a checkpoint every 5 s, a repetition or two in each.
     const written = Array.from({ length: 240 }, (_, i) => records(2 * i + 1, 1 + (i % 2)));

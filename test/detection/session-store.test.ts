@@ -2,6 +2,7 @@
  * The terminal write of the `sessions` collection against the real store: it is fenced by the
  * lease epoch, and it carries the first frame's time, because the status write made at the first
  * frame is not awaited and may land after the session ended (then it matches nothing) or never.
+ * And the periodic checkpoints of several sessions in one command, each fenced as saveProgress is.
  */
 import { expect } from "chai";
 import { MongoClient } from "mongodb";
@@ -44,7 +45,7 @@ const terminal = (startedAt?: Date) => ({
   last_seq: 11,
 });
 
-describe("detection session store: the terminal write", function () {
+describe("detection session store: writes fenced by the lease", function () {
   this.timeout(30_000);
   let mongo: EmbeddedMongoHandle;
   let client: MongoClient;
@@ -102,5 +103,54 @@ describe("detection session store: the terminal write", function () {
     const unchanged = await read(id);
     expect(unchanged?.status).to.equal("created");
     expect(unchanged).not.to.have.property("started_at");
+  });
+
+  describe("several sessions' checkpoints in one command", () => {
+    const progress = (frames: number) => ({
+      checkpoint: {
+        engine: `{"frames":${frames}}`,
+        accepted_frames_total: frames,
+        last_seq: frames - 1,
+        at: new Date(T0 + frames),
+        record_chunks: 0,
+        recent_events: [],
+      },
+      accepted_frames_total: frames,
+      last_seq: frames - 1,
+      last_activity_at: new Date(T0 + frames),
+    });
+
+    it("writes every one, and says so, when each session is streaming under its epoch", async () => {
+      const a = await insert(sessionDocument({ status: "streaming" }));
+      const b = await insert(sessionDocument({ status: "streaming", lease_epoch: 4 }));
+      const written = await store.saveStreamingProgress([
+        { sessionId: a, epoch: 1, progress: progress(30) },
+        { sessionId: b, epoch: 4, progress: progress(60) },
+      ]);
+      expect(written).to.equal(true);
+      expect(await read(a)).to.deep.include({ accepted_frames_total: 30, last_seq: 29 });
+      expect((await read(a))?.checkpoint?.engine).to.equal('{"frames":30}');
+      expect(await read(b)).to.deep.include({ accepted_frames_total: 60, last_seq: 59 });
+      expect((await read(b))?.lease).to.not.equal(null);
+    });
+
+    for (const [name, fields, epoch] of [
+      ["a lost lease", { status: "streaming", lease_epoch: 3 }, 2],
+      ["a session finalizing", { status: "finalizing" }, 1],
+      ["a session still created", { status: "created" }, 1],
+    ] as const) {
+      it(`says not all when one is ${name}: the others written, that one untouched`, async () => {
+        const ok = await insert(sessionDocument({ status: "streaming" }));
+        const other = await insert(sessionDocument(fields));
+        const written = await store.saveStreamingProgress([
+          { sessionId: ok, epoch: 1, progress: progress(30) },
+          { sessionId: other, epoch, progress: progress(90) },
+        ]);
+        expect(written).to.equal(false);
+        expect((await read(ok))?.accepted_frames_total).to.equal(30);
+        expect(await read(other)).to.deep.include({ accepted_frames_total: 0 });
+        expect(await read(other)).not.to.have.property("checkpoint");
+      });
+    }
   });
 });

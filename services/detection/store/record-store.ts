@@ -1,4 +1,10 @@
-import type { Collection, Db } from "mongodb";
+import {
+  type Collection,
+  type Db,
+  type Filter,
+  MongoBulkWriteError,
+  type WriteError,
+} from "mongodb";
 import type { SummaryRecords } from "../../../movespec/index.js";
 import { isDuplicateKey } from "../../shared/store/mongo-failure.js";
 import { guardStore } from "../../shared/store/store-errors.js";
@@ -33,6 +39,14 @@ export interface RecordChunkDocument {
   records: string;
 }
 
+/** One session's chunks among others' (RecordStore.saveMany): as RecordStore.save's arguments. */
+export interface RecordsOf {
+  readonly sessionId: string;
+  readonly first: number;
+  readonly epoch: number;
+  readonly chunks: readonly SummaryRecords[];
+}
+
 export interface RecordStore {
   ensureIndexes(): Promise<void>;
   /**
@@ -45,6 +59,12 @@ export interface RecordStore {
     epoch: number,
     chunks: readonly SummaryRecords[],
   ): Promise<boolean>;
+  /**
+   * Several sessions' chunks in one command, each fenced as `save` fences it: for each write,
+   * false if one of its chunks was written under a newer lease epoch. Throws on any other failure
+   * (some chunks may then be written: as with `save`, the next checkpoint writes them again).
+   */
+  saveMany(writes: readonly RecordsOf[]): Promise<boolean[]>;
   /** Chunks 0 to `count - 1`, in order; `missing` counts the ones not found. */
   list(sessionId: string, count: number): Promise<{ chunks: SummaryRecords[]; missing: number }>;
   /** Every chunk of the session (its summary has been written). */
@@ -87,12 +107,42 @@ export interface RecordStoreOptions {
   readonly now?: () => number;
 }
 
+const idOf = (sessionId: string, chunk: number) => `${sessionId}/${chunk}`;
+
+/** Chunk `first + offset` of a session, written unless a newer lease epoch wrote it. */
+function chunkWrite(
+  { sessionId, first, epoch }: Omit<RecordsOf, "chunks">,
+  offset: number,
+  chunk: SummaryRecords,
+  writtenAt: Date,
+): { filter: Filter<RecordChunkDocument>; replacement: Omit<RecordChunkDocument, "_id"> } {
+  const index = first + offset;
+  return {
+    filter: { _id: idOf(sessionId, index), lease_epoch: { $lte: epoch } },
+    replacement: {
+      session_id: sessionId,
+      chunk: index,
+      lease_epoch: epoch,
+      written_at: writtenAt,
+      records: JSON.stringify(chunk),
+    },
+  };
+}
+
+/** E11000: an operation of a bulk write met a unique index (its own error is no MongoError). */
+const DUPLICATE_KEY = 11000;
+
+/** The failed operations of a bulk write that failed in part, if that is what `error` is. */
+function writeErrorsOf(error: unknown): readonly WriteError[] | undefined {
+  if (!(error instanceof MongoBulkWriteError)) return undefined;
+  const failures = error.writeErrors;
+  return Array.isArray(failures) ? failures : [failures as WriteError];
+}
+
 export function createRecordStore(db: Db, options: RecordStoreOptions = {}): RecordStore {
   const now = options.now ?? Date.now;
   const records: Collection<RecordChunkDocument> =
     db.collection<RecordChunkDocument>("session_records");
-  const idOf = (sessionId: string, chunk: number) => `${sessionId}/${chunk}`;
-
   return guardStore("session_records", {
     async ensureIndexes() {
       await Promise.all([
@@ -105,22 +155,36 @@ export function createRecordStore(db: Db, options: RecordStoreOptions = {}): Rec
       ]);
     },
 
+    async saveMany(writes) {
+      const writtenAt = new Date(now());
+      const written = writes.map(() => true);
+      /** The write each operation belongs to. */
+      const owners: number[] = [];
+      const operations = writes.flatMap((write, owner) =>
+        write.chunks.map((chunk, offset) => {
+          owners.push(owner);
+          const { filter, replacement } = chunkWrite(write, offset, chunk, writtenAt);
+          return { replaceOne: { filter, replacement, upsert: true } };
+        }),
+      );
+      if (operations.length === 0) return written;
+      try {
+        await records.bulkWrite(operations, { ordered: false });
+      } catch (error) {
+        const failures = writeErrorsOf(error);
+        // The filter did not match an existing chunk: a newer lease holder wrote it.
+        if (!failures?.every((failure) => failure.code === DUPLICATE_KEY)) throw error;
+        for (const failure of failures) written[owners[failure.index]] = false;
+      }
+      return written;
+    },
+
     async save(sessionId, first, epoch, chunks) {
       const writtenAt = new Date(now());
       for (const [offset, chunk] of chunks.entries()) {
-        const index = first + offset;
         try {
-          await records.replaceOne(
-            { _id: idOf(sessionId, index), lease_epoch: { $lte: epoch } },
-            {
-              session_id: sessionId,
-              chunk: index,
-              lease_epoch: epoch,
-              written_at: writtenAt,
-              records: JSON.stringify(chunk),
-            },
-            { upsert: true },
-          );
+          const write = chunkWrite({ sessionId, first, epoch }, offset, chunk, writtenAt);
+          await records.replaceOne(write.filter, write.replacement, { upsert: true });
         } catch (error) {
           // The filter did not match an existing chunk: a newer lease holder wrote it.
           if (isDuplicateKey(error)) return false;

@@ -17,6 +17,13 @@ export interface ProgressWrite {
   readonly last_activity_at: Date;
 }
 
+/** One session's checkpoint among others (SessionStore.saveStreamingProgress). */
+export interface ProgressOf {
+  readonly sessionId: string;
+  readonly epoch: number;
+  readonly progress: ProgressWrite;
+}
+
 /** The terminal state written once, by whoever ends the session. */
 export interface TerminalWrite {
   readonly status: Extract<SessionStatus, "completed" | "failed" | "cancelled">;
@@ -63,6 +70,15 @@ export interface SessionStore {
     progress: ProgressWrite,
     release: boolean,
   ): Promise<SessionStatus | undefined>;
+  /**
+   * The checkpoints of several streaming sessions, none letting go of its lease, in one command
+   * (one round trip and one log record in the store for all of them). True when every one was
+   * written: each session was `streaming` under its epoch, which is all saveProgress would have
+   * said of it. False when some were not (the lease lost, the session finalizing or still
+   * `created`): the ones that matched were written, and the caller asks saveProgress about each
+   * (writing the same fields again changes nothing).
+   */
+  saveStreamingProgress(writes: readonly ProgressOf[]): Promise<boolean>;
   markStreaming(sessionId: string, epoch: number, at: Date): Promise<void>;
   /**
    * created|streaming -> finalizing; the session as the transition left it (its lease is the
@@ -149,8 +165,7 @@ export function createSessionStore(db: Db, options: SessionStoreOptions = {}): S
     },
 
     async saveProgress(sessionId, epoch, progress, release) {
-      const set: Record<string, unknown> = { ...progress };
-      if (progress.last_seq === undefined) delete set.last_seq;
+      const set = progressFields(progress);
       if (release) set.lease = null;
       const after = await sessions.findOneAndUpdate(
         leaseFilter(sessionId, epoch),
@@ -158,6 +173,20 @@ export function createSessionStore(db: Db, options: SessionStoreOptions = {}): S
         { projection: { status: 1 }, returnDocument: "after" },
       );
       return after?.status;
+    },
+
+    async saveStreamingProgress(writes) {
+      if (writes.length === 0) return true;
+      const result = await sessions.bulkWrite(
+        writes.map(({ sessionId, epoch, progress }) => ({
+          updateOne: {
+            filter: { ...leaseFilter(sessionId, epoch), status: "streaming" },
+            update: { $set: progressFields(progress) },
+          },
+        })),
+        { ordered: false },
+      );
+      return result.matchedCount === writes.length;
     },
 
     async markStreaming(sessionId, epoch, at) {
@@ -204,4 +233,11 @@ export function createSessionStore(db: Db, options: SessionStoreOptions = {}): S
         .toArray();
     },
   });
+}
+
+/** The fields a checkpoint sets: a last_seq only once there is one. */
+function progressFields(progress: ProgressWrite): Record<string, unknown> {
+  const set: Record<string, unknown> = { ...progress };
+  if (progress.last_seq === undefined) delete set.last_seq;
+  return set;
 }

@@ -3,6 +3,7 @@ import type { Logger } from "../../shared/logging/logger.js";
 import type { DurabilitySettings } from "../config.js";
 import type { SessionStatus } from "../domain/session-document.js";
 import type { ProgressWrite, SessionStore } from "../store/session-store.js";
+import type { ProgressWriter } from "./progress-batch.js";
 import type { SentEvent } from "./recent-events.js";
 import type { RecordLedger } from "./record-ledger.js";
 import type { StreamMetrics } from "./stream-metrics.js";
@@ -23,6 +24,11 @@ export interface CheckpointsInit {
   readonly lastActivityAt: () => number;
   /** The events sent last (./recent-events.ts), kept with each checkpoint. */
   readonly recentEvents: () => SentEvent[];
+  /**
+   * Writes the periodic checkpoints with other sessions' (./progress-batch.ts), waiting up to
+   * `waitMs` for them; without it each is written alone at once.
+   */
+  readonly batch?: { readonly write: ProgressWriter; readonly waitMs: number };
 }
 
 /**
@@ -45,13 +51,20 @@ export class Checkpoints {
   private durableAccepted: number;
   private lastAt: number;
   private writing: Promise<void> | undefined;
+  /**
+   * The interval between two checkpoints' snapshots: shorter than the configured one by what a
+   * batched write may wait, so that each ack still comes within the interval of the one before
+   * (docs/realtime.md: the interval is the most a crash makes the client resend).
+   */
+  private readonly intervalMs: number;
 
   constructor(init: CheckpointsInit) {
     this.init = init;
+    this.intervalMs = init.durability.checkpointIntervalMs - (init.batch?.waitMs ?? 0);
     this.durableAccepted = init.engine.acceptedFrames;
     // Sessions often start together (a class, a benchmark): spread their checkpoints over the
     // interval rather than writing them all at the same moments.
-    this.lastAt = init.at - Math.random() * init.durability.checkpointIntervalMs;
+    this.lastAt = init.at - Math.random() * this.intervalMs;
   }
 
   /** The checkpoint being written, if one is. */
@@ -68,15 +81,14 @@ export class Checkpoints {
   dueAfterFrames(at: number, unacked: number): boolean {
     return (
       unacked >= this.init.durability.checkpointMaxFrames ||
-      (unacked > 0 && at - this.lastAt >= this.init.durability.checkpointIntervalMs)
+      (unacked > 0 && at - this.lastAt >= this.intervalMs)
     );
   }
 
   /** At a tick: a quiet session has frames not durable and the interval passed. */
   dueAt(at: number): boolean {
     return (
-      this.init.engine.acceptedFrames > this.durableAccepted &&
-      at - this.lastAt >= this.init.durability.checkpointIntervalMs
+      this.init.engine.acceptedFrames > this.durableAccepted && at - this.lastAt >= this.intervalMs
     );
   }
 
@@ -86,12 +98,15 @@ export class Checkpoints {
    * logged; its records are written again by the next one.
    */
   write(written: CheckpointWritten): Promise<void> {
+    // Enough frames to call for a checkpoint of their own (a replay, mostly): written at once,
+    // so that a fast client is not held back by the batch's wait (flow control waits for acks).
+    const batched = this.unacked < this.init.durability.checkpointMaxFrames;
     const progress = this.take();
     this.lastAt = this.init.now();
     this.writing = (async () => {
       const { metrics, logger, sessionId } = this.init;
       try {
-        const status = await this.save(progress, false);
+        const status = await this.save(progress, false, batched);
         metrics.checkpoints.inc({ result: status === undefined ? "lease_lost" : "ok" });
         if (status !== undefined) this.durableAccepted = progress.accepted_frames_total;
         written(status, progress.accepted_frames_total, progress.checkpoint.last_seq);
@@ -111,7 +126,7 @@ export class Checkpoints {
    */
   async writeLast(): Promise<SessionStatus | undefined> {
     await this.writing;
-    return this.save(this.take(), true);
+    return this.save(this.take(), true, false);
   }
 
   /** What the session's end writes with its terminal state: no record is taken out. */
@@ -150,13 +165,23 @@ export class Checkpoints {
   }
 
   /**
-   * The records first (chunks the checkpoint will count), then the checkpoint under the lease.
-   * Undefined when the lease is lost (either write fenced).
+   * The records first (chunks the checkpoint will count), then the checkpoint under the lease;
+   * `batched`: with other sessions' (init.batch), unless it releases the lease. Undefined when
+   * the lease is lost (either write fenced).
    */
-  private async save(progress: Progress, release: boolean): Promise<SessionStatus | undefined> {
-    const { ledger, store, sessionId, epoch } = this.init;
-    if (!(await ledger.write())) return undefined;
-    const status = await store.saveProgress(sessionId, epoch, progress, release);
+  private async save(
+    progress: Progress,
+    release: boolean,
+    batched: boolean,
+  ): Promise<SessionStatus | undefined> {
+    const { ledger, store, sessionId, epoch, batch } = this.init;
+    let status: SessionStatus | undefined;
+    if (batch && batched && !release) {
+      status = await batch.write({ sessionId, epoch, progress, records: ledger.unwritten() });
+    } else {
+      if (!(await ledger.write())) return undefined;
+      status = await store.saveProgress(sessionId, epoch, progress, release);
+    }
     if (status !== undefined) ledger.commit();
     return status;
   }

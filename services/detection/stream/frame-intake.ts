@@ -103,7 +103,7 @@ export class FrameIntake {
     // looked for when the whole message was taken: the per-message path stays as short.)
     if (room < count) this.limitReached = newFrameFrom(format, frames, room, this.engine.lastSeq);
     const accepted = this.engine.acceptedFrames - before;
-    if (accepted > 0) this.metrics.framesAccepted.inc(accepted);
+    this.metrics.tally.framesAccepted += accepted;
     return accepted;
   }
 }

@@ -9,6 +9,7 @@ import { Checkpoints } from "./checkpoints.js";
 import { FlowControl, type PauseCause } from "./flow-control.js";
 import { FrameIntake, RATE_EXCEEDED } from "./frame-intake.js";
 import { Outbox } from "./outbox.js";
+import type { ProgressWriter } from "./progress-batch.js";
 import type { SentEvent } from "./recent-events.js";
 import { RecordLedger } from "./record-ledger.js";
 import { ENDINGS, type ReleaseReason, SessionLifecycle } from "./session-lifecycle.js";
@@ -44,6 +45,8 @@ export interface OwnedSessionDeps {
   readonly settleLater: (sessionId: string) => void;
   /** The replica's turns for heavy steps (a session's end), one step per event-loop turn. */
   readonly turns: TurnQueue;
+  /** The replica's batch of periodic checkpoints (./progress-batch.ts); without it, one write each. */
+  readonly progressBatch?: { readonly write: ProgressWriter; readonly waitMs: number };
   readonly now?: () => number;
 }
 
@@ -96,6 +99,7 @@ export class OwnedSession {
       at,
       lastActivityAt: () => this.lifecycle.lastActivityAt,
       recentEvents: () => this.outbox.recent(),
+      batch: deps.progressBatch,
     });
     this.lifecycle = new SessionLifecycle({
       sessionId: init.sessionId,

@@ -1,5 +1,5 @@
 import type { Engine, SummaryRecords } from "../../../movespec/index.js";
-import { chunkRecords, type RecordStore } from "../store/record-store.js";
+import { chunkRecords, type RecordStore, type RecordsOf } from "../store/record-store.js";
 
 /**
  * The records (repetitions, holds) an attached session's engine hands over at each checkpoint,
@@ -39,8 +39,16 @@ export class RecordLedger {
 
   /** Writes what was taken; false if a newer lease holder wrote these chunks (fenced). */
   write(): Promise<boolean> {
-    if (this.chunks.length === 0) return Promise.resolve(true);
-    return this.store.save(this.sessionId, this.committed, this.epoch, this.chunks);
+    const unwritten = this.unwritten();
+    if (!unwritten) return Promise.resolve(true);
+    return this.store.save(unwritten.sessionId, unwritten.first, unwritten.epoch, unwritten.chunks);
+  }
+
+  /** What `write` would write (written with other sessions' instead: ./progress-batch.ts). */
+  unwritten(): RecordsOf | undefined {
+    if (this.chunks.length === 0) return undefined;
+    const { sessionId, epoch, committed, chunks } = this;
+    return { sessionId, first: committed, epoch, chunks };
   }
 
   /** The checkpoint that counts the written chunks is durable. */

@@ -19,6 +19,7 @@ import type { SessionStore } from "../store/session-store.js";
 import type { Attachments } from "./attachments.js";
 import type { Hello } from "./hello-message.js";
 import { OwnedSession } from "./owned-session.js";
+import { createProgressBatch, progressBatchWaitMs } from "./progress-batch.js";
 import { endMessage, readyMessage } from "./stream-messages.js";
 import type { StreamMetrics } from "./stream-metrics.js";
 import type { StreamSink } from "./stream-sink.js";
@@ -57,6 +58,8 @@ export interface SessionAttacherDeps {
 export function createSessionAttacher(deps: SessionAttacherDeps) {
   const { store, specs, leases, attachments, logger, config } = deps;
   const turns = new TurnQueue();
+  const waitMs = progressBatchWaitMs(config.durability.checkpointIntervalMs);
+  const progressBatch = { write: createProgressBatch(store, deps.records, waitMs), waitMs };
 
   const refuse = (
     code: string,
@@ -222,6 +225,7 @@ export function createSessionAttacher(deps: SessionAttacherDeps) {
           onDetached: (detached) => attachments.remove(detached),
           settleLater: deps.settleLater,
           turns,
+          progressBatch,
         },
       );
       attachments.add(owned);

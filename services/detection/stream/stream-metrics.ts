@@ -4,6 +4,12 @@ import type { Attachments } from "./attachments.js";
 /** What the realtime stream reports on the replica's /metrics (counted per message, not per frame). */
 export interface StreamMetrics {
   readonly framesAccepted: Counter;
+  /**
+   * Frames accepted since the last scrape: added here per message (a plain addition, where a
+   * counter's inc() checks its value and hashes its labels), moved into `framesAccepted` when it
+   * is collected.
+   */
+  readonly tally: { framesAccepted: number };
   readonly framesRejected: Counter;
   readonly eventsSent: Counter;
   readonly checkpoints: Counter<"result">;
@@ -36,12 +42,18 @@ export function createStreamMetrics(registry: Registry, attachments: Attachments
       this.set({ cause: "outbound" }, counts.outbound);
     },
   });
+  const tally = { framesAccepted: 0 };
   return {
     framesAccepted: new Counter({
       name: "detection_frames_accepted_total",
       help: "Frames accepted by the engine.",
       registers: [registry],
+      collect() {
+        this.inc(tally.framesAccepted);
+        tally.framesAccepted = 0;
+      },
     }),
+    tally,
     framesRejected: new Counter({
       name: "detection_frames_rejected_total",
       help: "Frames rejected (malformed, out of order, ...), resends not included.",

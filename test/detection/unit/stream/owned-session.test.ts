@@ -420,6 +420,33 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       expect(await progressWrites(h)).to.equal(2);
     });
 
+    it("through the replica's batch, takes each checkpoint the batch's wait early: its ack still comes within the interval", async () => {
+      const h = attach({ status: "streaming", batchWaitMs: 20 });
+      const settle = () => new Promise((resolve) => setTimeout(resolve, 60));
+      h.session.onFrames(TWO_REPS.slice(0, 3));
+      await h.session.checkpoint();
+      h.session.onFrames(TWO_REPS.slice(3, 6));
+      h.clock.now = T0 + 4979;
+      h.session.tick();
+      await settle();
+      expect(h.store.callsOf("saveProgress")).to.have.length(1);
+      h.clock.now = T0 + 4980;
+      h.session.tick();
+      await settle();
+      expect(h.store.callsOf("saveProgress")).to.have.length(2);
+      expect(h.sink.messages("ack").at(-1)).to.deep.include({ accepted_frames_total: 6 });
+    });
+
+    it("through the replica's batch, a checkpoint called for by checkpointMaxFrames is written at once", async () => {
+      // A wait no test sits through: only a checkpoint that skips the batch is written in time.
+      const h = attach({ batchWaitMs: 60_000, durability: { checkpointMaxFrames: 3 } });
+      h.session.onFrames(TWO_REPS.slice(0, 3));
+      expect(await progressWrites(h)).to.equal(1);
+      expect(h.sink.messages("ack")).to.deep.equal([
+        { type: "ack", accepted_frames_total: 3, last_seq: 2 },
+      ]);
+    });
+
     it("spreads the first checkpoints of sessions attached together over the interval", async () => {
       // Each session's first falls at its own point of the first interval (Math.random): 20 of
       // them in one 500 ms step has a chance of 1e-19.

@@ -28,14 +28,19 @@ import type {
   SessionMode,
   SessionStatus,
 } from "../../../../../services/detection/domain/session-document.js";
-import type { RecordStore } from "../../../../../services/detection/store/record-store.js";
 import type {
+  RecordStore,
+  RecordsOf,
+} from "../../../../../services/detection/store/record-store.js";
+import type {
+  ProgressOf,
   ProgressWrite,
   SessionStore,
   TerminalWrite,
 } from "../../../../../services/detection/store/session-store.js";
 import type { Attachments } from "../../../../../services/detection/stream/attachments.js";
 import { OwnedSession } from "../../../../../services/detection/stream/owned-session.js";
+import { createProgressBatch } from "../../../../../services/detection/stream/progress-batch.js";
 import type { SentEvent } from "../../../../../services/detection/stream/recent-events.js";
 import {
   createStreamMetrics,
@@ -176,6 +181,18 @@ export class FakeSessionStore implements SessionStore {
     return this.status;
   }
 
+  async saveStreamingProgress(writes: readonly ProgressOf[]): Promise<boolean> {
+    this.calls.push({ method: "saveStreamingProgress", args: [writes] });
+    await this.faults.before("saveStreamingProgress");
+    let matched = 0;
+    for (const { sessionId, epoch, progress } of writes) {
+      if (sessionId !== SESSION_ID || epoch !== this.epoch || this.status !== "streaming") continue;
+      this.progress = progress;
+      matched += 1;
+    }
+    return matched === writes.length;
+  }
+
   async markStreaming(sessionId: string, epoch: number, at: Date): Promise<void> {
     this.calls.push({ method: "markStreaming", args: [sessionId, epoch, at] });
     await this.faults.before("markStreaming");
@@ -258,6 +275,20 @@ export class FakeRecordStore implements RecordStore {
       this.chunks.set(first + offset, { epoch, records });
     }
     return true;
+  }
+
+  async saveMany(writes: readonly RecordsOf[]): Promise<boolean[]> {
+    this.calls.push({ method: "saveMany", args: [writes] });
+    await this.faults.before("saveMany");
+    return writes.map(({ first, epoch, chunks }) => {
+      if (chunks.some((_, offset) => (this.chunks.get(first + offset)?.epoch ?? 0) > epoch)) {
+        return false;
+      }
+      for (const [offset, records] of chunks.entries()) {
+        this.chunks.set(first + offset, { epoch, records });
+      }
+      return true;
+    });
   }
 
   async list(
@@ -394,6 +425,8 @@ export interface HarnessOptions {
   readonly limits?: Partial<SessionLimits>;
   readonly durability?: Partial<DurabilitySettings>;
   readonly turns?: TurnQueue;
+  /** Periodic checkpoints through a progress batch that waits this long (none: each alone). */
+  readonly batchWaitMs?: number;
 }
 
 export interface Harness {
@@ -471,6 +504,13 @@ export function attachSession(options: HarnessOptions = {}): Harness {
       onDetached: (session) => detached.push(session),
       settleLater: (sessionId) => settled.push(sessionId),
       turns: options.turns ?? new TurnQueue(),
+      progressBatch:
+        options.batchWaitMs === undefined
+          ? undefined
+          : {
+              write: createProgressBatch(store, records, options.batchWaitMs),
+              waitMs: options.batchWaitMs,
+            },
       now: () => clock.now,
     },
   );
