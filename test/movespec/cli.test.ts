@@ -10,11 +10,11 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { promisify } from "node:util";
 import { expect } from "chai";
 import { main } from "../../movespec/cli/main.js";
 import { skipUnderFakedClock } from "../support/faked-clock.js";
+import { textSink } from "../support/text-sink.js";
 import { EXAMPLES, FIXTURES, readFrames } from "./support/recordings.js";
 import { Screen, tty } from "./support/terminal.js";
 
@@ -48,18 +48,7 @@ async function inProcess(
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }
 
-/** A stream collecting what is written to it (not a terminal). */
-function sink(): Writable & { text: () => string } {
-  let text = "";
-  const s = new Writable({
-    write(chunk, _e, done) {
-      text += chunk.toString();
-      done();
-    },
-  }) as Writable & { text: () => string };
-  s.text = () => text;
-  return s;
-}
+const sink = textSink;
 
 describe("movespec command-line tool", function () {
   this.timeout(120_000);

@@ -17,21 +17,12 @@ import { extractCommand } from "../../movespec/cli/video/extract-command.js";
 import { createEngine, type DetectionEvent } from "../../movespec/index.js";
 import { skipUnderFakedClock } from "../support/faked-clock.js";
 import { requireSharedVideos, type SharedVideo } from "../support/shared-video.js";
+import { textSink } from "../support/text-sink.js";
 import { loadExample } from "./support/recordings.js";
 
 type Frame = { seq: number; t: number; keypoints: number[][] | null };
 
-function sink(): Writable & { text: () => string } {
-  let text = "";
-  const s = new Writable({
-    write(chunk, _e, done) {
-      text += chunk.toString();
-      done();
-    },
-  }) as Writable & { text: () => string };
-  s.text = () => text;
-  return s;
-}
+const sink = textSink;
 
 async function extract(video: string, output: string) {
   const stdout = sink();

@@ -4,6 +4,7 @@
  */
 import { existsSync } from "node:fs";
 import { type Browser, chromium } from "playwright-core";
+import { CHROMIUM_ARGS } from "../../movespec/cli/video/extract-video.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -14,14 +15,6 @@ export async function launchChromium(extraArgs: readonly string[] = []): Promise
   }
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-      ...extraArgs,
-    ],
+    args: [...CHROMIUM_ARGS, ...extraArgs],
   });
 }
