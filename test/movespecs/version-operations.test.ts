@@ -242,4 +242,44 @@ describe("authoring version operations over MongoDB", () => {
     expect(again.movespecVersionId).to.equal(first.movespecVersionId);
     expect((await versionOps.createVersion(request(id))).versionNumber).to.equal(4);
   });
+  it("a version found is kept per replica (up to its capacity, least recently used out); a miss is not", async () => {
+    const id = await newMoveSpec();
+    const versions = db.collection<VersionDoc>("versions");
+    const seed = async (n: number) => {
+      const doc = {
+        _id: newId(),
+        movespec_id: id,
+        version_number: n,
+        content_hash: contentHashOf(MOVESPEC_TEMPLATE),
+        yaml_source: MOVESPEC_TEMPLATE,
+        created_at: new Date(),
+        created_by: "",
+      };
+      await versions.insertOne(doc);
+      return doc._id;
+    };
+    const store = createVersionStore(db, 2);
+    const unknown = newId();
+    expect(await store.findById(unknown)).to.equal(null);
+    const [a, b, c] = [await seed(1), await seed(2), unknown];
+    await versions.insertOne({
+      _id: c,
+      movespec_id: id,
+      version_number: 3,
+      content_hash: contentHashOf(MOVESPEC_TEMPLATE),
+      yaml_source: MOVESPEC_TEMPLATE,
+      created_at: new Date(),
+      created_by: "",
+    });
+    expect((await store.findById(c))?.version_number, "a miss is read again").to.equal(3);
+    for (const versionId of [a, b]) expect(await store.findById(versionId)).to.not.equal(null);
+    // Gone from the store (which never happens to a version): only what is kept still answers.
+    await versions.deleteMany({ _id: { $in: [a, b, c] } });
+    expect((await store.findById(b))?.version_number, "kept at capacity").to.equal(2);
+    expect((await store.findById(a))?.version_number, "kept at capacity").to.equal(1);
+    expect(await store.findById(c), "one past capacity: the least recently used is out").to.equal(
+      null,
+    );
+    expect(await createVersionStore(db).findById(a), "per replica").to.equal(null);
+  });
 });

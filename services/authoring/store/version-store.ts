@@ -16,6 +16,11 @@ export interface VersionStore {
    * archived, in one transaction that also writes `last_version_number` on the MoveSpec.
    */
   append(version: Omit<VersionDoc, "version_number">): Promise<VersionAppendOutcome>;
+  /**
+   * Versions found are kept per replica (at most `cachedVersions`, least recently used out
+   * first): a version never changes and is never deleted, so a kept one never goes stale. A miss
+   * is not kept (another replica may append it next). Callers must not modify what it returns.
+   */
   findById(id: string): Promise<VersionDoc | null>;
   /** Newest first. */
   list(movespecId: string, limit: number, offset: number): Promise<VersionDoc[]>;
@@ -24,9 +29,21 @@ export interface VersionStore {
   numbersOf(ids: readonly string[]): Promise<Map<string, number>>;
 }
 
-export function createVersionStore(db: Db): VersionStore {
+export function createVersionStore(db: Db, cachedVersions = 256): VersionStore {
   const collection: Collection<VersionDoc> = db.collection<VersionDoc>("versions");
   const movespecs = db.collection<MoveSpecDoc>("movespecs");
+  // Every session creation resolves its version: one store round trip fewer each time.
+  const found = new Map<string, VersionDoc>();
+
+  function keep(version: VersionDoc) {
+    found.delete(version._id);
+    found.set(version._id, version);
+    if (found.size > cachedVersions) {
+      const oldest = found.keys().next().value;
+      if (oldest !== undefined) found.delete(oldest);
+    }
+    return version;
+  }
 
   /** The highest version number of a MoveSpec, 0 when it has none. */
   async function latestNumber(movespecId: string, session?: ClientSession) {
@@ -46,7 +63,12 @@ export function createVersionStore(db: Db): VersionStore {
       );
     },
 
-    findById: (id) => collection.findOne({ _id: id }),
+    async findById(id) {
+      const kept = found.get(id);
+      if (kept) return keep(kept);
+      const version = await collection.findOne({ _id: id });
+      return version ? keep(version) : null;
+    },
 
     // The check that the MoveSpec is not archived and the insert must be one atomic write, or an
     // archive answering in between is followed by a new version. Writing the MoveSpec document in
