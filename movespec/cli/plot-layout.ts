@@ -4,6 +4,17 @@
  * per pixel.
  */
 
+/**
+ * The colours both plots give the same things (the CLI's SVG and the Studio's interactive plot):
+ * a phase's band, the service's repetitions, partial repetitions, the moving-average lines.
+ */
+export const PLOT_COLORS = {
+  bands: ["#fde0dd", "#deebf7", "#e5f5e0", "#fff7bc", "#efedf5", "#fee6ce"],
+  rep: "#2ca02c",
+  partial: "#e6550d",
+  moving: "#7b3294",
+} as const;
+
 /** Width of a label in pixels, on the safe side (sans-serif is about 0.55 em per character). */
 export function textWidth(text: string, fontSize: number): number {
   return text.length * fontSize * 0.62;

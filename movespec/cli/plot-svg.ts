@@ -19,6 +19,7 @@ import {
   decimate,
   labelStep,
   niceTicks,
+  PLOT_COLORS,
   placeInRows,
   roundTo,
   spreadLabels,
@@ -51,10 +52,7 @@ export interface PlotOptions {
 }
 
 const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2"];
-const BANDS = ["#fde0dd", "#deebf7", "#e5f5e0", "#fff7bc", "#efedf5", "#fee6ce"];
-const REP = "#2ca02c";
-const MOVING = "#7b3294";
-const PARTIAL = "#e6550d";
+const { bands: BANDS, rep: REP, moving: MOVING, partial: PARTIAL } = PLOT_COLORS;
 const FONT = 12;
 const LABEL_FONT = 11;
 

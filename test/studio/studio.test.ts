@@ -16,6 +16,7 @@ import type { Browser, Page, WebSocketRoute } from "playwright-core";
 import { studioCsp } from "../../gateway/studio/routes.js";
 import { createProjectWithToken } from "../support/auth.js";
 import { launchChromium } from "../support/chromium.js";
+import { eventually } from "../support/eventually.js";
 import { writeStretchVideo } from "../support/fake-camera.js";
 import { skipUnderFakedClock } from "../support/faked-clock.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
@@ -574,7 +575,12 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     // Back to version 1's text, which the next step runs without a new version.
     await page.locator(".cm-content").focus();
     await page.keyboard.press("Control+z");
+    // The status already says "Saved." (the save before): wait for the service to hold the text.
     await page.keyboard.press("Control+s");
+    await eventually(
+      async () => !String((await api(draftPath)).body.yaml_source).includes("# offline"),
+      30_000,
+    ).catch(() => {});
     await status.filter({ hasText: /^Saved\./ }).waitFor({ timeout: 30_000 });
     expect((await api(draftPath)).body.yaml_source).to.not.contain("# offline");
     await page.getByRole("button", { name: "Search" }).click();

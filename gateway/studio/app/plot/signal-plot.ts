@@ -11,16 +11,14 @@
  * sets and follows the shared TimeState (time.ts) through `onTime`, like every time view.
  */
 import uPlot from "uplot";
+import { PLOT_COLORS } from "../../../../movespec/cli/plot-layout.js";
 import { h } from "../dom.js";
 import type { TimeState } from "../time.js";
 import { labelRoom, type PlotModel, type SignalSeries, spreadLabels } from "./plot-model.js";
 
-const BANDS = ["#fde0dd", "#deebf7", "#e5f5e0", "#fff7bc", "#efedf5", "#fee6ce"];
+const { bands: BANDS, rep: REP, moving: MOVING, partial: PARTIAL } = PLOT_COLORS;
 const LINE = "#1f5fa8";
-const MOVING = "#7b3294";
 const THRESHOLD = "#555";
-const REP = "#2ca02c";
-const PARTIAL = "#e6550d";
 const FONT = "12px system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
 /** Panel height without its labels' needs, CSS pixels. */
 const PANEL_HEIGHT = 72;
