@@ -1,19 +1,16 @@
 import type { DescService } from "@bufbuild/protobuf";
 import { type Client, createClient, type Interceptor, type Transport } from "@connectrpc/connect";
-import { AuthService } from "../proto/gen/auth/v1/auth_pb.js";
-import { AuthoringService } from "../proto/gen/authoring/v1/authoring_pb.js";
-import { CatalogueService } from "../proto/gen/catalogue/v1/catalogue_pb.js";
-import { DetectionService } from "../proto/gen/detection/v1/detection_pb.js";
-import { Health } from "../proto/gen/grpc/health/v1/health_pb.js";
-import {
-  currentRequestContext,
-  REQUEST_ID_HEADER,
-} from "../services/shared/logging/request-context.js";
+import { AuthService } from "@movement-detection/proto/auth/v1";
+import { AuthoringService } from "@movement-detection/proto/authoring/v1";
+import { CatalogueService } from "@movement-detection/proto/catalogue/v1";
+import { DetectionService } from "@movement-detection/proto/detection/v1";
+import { Health } from "@movement-detection/proto/grpc/health/v1";
+import { currentRequestContext, REQUEST_ID_HEADER } from "@movement-detection/shared/logging";
+import type { Workload } from "@movement-detection/shared/security";
 import {
   createInternalTransport,
   type InternalIdentity,
-} from "../services/shared/security/internal-transport.js";
-import type { Workload } from "../services/shared/security/workloads.js";
+} from "@movement-detection/shared/security";
 import type { GatewayConfig } from "./config.js";
 
 /** One typed gRPC client per internal service, over HTTP/2 with mutual TLS (the gateway's identity). */

@@ -7,16 +7,17 @@ import {
   envOptionalString,
   envPort,
   envString,
-} from "../services/shared/config/env.js";
-import { LOG_LEVELS, type LogLevel } from "../services/shared/config/service-config.js";
+  LOG_LEVELS,
+  type LogLevel,
+} from "@movement-detection/shared/config";
 import {
   checkInternalUrl,
   type InternalSecurity,
   internalServiceUrl,
   readInternalSecurity,
-} from "../services/shared/security/internal-security-config.js";
-import { readTelemetryConfig, type TelemetryConfig } from "../services/shared/telemetry/config.js";
-import { readTokenSettings, type TokenSettings } from "../services/shared/tokens/index.js";
+} from "@movement-detection/shared/security";
+import { readTelemetryConfig, type TelemetryConfig } from "@movement-detection/shared/telemetry";
+import { readTokenSettings, type TokenSettings } from "@movement-detection/shared/tokens";
 import { ANY_ORIGIN, parseCorsOrigins } from "./middleware/cors.js";
 
 /** Everything the gateway reads from its environment, read once at start (see the README). */

@@ -1,6 +1,6 @@
-import { loadConfigOrExit } from "../services/shared/config/load-or-exit.js";
-import { logProcessWarnings } from "../services/shared/logging/process-warnings.js";
-import { onShutdownRequest } from "../services/shared/runtime/supervision.js";
+import { loadConfigOrExit } from "@movement-detection/shared/config";
+import { logProcessWarnings } from "@movement-detection/shared/logging";
+import { onShutdownRequest } from "@movement-detection/shared/runtime";
 import { loadGatewayConfig } from "./config.js";
 import { startGateway } from "./server.js";
 

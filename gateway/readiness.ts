@@ -1,8 +1,8 @@
 import {
   type HealthCheckResponse_ServingStatus,
   HealthCheckResponse_ServingStatus as ServingStatus,
-} from "../proto/gen/grpc/health/v1/health_pb.js";
-import type { Logger } from "../services/shared/logging/logger.js";
+} from "@movement-detection/proto/grpc/health/v1";
+import type { Logger } from "@movement-detection/shared/logging";
 import type { DependencyClient } from "./clients.js";
 
 /** One service the gateway depends on, as last seen. */

@@ -1,12 +1,10 @@
 import { createServer, type Server } from "node:http";
 import type { Socket } from "node:net";
-import { createLogger, type Logger } from "../services/shared/logging/logger.js";
-import { createAdminServer } from "../services/shared/runtime/admin-server.js";
-import { listen } from "../services/shared/runtime/listen.js";
-import { PLAINTEXT_WARNING } from "../services/shared/security/internal-security-config.js";
-import { loadInternalIdentity } from "../services/shared/security/internal-transport.js";
-import { startTracing } from "../services/shared/telemetry/tracing.js";
-import { createAuthServiceVerifier } from "../services/shared/tokens/index.js";
+import { createLogger, type Logger } from "@movement-detection/shared/logging";
+import { createAdminServer, listen } from "@movement-detection/shared/runtime";
+import { loadInternalIdentity, PLAINTEXT_WARNING } from "@movement-detection/shared/security";
+import { startTracing } from "@movement-detection/shared/telemetry";
+import { createAuthServiceVerifier } from "@movement-detection/shared/tokens";
 import { createGatewayApp } from "./app.js";
 import { createServiceClients } from "./clients.js";
 import type { GatewayConfig } from "./config.js";

@@ -40,6 +40,8 @@ export {
 export { FrameScanner, ScannedFrame } from "./engine/scanned-frame.js";
 export type { SummaryRecords } from "./engine/summary.js";
 export { mergeSummary } from "./engine/summary.js";
+export * from "./event-text.js";
+export * from "./expression/refs.js";
 export type { LabelledRecording, Outcome } from "./fit/evaluate.js";
 export {
   FitError,
@@ -55,10 +57,10 @@ export type { Margin, Score } from "./fit/search.js";
 export type { ErrorCode, IssueCode, WarningCode } from "./issue-codes.js";
 export { ISSUE_CODES, isIssueCode } from "./issue-codes.js";
 export type { Issue, Severity } from "./issues.js";
+export * from "./json-schema.js";
 export { LOAD_LIMITS } from "./load/limits.js";
 export type { LoadResult } from "./load/load.js";
 export { load } from "./load/load.js";
-export type { SidesMode } from "./sides.js";
+export * from "./sides.js";
 export { MOVESPEC_TEMPLATE } from "./template.js";
-export type { TopologyName } from "./topology.js";
-export { TOPOLOGY_NAMES } from "./topology.js";
+export * from "./topology.js";

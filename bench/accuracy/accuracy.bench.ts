@@ -18,21 +18,22 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { columns } from "../../movespec/cli/fit-report.js";
+import { type CompiledSpec, load } from "@movement-detection/movespec";
 import {
+  columns,
   isDirectory,
   listRecordings,
   type Recording,
   readFrames,
-} from "../../movespec/cli/labelled-recordings.js";
+} from "@movement-detection/movespec/cli";
 import {
   countRecording,
+  fitMoveSpec,
   type LabelledRecording,
   type Outcome,
-} from "../../movespec/fit/evaluate.js";
-import { fitMoveSpec } from "../../movespec/fit/fit.js";
-import { type Tally, tally } from "../../movespec/fit/scoring.js";
-import { type CompiledSpec, load } from "../../movespec/index.js";
+  type Tally,
+  tally,
+} from "@movement-detection/movespec/fit";
 import { NEGATIVES, negativeTolerance, REFERENCE_SPECS } from "./exercises.js";
 import { type Frame, hasDepth, PERTURBATIONS } from "./perturbations.js";
 

@@ -10,8 +10,9 @@
  * failure limit is lifted for the run. Prints medians, their difference and ratio, and the
  * spread of block medians (how much noise any difference has to beat).
  */
-import { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
-import { newId } from "../../services/shared/ids/uuid-v7.js";
+
+import { AuthService } from "@movement-detection/proto/auth/v1";
+import { newId } from "@movement-detection/shared/ids";
 import { createProjectWithKey } from "../../test/support/auth.js";
 import { median } from "../../test/support/statistics.js";
 import { startTestSystem } from "../../test/support/system.js";

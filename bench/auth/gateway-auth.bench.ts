@@ -11,8 +11,9 @@
  *   token's first use (signature checked) and for a token reused (the verified-token cache).
  * autocannon, 10 keep-alive connections, 5 s per round, 3 rounds, medians.
  */
+
+import { createTokenVerifier, DEFAULT_TOKEN_ISSUER } from "@movement-detection/shared/tokens";
 import type { JSONWebKeySet } from "jose";
-import { createTokenVerifier, DEFAULT_TOKEN_ISSUER } from "../../services/shared/tokens/index.js";
 import { authAdminClient, createProjectWithKey, mintAccessToken } from "../../test/support/auth.js";
 import { median } from "../../test/support/statistics.js";
 import { startTestSystem } from "../../test/support/system.js";

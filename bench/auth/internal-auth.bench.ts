@@ -14,8 +14,9 @@
  * verification of a forwarded token costs (first sight: signature; later: the verified-token
  * cache), against the time of one request. autocannon, 10 connections, 5 s per round, 3 rounds.
  */
+
+import { createTokenVerifier, DEFAULT_TOKEN_ISSUER } from "@movement-detection/shared/tokens";
 import type { JSONWebKeySet } from "jose";
-import { createTokenVerifier, DEFAULT_TOKEN_ISSUER } from "../../services/shared/tokens/index.js";
 import { authAdminClient, createProjectWithToken } from "../../test/support/auth.js";
 import { median } from "../../test/support/statistics.js";
 import { startTestSystem, type TestSystem } from "../../test/support/system.js";

@@ -25,33 +25,36 @@ import { join } from "node:path";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { createClient, type Transport } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
-import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
-import { ensureLocalPki } from "../../deploy/local/local-pki.js";
 import {
   AuthService,
   GetProjectRequestSchema,
   GetProjectResponseSchema,
-} from "../../proto/gen/auth/v1/auth_pb.js";
-import { Health } from "../../proto/gen/grpc/health/v1/health_pb.js";
-import { createLogger } from "../../services/shared/logging/logger.js";
-import { createGrpcServer } from "../../services/shared/runtime/grpc-server.js";
-import { createHealthService, HealthState } from "../../services/shared/runtime/health.js";
-import { authorizationInterceptor } from "../../services/shared/security/authorization-interceptor.js";
-import { callerOf, onBehalfOf } from "../../services/shared/security/caller.js";
-import type { InternalSecurity } from "../../services/shared/security/internal-security-config.js";
+} from "@movement-detection/proto/auth/v1";
+import { Health } from "@movement-detection/proto/grpc/health/v1";
+import { createLogger } from "@movement-detection/shared/logging";
+import {
+  createGrpcServer,
+  createHealthService,
+  HealthState,
+} from "@movement-detection/shared/runtime";
+import type { InternalSecurity, Workload } from "@movement-detection/shared/security";
 import {
   ASSERTED_WORKLOAD_HEADER,
+  authorizationInterceptor,
+  callerOf,
   createInternalTransport,
   type InternalIdentity,
   loadInternalIdentity,
-} from "../../services/shared/security/internal-transport.js";
-import type { Workload } from "../../services/shared/security/workloads.js";
+  onBehalfOf,
+} from "@movement-detection/shared/security";
 import {
   ACCESS_TOKEN_AUDIENCE,
   ACCESS_TOKEN_TYPE,
   createTokenVerifier,
   DEFAULT_TOKEN_ISSUER,
-} from "../../services/shared/tokens/index.js";
+} from "@movement-detection/shared/tokens";
+import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
+import { ensureLocalPki } from "../../deploy/local/local-pki.js";
 import { median } from "../../test/support/statistics.js";
 
 const BLOCK = 2000;

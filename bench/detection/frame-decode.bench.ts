@@ -18,7 +18,7 @@
  * Blocks of 20,000 frames, the variants alternated, 7 rounds after a warm-up: medians of CPU
  * time per frame (process.cpuUsage: another process's load inflates it far less than wall time).
  */
-import { createEngine, type Engine, FrameScanner } from "../../movespec/index.js";
+import { createEngine, type Engine, FrameScanner } from "@movement-detection/movespec";
 import { readBinaryFrames } from "../../services/detection/stream/binary-frames.js";
 import { JsonFrameReader } from "../../services/detection/stream/json-frame-reader.js";
 import { loadExample, readFrames } from "../../test/movespec/support/recordings.js";

@@ -5,8 +5,8 @@
  */
 import { join } from "node:path";
 import tls from "node:tls";
+import { readTlsFiles } from "@movement-detection/shared/security";
 import { ensureLocalPki } from "../../deploy/local/local-pki.js";
-import { readTlsFiles } from "../../services/shared/security/tls-material.js";
 
 export interface HopTls {
   readonly serverOptions: tls.TlsOptions;

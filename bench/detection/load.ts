@@ -3,8 +3,9 @@
  * pre-serialised (the generator should spend its CPU on sockets, not on JSON), and the timing
  * of every frame that the engine answers with an event.
  */
+
+import { BINARY_FRAMES, encodeBinaryFrames, type PoseFrame } from "@movement-detection/sdk";
 import WebSocket from "ws";
-import { BINARY_FRAMES, encodeBinaryFrames, type PoseFrame } from "../../sdk/src/index.js";
 
 /** How the load generator sends frames: JSON text (the default) or binary messages (float32). */
 export type Encoding = "json" | "binary";

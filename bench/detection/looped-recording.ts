@@ -5,7 +5,7 @@
  * make an event (those are timed) and how many repetitions the first n frames count (every
  * session's summary is checked against it).
  */
-import { type CompiledSpec, createEngine } from "../../movespec/index.js";
+import { type CompiledSpec, createEngine } from "@movement-detection/movespec";
 
 type Frame = { seq: number; t: number; keypoints: number[][] };
 

@@ -32,7 +32,7 @@
  * CPU-profile detection and the gateway, BENCH_NODE_OPTIONS for Node flags of detection and the
  * gateway (garbage-collector settings, for instance).
  */
-import { DetectionService } from "../../proto/gen/detection/v1/detection_pb.js";
+import { DetectionService } from "@movement-detection/proto/detection/v1";
 import {
   createTenant,
   exampleYaml,

@@ -34,8 +34,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { createEngine, type SummaryRecords } from "@movement-detection/movespec";
+import { createIdempotencyStore } from "@movement-detection/shared/idempotency";
 import { type Db, MongoClient } from "mongodb";
-import { createEngine, type SummaryRecords } from "../../movespec/index.js";
 import type {
   SessionCheckpoint,
   SessionDocument,
@@ -47,7 +48,6 @@ import {
 import { finalSummary, summaryEventOf } from "../../services/detection/domain/session-summary.js";
 import { chunkRecords, createRecordStore } from "../../services/detection/store/record-store.js";
 import { createSessionStore } from "../../services/detection/store/session-store.js";
-import { createIdempotencyStore } from "../../services/shared/idempotency/index.js";
 import { loadExample, readFrames } from "../../test/movespec/support/recordings.js";
 import { type EmbeddedMongoHandle, startEmbeddedMongo } from "../../test/support/embedded-mongo.js";
 import { readCommandLine } from "../support/command-line.js";

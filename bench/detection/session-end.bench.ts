@@ -17,14 +17,15 @@
  *
  * The figure that matters for other sessions' frames is the longest single turn.
  */
-import { BSON } from "mongodb";
+
 import {
   createEngine,
   type Engine,
   type EngineSnapshot,
   restoreEngine,
   type SummaryRecords,
-} from "../../movespec/index.js";
+} from "@movement-detection/movespec";
+import { BSON } from "mongodb";
 import { finalSummary, summaryEventOf } from "../../services/detection/domain/session-summary.js";
 import { chunkRecords, readSize } from "../../services/detection/store/record-store.js";
 import {

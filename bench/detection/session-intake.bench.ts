@@ -19,15 +19,15 @@
  * medians of CPU time per frame (process.cpuUsage).
  */
 import path from "node:path";
+import { createEngine, type Engine, type PackedFrames } from "@movement-detection/movespec";
+import type { Logger } from "@movement-detection/shared/logging";
 import { Registry } from "prom-client";
-import { createEngine, type Engine, type PackedFrames } from "../../movespec/index.js";
 import type { DetectionConfig } from "../../services/detection/config.js";
 import { readBinaryFrames } from "../../services/detection/stream/binary-frames.js";
 import { OwnedSession } from "../../services/detection/stream/owned-session.js";
 import { createStreamMetrics } from "../../services/detection/stream/stream-metrics.js";
 import type { StreamSink } from "../../services/detection/stream/stream-sink.js";
 import { TurnQueue } from "../../services/detection/stream/turn-queue.js";
-import type { Logger } from "../../services/shared/logging/logger.js";
 import {
   FakeRecordStore,
   FakeSessionStore,

@@ -16,8 +16,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
+import { type CompiledSpec, createEngine, load } from "@movement-detection/movespec";
 import { parseDocument } from "yaml";
-import { type CompiledSpec, createEngine, load } from "../../movespec/index.js";
 import { median } from "../../test/support/statistics.js";
 
 const here = dirname(fileURLToPath(import.meta.url));

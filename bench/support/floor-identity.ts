@@ -1,10 +1,6 @@
 /** The internal identity of a floor process (a benchmark's stand-in for a service): mutual TLS, as the services run. */
-import type { InternalSecurity } from "../../services/shared/security/internal-security-config.js";
-import {
-  type InternalIdentity,
-  loadInternalIdentity,
-} from "../../services/shared/security/internal-transport.js";
-import type { Workload } from "../../services/shared/security/workloads.js";
+import type { InternalSecurity, Workload } from "@movement-detection/shared/security";
+import { type InternalIdentity, loadInternalIdentity } from "@movement-detection/shared/security";
 
 export function floorIdentity(workload: Workload): InternalIdentity {
   const tlsDir = process.env.FLOOR_TLS_DIR;

@@ -4,7 +4,7 @@ import {
   envInt,
   envOptionalString,
   envString,
-} from "../../services/shared/config/env.js";
+} from "@movement-detection/shared/config";
 import type { RestartPolicy } from "./supervisor.js";
 
 /** What `npm start` reads from its environment (see the README's configuration table). */

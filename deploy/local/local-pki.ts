@@ -3,13 +3,13 @@ import "reflect-metadata";
 import { X509Certificate as NodeX509, randomBytes, webcrypto } from "node:crypto";
 import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import * as x509 from "@peculiar/x509";
 import {
   DEFAULT_TRUST_DOMAIN,
   spiffeId,
   WORKLOADS,
   type Workload,
-} from "../../services/shared/security/workloads.js";
+} from "@movement-detection/shared/security";
+import * as x509 from "@peculiar/x509";
 
 /**
  * The local certificate authority of `npm start` and of the test harness: one CA and one

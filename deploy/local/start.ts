@@ -7,10 +7,10 @@
  */
 
 import { join, resolve } from "node:path";
+import { ConfigError } from "@movement-detection/shared/config";
+import { LOCAL_PKI_DIR } from "@movement-detection/shared/security";
 import type { DevCredentials } from "../../services/auth/operations/dev-bootstrap.js";
 import { redactUri } from "../../services/embedded-mongo/security/client-credentials.js";
-import { ConfigError } from "../../services/shared/config/env.js";
-import { LOCAL_PKI_DIR } from "../../services/shared/security/internal-security-config.js";
 import { type LauncherConfig, loadLauncherConfig } from "./config.js";
 import { createPrettyPrinter } from "./pretty-log.js";
 import { type Stack, startStack } from "./stack.js";

@@ -1,7 +1,7 @@
 // The camera kit in a web page: the camera through the pose model in the page, repetitions back
 // from the service. The page's server (serve.ts) creates the session with its own key and hands
 // over only `stream_url` and `runtime_token`: no API key in the browser.
-import { loadPoseModel, startCounter } from "../../sdk/src/camera/index.js";
+import { loadPoseModel, startCounter } from "@movement-detection/sdk/camera";
 
 const count = document.querySelector("#count") as HTMLElement;
 const status = document.querySelector("#status") as HTMLElement;

@@ -14,8 +14,8 @@ import { createServer, type Server } from "node:http";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { poseAssets } from "../../sdk/scripts/pose-assets.js";
-import { MdsClient } from "../../sdk/src/index.js";
+import { MdsClient } from "@movement-detection/sdk";
+import { poseAssets } from "@movement-detection/sdk/pose-assets";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 

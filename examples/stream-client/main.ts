@@ -8,7 +8,12 @@
  */
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
-import { MdsApiError, MdsClient, MdsNetworkError, StreamClientError } from "../../sdk/src/index.js";
+import {
+  MdsApiError,
+  MdsClient,
+  MdsNetworkError,
+  StreamClientError,
+} from "@movement-detection/sdk";
 import { parseStreamArgs } from "./cli.js";
 import { playFrames, RecordingError, readRecording } from "./recording.js";
 

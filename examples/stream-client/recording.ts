@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
-import type { PoseFrame } from "../../sdk/src/index.js";
+import type { PoseFrame } from "@movement-detection/sdk";
 
 /** A recording that cannot be read: its message names the file and the line. */
 export class RecordingError extends Error {}

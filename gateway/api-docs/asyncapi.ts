@@ -15,7 +15,7 @@ import {
   DetectionEvent,
   PoseFrame,
   SERVER_MESSAGES,
-} from "../../services/shared/api/index.js";
+} from "@movement-detection/shared/api";
 import { SchemaComponents } from "./components.js";
 import { exampleOf } from "./examples.js";
 import { API_VERSION } from "./openapi.js";

@@ -3,8 +3,8 @@
  * schemas the gateway validates with. Served at /openapi.json and written to
  * docs/api/openapi.json (`npm run generate`; a test fails when that file is stale).
  */
-import { ErrorEnvelope, PathId, SCOPE_DESCRIPTIONS } from "../../services/shared/api/index.js";
-import type { ErrorReason } from "../../services/shared/errors/reasons.js";
+import { ErrorEnvelope, PathId, SCOPE_DESCRIPTIONS } from "@movement-detection/shared/api";
+import type { ErrorReason } from "@movement-detection/shared/errors";
 import { policyFor } from "../auth/scopes.js";
 import {
   API_ERROR_CODES,

@@ -25,8 +25,8 @@ import {
   ValidationResult,
   Version,
   VersionPage,
-} from "../../services/shared/api/index.js";
-import type { ErrorReason } from "../../services/shared/errors/reasons.js";
+} from "@movement-detection/shared/api";
+import type { ErrorReason } from "@movement-detection/shared/errors";
 
 export type Tag = "Health" | "Authentication" | "Projects" | "MoveSpecs" | "Detection sessions";
 

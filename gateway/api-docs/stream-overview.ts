@@ -8,7 +8,7 @@ import {
   DETECTION_EVENTS,
   MAX_MESSAGE_BYTES,
   SERVER_MESSAGES,
-} from "../../services/shared/api/index.js";
+} from "@movement-detection/shared/api";
 
 type Message = { properties: Record<string, unknown>; description?: string };
 

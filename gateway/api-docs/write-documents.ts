@@ -6,7 +6,7 @@
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { sdkApiSource } from "../../sdk/scripts/generate.js";
+import { sdkApiSource } from "@movement-detection/sdk/generate";
 import { asyncApiDocument } from "./asyncapi.js";
 import { openApiDocument } from "./openapi.js";
 

@@ -1,11 +1,11 @@
-import type { Middleware } from "koa";
-import { type ErrorReason, Reason } from "../../services/shared/errors/reasons.js";
-import { bearerToken } from "../../services/shared/security/bearer-token.js";
+import { type ErrorReason, Reason } from "@movement-detection/shared/errors";
+import { bearerToken } from "@movement-detection/shared/security";
 import {
   KeySetUnavailableError,
   TokenError,
   type TokenVerifier,
-} from "../../services/shared/tokens/index.js";
+} from "@movement-detection/shared/tokens";
+import type { Middleware } from "koa";
 import { ApiError } from "../errors/api-error.js";
 import type { GatewayContext, GatewayState } from "../state.js";
 import { principalOf, requirePrincipal, requireScope } from "./principal.js";

@@ -1,7 +1,7 @@
 import type { CallOptions } from "@connectrpc/connect";
-import { GatewayReason, Reason } from "../../services/shared/errors/reasons.js";
-import { onBehalfOf } from "../../services/shared/security/caller.js";
-import type { AccessClaims } from "../../services/shared/tokens/claims.js";
+import { GatewayReason, Reason } from "@movement-detection/shared/errors";
+import { onBehalfOf } from "@movement-detection/shared/security";
+import type { AccessClaims } from "@movement-detection/shared/tokens";
 import { ApiError } from "../errors/api-error.js";
 import type { GatewayContext } from "../state.js";
 import type { Scope } from "./scopes.js";

@@ -1,6 +1,5 @@
-import type { Scope } from "../../services/shared/tokens/scopes.js";
-import { DOCS_PATHS } from "../api-docs/docs-paths.js";
-import { STUDIO_PATHS } from "../studio/studio-paths.js";
+import type { Scope } from "@movement-detection/shared/tokens";
+import { DOCS_PATHS, STUDIO_PATHS } from "../public-paths.js";
 
 /** The scopes of the public API (spec, "Authentication"); one list shared with the auth service. */
 export type { Scope };

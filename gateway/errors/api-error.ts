@@ -1,8 +1,7 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { ConnectError } from "@connectrpc/connect";
-import type { ErrorReason } from "../../services/shared/errors/reasons.js";
-import { Reason } from "../../services/shared/errors/reasons.js";
-import { errorInfo } from "../../services/shared/errors/service-error.js";
+import type { ErrorReason } from "@movement-detection/shared/errors";
+import { errorInfo, Reason } from "@movement-detection/shared/errors";
 import {
   API_ERROR_CODES,
   type ApiErrorCode,

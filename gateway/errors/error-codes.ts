@@ -1,5 +1,5 @@
 import { Code } from "@connectrpc/connect";
-import type { ErrorReason } from "../../services/shared/errors/reasons.js";
+import type { ErrorReason } from "@movement-detection/shared/errors";
 
 /** The contract's canonical error codes (docs/errors.md). */
 export type ApiErrorCode =

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from "node:http";
-import type { ErrorReason } from "../../services/shared/errors/reasons.js";
+import type { ErrorReason } from "@movement-detection/shared/errors";
 import { ApiError } from "./api-error.js";
 import type { ApiErrorCode } from "./error-codes.js";
 

@@ -1,8 +1,8 @@
+import type { Logger } from "@movement-detection/shared/logging";
+import { redactedQuery } from "@movement-detection/shared/logging";
+import { currentTraceId } from "@movement-detection/shared/telemetry";
 import type { Middleware } from "koa";
 import type { Counter, Histogram } from "prom-client";
-import type { Logger } from "../../services/shared/logging/logger.js";
-import { redactedQuery } from "../../services/shared/logging/query-redaction.js";
-import { currentTraceId } from "../../services/shared/telemetry/trace-context.js";
 import type { GatewayState } from "../state.js";
 
 export interface HttpMetrics {

@@ -1,7 +1,7 @@
 import type { Duplex } from "node:stream";
-import { GatewayReason } from "../../services/shared/errors/reasons.js";
-import type { Logger } from "../../services/shared/logging/logger.js";
-import { acceptRequestId } from "../../services/shared/logging/request-context.js";
+import { GatewayReason } from "@movement-detection/shared/errors";
+import type { Logger } from "@movement-detection/shared/logging";
+import { acceptRequestId } from "@movement-detection/shared/logging";
 import { rawErrorResponse } from "../errors/raw-response.js";
 
 /**

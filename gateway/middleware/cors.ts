@@ -1,6 +1,6 @@
 import cors from "@koa/cors";
+import { ConfigError } from "@movement-detection/shared/config";
 import type { Middleware } from "koa";
-import { ConfigError } from "../../services/shared/config/env.js";
 import type { GatewayState } from "../state.js";
 import { TRACE_RESPONSE_HEADER } from "./tracing.js";
 

@@ -1,6 +1,6 @@
+import type { Logger } from "@movement-detection/shared/logging";
+import { currentTraceId } from "@movement-detection/shared/telemetry";
 import type { Middleware } from "koa";
-import type { Logger } from "../../services/shared/logging/logger.js";
-import { currentTraceId } from "../../services/shared/telemetry/trace-context.js";
 import { ApiError } from "../errors/api-error.js";
 import type { GatewayState } from "../state.js";
 

@@ -1,7 +1,7 @@
+import { GatewayReason, Reason } from "@movement-detection/shared/errors";
+import { hasLoneSurrogate } from "@movement-detection/shared/text";
 import type { Middleware } from "koa";
 import getRawBody from "raw-body";
-import { GatewayReason, Reason } from "../../services/shared/errors/reasons.js";
-import { hasLoneSurrogate } from "../../services/shared/text/display-name.js";
 import { ApiError } from "../errors/api-error.js";
 import type { GatewayState } from "../state.js";
 

@@ -1,9 +1,9 @@
-import type { Middleware } from "koa";
 import {
   acceptRequestId,
   REQUEST_ID_HEADER,
   runWithRequestContext,
-} from "../../services/shared/logging/request-context.js";
+} from "@movement-detection/shared/logging";
+import type { Middleware } from "koa";
 import type { GatewayState } from "../state.js";
 
 /**

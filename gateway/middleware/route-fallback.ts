@@ -1,6 +1,6 @@
 import type Router from "@koa/router";
+import { GatewayReason } from "@movement-detection/shared/errors";
 import type { Middleware } from "koa";
-import { GatewayReason } from "../../services/shared/errors/reasons.js";
 import { ApiError } from "../errors/api-error.js";
 import type { GatewayState } from "../state.js";
 

@@ -1,3 +1,4 @@
+import { contextFromIncoming } from "@movement-detection/shared/telemetry";
 import { context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import {
   ATTR_CLIENT_ADDRESS,
@@ -9,7 +10,6 @@ import {
   ATTR_USER_AGENT_ORIGINAL,
 } from "@opentelemetry/semantic-conventions";
 import type { Middleware } from "koa";
-import { contextFromIncoming } from "../../services/shared/telemetry/trace-context.js";
 import type { GatewayState } from "../state.js";
 
 const TRACER = "movement-detection/gateway";

@@ -1,11 +1,11 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
-import type { Logger } from "../../services/shared/logging/logger.js";
+import type { Logger } from "@movement-detection/shared/logging";
 
 /**
  * Detection replicas behind one name (a Kubernetes headless Service: one address per pod) are
  * reached address by address, for streams (stream-replicas.ts) and for calls
- * (detection-replicas.ts) alike: what a name is, how it is resolved and how often.
+ * (routes/detection-replicas.ts) alike: what a name is, how it is resolved and how often.
  */
 
 /** Every address a host name resolves to (A and AAAA). */

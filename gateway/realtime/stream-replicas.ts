@@ -7,16 +7,13 @@ import {
 import { connect, type Socket } from "node:net";
 import { connect as connectTls, type SecureContext, type TLSSocket } from "node:tls";
 import type { Client } from "@connectrpc/connect";
-import type { DetectionService } from "../../proto/gen/detection/v1/detection_pb.js";
-import type { Logger } from "../../services/shared/logging/logger.js";
-import {
-  openConnectionWindow,
-  TUNNEL_SESSION_OPTIONS,
-} from "../../services/shared/realtime/stream-tunnel.js";
+import type { DetectionService } from "@movement-detection/proto/detection/v1";
+import type { Logger } from "@movement-detection/shared/logging";
+import { openConnectionWindow, TUNNEL_SESSION_OPTIONS } from "@movement-detection/shared/realtime";
 import {
   ASSERTED_WORKLOAD_HEADER,
   type InternalIdentity,
-} from "../../services/shared/security/internal-transport.js";
+} from "@movement-detection/shared/security";
 import {
   hostOf,
   isName,

@@ -1,6 +1,20 @@
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
+import { type ErrorReason, GatewayReason, Reason } from "@movement-detection/shared/errors";
+import type { Logger } from "@movement-detection/shared/logging";
+import {
+  acceptRequestId,
+  REQUEST_ID_HEADER,
+  redactedQuery,
+} from "@movement-detection/shared/logging";
+import {
+  STREAM_ROUTE,
+  streamPathSession,
+  tunnelRequestHeaders,
+} from "@movement-detection/shared/realtime";
+import { ASSERTED_WORKLOAD_HEADER } from "@movement-detection/shared/security";
+import { contextFromIncoming, outgoingTraceHeaders } from "@movement-detection/shared/telemetry";
 import { type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import {
   ATTR_HTTP_REQUEST_METHOD,
@@ -8,20 +22,6 @@ import {
   ATTR_HTTP_ROUTE,
   ATTR_URL_PATH,
 } from "@opentelemetry/semantic-conventions";
-import { type ErrorReason, GatewayReason, Reason } from "../../services/shared/errors/reasons.js";
-import type { Logger } from "../../services/shared/logging/logger.js";
-import { redactedQuery } from "../../services/shared/logging/query-redaction.js";
-import {
-  acceptRequestId,
-  REQUEST_ID_HEADER,
-} from "../../services/shared/logging/request-context.js";
-import { STREAM_ROUTE, streamPathSession } from "../../services/shared/realtime/stream-path.js";
-import { tunnelRequestHeaders } from "../../services/shared/realtime/stream-tunnel.js";
-import { ASSERTED_WORKLOAD_HEADER } from "../../services/shared/security/internal-transport.js";
-import {
-  contextFromIncoming,
-  outgoingTraceHeaders,
-} from "../../services/shared/telemetry/trace-context.js";
 import type { ApiErrorCode } from "../errors/error-codes.js";
 import { rawErrorResponse } from "../errors/raw-response.js";
 import type { RouteDeps } from "../routes/route-deps.js";

@@ -3,7 +3,7 @@ import {
   type AccessTokenJson,
   AccessTokenRequest,
   compileChecker,
-} from "../../services/shared/api/index.js";
+} from "@movement-detection/shared/api";
 import type { GatewayState } from "../state.js";
 import { checkBody } from "./request-checks.js";
 import type { RouteDeps } from "./route-deps.js";

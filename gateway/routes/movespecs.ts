@@ -1,8 +1,8 @@
 import type { CallOptions } from "@connectrpc/connect";
 import type Router from "@koa/router";
-import type { MoveSpec } from "../../proto/gen/authoring/v1/authoring_pb.js";
-import { ProjectSort, Visibility } from "../../proto/gen/authoring/v1/authoring_pb.js";
-import { Sort } from "../../proto/gen/catalogue/v1/catalogue_pb.js";
+import type { MoveSpec } from "@movement-detection/proto/authoring/v1";
+import { ProjectSort, Visibility } from "@movement-detection/proto/authoring/v1";
+import { Sort } from "@movement-detection/proto/catalogue/v1";
 import {
   CreateMoveSpecRequest,
   compileChecker,
@@ -15,9 +15,9 @@ import {
   type ReleasedSourceJson,
   ReplaceDraftRequest,
   type VersionPageJson,
-} from "../../services/shared/api/index.js";
-import { Reason } from "../../services/shared/errors/reasons.js";
-import { isUuid } from "../../services/shared/ids/uuid-v7.js";
+} from "@movement-detection/shared/api";
+import { Reason } from "@movement-detection/shared/errors";
+import { isUuid } from "@movement-detection/shared/ids";
 import { asUser, requireScope } from "../auth/principal.js";
 import { ApiError } from "../errors/api-error.js";
 import type { GatewayContext, GatewayState } from "../state.js";

@@ -1,6 +1,6 @@
 import type Router from "@koa/router";
-import { Reason } from "../../services/shared/errors/reasons.js";
-import { isUuid } from "../../services/shared/ids/uuid-v7.js";
+import { Reason } from "@movement-detection/shared/errors";
+import { isUuid } from "@movement-detection/shared/ids";
 import { asUser, requirePrincipal } from "../auth/principal.js";
 import { ApiError } from "../errors/api-error.js";
 import type { GatewayState } from "../state.js";

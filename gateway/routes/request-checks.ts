@@ -5,12 +5,12 @@ import {
   type InvalidField,
   type Static,
   type TSchema,
-} from "../../services/shared/api/index.js";
-import { Reason } from "../../services/shared/errors/reasons.js";
+} from "@movement-detection/shared/api";
+import { Reason } from "@movement-detection/shared/errors";
 import {
   IDEMPOTENCY_KEY_MAX_LENGTH,
   isValidIdempotencyKey,
-} from "../../services/shared/idempotency/idempotency-key.js";
+} from "@movement-detection/shared/idempotency";
 import { ApiError } from "../errors/api-error.js";
 import type { GatewayContext } from "../state.js";
 

@@ -1,6 +1,6 @@
-import type { Logger } from "../../services/shared/logging/logger.js";
-import type { InternalIdentity } from "../../services/shared/security/internal-transport.js";
-import type { TokenVerifier } from "../../services/shared/tokens/index.js";
+import type { Logger } from "@movement-detection/shared/logging";
+import type { InternalIdentity } from "@movement-detection/shared/security";
+import type { TokenVerifier } from "@movement-detection/shared/tokens";
 import type { ServiceClients } from "../clients.js";
 import type { GatewayConfig } from "../config.js";
 

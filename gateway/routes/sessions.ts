@@ -1,22 +1,18 @@
 import type Router from "@koa/router";
-import {
-  type Session,
-  SessionMode,
-  SessionStatus,
-} from "../../proto/gen/detection/v1/detection_pb.js";
+import { type Session, SessionMode, SessionStatus } from "@movement-detection/proto/detection/v1";
 import {
   CreateSessionRequest,
   compileChecker,
   type SessionCreatedJson,
   type SessionJson,
-} from "../../services/shared/api/index.js";
-import { GatewayReason, Reason, SessionReason } from "../../services/shared/errors/reasons.js";
-import { isUuid } from "../../services/shared/ids/uuid-v7.js";
-import { streamPath } from "../../services/shared/realtime/stream-path.js";
+} from "@movement-detection/shared/api";
+import { GatewayReason, Reason, SessionReason } from "@movement-detection/shared/errors";
+import { isUuid } from "@movement-detection/shared/ids";
+import { streamPath } from "@movement-detection/shared/realtime";
 import { asUser, requireScope } from "../auth/principal.js";
 import { ApiError } from "../errors/api-error.js";
-import { createDetectionReplicas } from "../realtime/detection-replicas.js";
 import type { GatewayContext, GatewayState } from "../state.js";
+import { createDetectionReplicas } from "./detection-replicas.js";
 import { checkBody, idempotencyKeyOf } from "./request-checks.js";
 import type { RouteDeps } from "./route-deps.js";
 import { createRouter } from "./router.js";

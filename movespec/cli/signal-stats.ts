@@ -3,8 +3,8 @@
  * over the frames of a recording: what an author picks thresholds from.
  */
 import type { CompiledSpec } from "../compiled-spec.js";
+import { formatValue, signalTitle } from "../plot/units.js";
 import { sidesPlan } from "../sides.js";
-import { formatValue, signalTitle } from "./units.js";
 
 export const BETWEEN = "(between phases)";
 export const ALL = "(all frames)";

@@ -7,7 +7,7 @@
  */
 import type { CompiledSpec } from "../compiled-spec.js";
 import type { Expr } from "../expression/ast.js";
-import { formatValue } from "./units.js";
+import { formatValue } from "../plot/units.js";
 
 /** A `signal <op> number` of the start phase's enter condition, and how near it came. */
 interface Threshold {

@@ -1,10 +1,10 @@
-import { type Env, envInt } from "../shared/config/env.js";
+import { type Env, envInt } from "@movement-detection/shared/config";
 import {
+  DEFAULT_TRUST_DOMAIN,
   type InternalSecurity,
   internalServiceUrl,
   readInternalSecurity,
-} from "../shared/security/internal-security-config.js";
-import { DEFAULT_TRUST_DOMAIN } from "../shared/security/workloads.js";
+} from "@movement-detection/shared/security";
 
 /**
  * Where the admin tool finds the services (the same variables the services themselves use), and

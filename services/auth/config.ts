@@ -5,9 +5,10 @@ import {
   envInt,
   envOptionalString,
   envSecret,
-} from "../shared/config/env.js";
-import { readServiceConfig, type ServiceConfig } from "../shared/config/service-config.js";
-import { readTokenSettings, type TokenSettings } from "../shared/tokens/token-config.js";
+  readServiceConfig,
+  type ServiceConfig,
+} from "@movement-detection/shared/config";
+import { readTokenSettings, type TokenSettings } from "@movement-detection/shared/tokens";
 import { type KeyEncryptionKeys, parseKeyEncryptionKeys } from "./signing/key-encryption.js";
 
 export interface AuthConfig extends ServiceConfig {

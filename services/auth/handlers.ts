@@ -1,8 +1,12 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
-import { InternalCallReason } from "../shared/errors/reasons.js";
-import { Code, errorInfo, serviceError } from "../shared/errors/service-error.js";
-import { callerOf, peerWorkloadOf } from "../shared/security/caller.js";
+import type { AuthService } from "@movement-detection/proto/auth/v1";
+import {
+  Code,
+  errorInfo,
+  InternalCallReason,
+  serviceError,
+} from "@movement-detection/shared/errors";
+import { callerOf, peerWorkloadOf } from "@movement-detection/shared/security";
 import type { Accounts } from "./operations/accounts.js";
 import type { RuntimeTokens } from "./operations/runtime-tokens.js";
 import type { SigningKeys } from "./operations/signing-keys.js";

@@ -1,6 +1,6 @@
-import "../shared/telemetry/mongodb-preload.js";
-import { loadConfigOrExit } from "../shared/config/load-or-exit.js";
-import { runServiceProcess } from "../shared/runtime/service-runner.js";
+import "@movement-detection/shared/telemetry/mongodb-preload";
+import { loadConfigOrExit } from "@movement-detection/shared/config";
+import { runServiceProcess } from "@movement-detection/shared/runtime";
 import { loadAuthConfig } from "./config.js";
 import { authService } from "./service.js";
 

@@ -2,4 +2,4 @@
  * The auth service's reasons: its own group of the shared vocabulary (services/shared/errors/
  * reasons.ts), listed with their public codes in docs/errors.md.
  */
-export { AuthReason, Reason } from "../shared/errors/reasons.js";
+export { AuthReason, Reason } from "@movement-detection/shared/errors";

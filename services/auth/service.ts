@@ -1,8 +1,7 @@
+import { AuthService } from "@movement-detection/proto/auth/v1";
+import type { ServiceDefinition } from "@movement-detection/shared/runtime";
+import { createSettingsVerifier, keyRetentionSeconds } from "@movement-detection/shared/tokens";
 import { Counter, type Registry } from "prom-client";
-import { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
-import type { ServiceDefinition } from "../shared/runtime/service-runner.js";
-import { createSettingsVerifier } from "../shared/tokens/index.js";
-import { keyRetentionSeconds } from "../shared/tokens/token-config.js";
 import type { AuthConfig } from "./config.js";
 import { createAuthHandlers } from "./handlers.js";
 import { createAccounts } from "./operations/accounts.js";

@@ -9,7 +9,7 @@ import {
   ProjectSchema,
   type SigningKey,
   SigningKeySchema,
-} from "../../proto/gen/auth/v1/auth_pb.js";
+} from "@movement-detection/proto/auth/v1";
 import type { KeyState } from "./signing/key-schedule.js";
 import type { CredentialRecord } from "./store/credentials-store.js";
 import type { OrganizationRecord } from "./store/organizations-store.js";

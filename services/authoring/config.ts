@@ -1,7 +1,11 @@
-import { type Env, envInt } from "../shared/config/env.js";
-import { readServiceConfig, type ServiceConfig } from "../shared/config/service-config.js";
-import { internalServiceUrl } from "../shared/security/internal-security-config.js";
-import { readTokenSettings, type TokenSettings } from "../shared/tokens/index.js";
+import {
+  type Env,
+  envInt,
+  readServiceConfig,
+  type ServiceConfig,
+} from "@movement-detection/shared/config";
+import { internalServiceUrl } from "@movement-detection/shared/security";
+import { readTokenSettings, type TokenSettings } from "@movement-detection/shared/tokens";
 
 export interface AuthoringConfig extends ServiceConfig {
   /** Where the catalogue service listens (MoveSpec changes are pushed there). */

@@ -3,8 +3,8 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import {
   type AuthoringService,
   GetMoveSpecResponseSchema,
-} from "../../proto/gen/authoring/v1/authoring_pb.js";
-import { withCaller as w } from "../shared/security/caller.js";
+} from "@movement-detection/proto/authoring/v1";
+import { withCaller as w } from "@movement-detection/shared/security";
 import type { DraftOperations } from "./operations/draft-operations.js";
 import type { MoveSpecOperations } from "./operations/movespec-operations.js";
 import type { VersionOperations } from "./operations/version-operations.js";

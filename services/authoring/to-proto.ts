@@ -10,7 +10,7 @@ import {
   type Version,
   VersionSchema,
   Visibility,
-} from "../../proto/gen/authoring/v1/authoring_pb.js";
+} from "@movement-detection/proto/authoring/v1";
 import type { VisibilityName } from "./domain/access.js";
 import type { LoaderIssue } from "./domain/movespec-loader.js";
 import type { MoveSpecDoc, VersionDoc } from "./store/documents.js";

@@ -1,5 +1,9 @@
-import { type Env, envInt } from "../shared/config/env.js";
-import { readServiceConfig, type ServiceConfig } from "../shared/config/service-config.js";
+import {
+  type Env,
+  envInt,
+  readServiceConfig,
+  type ServiceConfig,
+} from "@movement-detection/shared/config";
 
 export interface CatalogueConfig extends ServiceConfig {
   /** How long a listing page may be served from memory (0: no cache). Writes empty it at once. */

@@ -1,5 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { CatalogueService } from "../../proto/gen/catalogue/v1/catalogue_pb.js";
+import type { CatalogueService } from "@movement-detection/proto/catalogue/v1";
 import type { CatalogueOperations } from "./operations/catalogue-operations.js";
 
 /** catalogue.v1.CatalogueService: thin wrappers from messages to the operations. */

@@ -1,8 +1,8 @@
 import {
   CatalogueService,
   type ListMoveSpecsResponse,
-} from "../../proto/gen/catalogue/v1/catalogue_pb.js";
-import type { ServiceDefinition } from "../shared/runtime/service-runner.js";
+} from "@movement-detection/proto/catalogue/v1";
+import type { ServiceDefinition } from "@movement-detection/shared/runtime";
 import type { CatalogueConfig } from "./config.js";
 import { createCatalogueHandlers } from "./handlers.js";
 import { createCatalogueOperations } from "./operations/catalogue-operations.js";

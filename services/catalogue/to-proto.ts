@@ -5,8 +5,8 @@ import {
   EntrySchema,
   type EntrySnapshot,
   Visibility,
-} from "../../proto/gen/catalogue/v1/catalogue_pb.js";
-import { checkedTimestampDate } from "../shared/api/timestamps.js";
+} from "@movement-detection/proto/catalogue/v1";
+import { checkedTimestampDate } from "@movement-detection/shared/api";
 import { KEYWORDS_VERSION, keywordsOf, nameKeyOf } from "./domain/keywords.js";
 import type { EntryDoc } from "./store/entry-document.js";
 

@@ -1,10 +1,13 @@
-import { type Env, envInt, envOptionalString, envPort } from "../shared/config/env.js";
-import { readServiceConfig, type ServiceConfig } from "../shared/config/service-config.js";
 import {
-  checkInternalUrl,
-  internalServiceUrl,
-} from "../shared/security/internal-security-config.js";
-import { readTokenSettings, type TokenSettings } from "../shared/tokens/index.js";
+  type Env,
+  envInt,
+  envOptionalString,
+  envPort,
+  readServiceConfig,
+  type ServiceConfig,
+} from "@movement-detection/shared/config";
+import { checkInternalUrl, internalServiceUrl } from "@movement-detection/shared/security";
+import { readTokenSettings, type TokenSettings } from "@movement-detection/shared/tokens";
 
 /** Session limits of the contract ("Detection sessions"), all configurable for tests. */
 export interface SessionLimits {

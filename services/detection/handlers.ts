@@ -1,6 +1,6 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { DetectionService } from "../../proto/gen/detection/v1/detection_pb.js";
-import { callerOf, withCaller } from "../shared/security/caller.js";
+import type { DetectionService } from "@movement-detection/proto/detection/v1";
+import { callerOf, withCaller } from "@movement-detection/shared/security";
 import type { SessionOperations } from "./operations/session-operations.js";
 import type { Attachments } from "./stream/attachments.js";
 

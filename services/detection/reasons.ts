@@ -9,5 +9,5 @@
  * The realtime contract's codes (why a session ended, the stream's `error` and `warning` codes,
  * the websocket close codes) are part of the public contract's schemas: services/shared/api.
  */
-export { CloseCode, EndReason, StreamError, StreamWarning } from "../shared/api/stream.js";
-export { Reason, SessionReason } from "../shared/errors/reasons.js";
+export { CloseCode, EndReason, StreamError, StreamWarning } from "@movement-detection/shared/api";
+export { Reason, SessionReason } from "@movement-detection/shared/errors";

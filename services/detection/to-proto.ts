@@ -5,7 +5,7 @@ import {
   SessionStatus as ProtoStatus,
   type Session,
   SessionSchema,
-} from "../../proto/gen/detection/v1/detection_pb.js";
+} from "@movement-detection/proto/detection/v1";
 import type { SessionDocument, SessionMode, SessionStatus } from "./domain/session-document.js";
 
 /** What the replica attached to a session knows that the database does not yet. */

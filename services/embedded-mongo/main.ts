@@ -5,9 +5,9 @@
  * credentials) and the credentials file once it accepts connections; SIGTERM/SIGINT stop it
  * cleanly (exit 0).
  */
+
+import { logProcessWarnings, secretRedaction } from "@movement-detection/shared/logging";
 import { pino } from "pino";
-import { logProcessWarnings } from "../shared/logging/process-warnings.js";
-import { secretRedaction } from "../shared/logging/redaction.js";
 import { loadConfig } from "./config.js";
 import { createEmbeddedMongoServer, type EmbeddedMongoAddress } from "./embedded-mongo-server.js";
 

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Parser } from "@asyncapi/parser";
+import { CLIENT_MESSAGES, CLOSE_CODES, SERVER_MESSAGES } from "@movement-detection/shared/api";
 import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { expect } from "chai";
 import { asyncApiDocument } from "../../gateway/api-docs/asyncapi.js";
@@ -14,7 +15,6 @@ import { OPERATIONS } from "../../gateway/api-docs/operations.js";
 import { DOCUMENTS_DIR, documentText } from "../../gateway/api-docs/write-documents.js";
 import { publicRoutes } from "../../gateway/routes/index.js";
 import type { RouteDeps } from "../../gateway/routes/route-deps.js";
-import { CLIENT_MESSAGES, CLOSE_CODES, SERVER_MESSAGES } from "../../services/shared/api/index.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: walking documents
 type Json = Record<string, any>;

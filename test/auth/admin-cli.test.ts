@@ -5,12 +5,12 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { Code } from "@movement-detection/shared/errors";
 import { expect } from "chai";
 import { createAdminClients } from "../../services/admin/cli/clients.js";
 import { runAdmin } from "../../services/admin/cli/run.js";
 import { loadAdminConfig } from "../../services/admin/config.js";
 import { createDirectoryKeySource } from "../../services/auth/signing/directory-key-source.js";
-import { Code } from "../../services/shared/errors/service-error.js";
 import {
   authAdminClient,
   authHeader,

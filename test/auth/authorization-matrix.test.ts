@@ -1,13 +1,14 @@
-import { expect } from "chai";
-import { ROUTE_POLICIES } from "../../gateway/auth/scopes.js";
-import { newId } from "../../services/shared/ids/uuid-v7.js";
-import { SCOPES, type Scope } from "../../services/shared/tokens/scopes.js";
+import { newId } from "@movement-detection/shared/ids";
 import {
   ACCESS_TOKEN_AUDIENCE,
   ACCESS_TOKEN_TYPE,
   RUNTIME_TOKEN_AUDIENCE,
   RUNTIME_TOKEN_TYPE,
-} from "../../services/shared/tokens/token-config.js";
+  SCOPES,
+  type Scope,
+} from "@movement-detection/shared/tokens";
+import { expect } from "chai";
+import { ROUTE_POLICIES } from "../../gateway/auth/scopes.js";
 import { openRaw } from "../detection/support/raw-stream.js";
 import { api } from "../movespecs/support/api.js";
 import {

@@ -1,3 +1,4 @@
+import { DEFAULT_TOKEN_SETTINGS } from "@movement-detection/shared/tokens";
 import { expect } from "chai";
 import { hashSecret } from "../../services/auth/domain/secrets.js";
 import { createFailureLimiter } from "../../services/auth/operations/failure-limiter.js";
@@ -8,7 +9,6 @@ import type {
   CredentialsStore,
 } from "../../services/auth/store/credentials-store.js";
 import type { ProjectsStore } from "../../services/auth/store/projects-store.js";
-import { DEFAULT_TOKEN_SETTINGS } from "../../services/shared/tokens/token-config.js";
 
 const PEPPER = "p".repeat(32);
 const KNOWN_ID = "0195a2b4-7c1d-7000-8000-000000000001";

@@ -1,13 +1,13 @@
-import { expect } from "chai";
-import { decodeJwt, decodeProtectedHeader, type JSONWebKeySet } from "jose";
-import { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
-import { Code, errorInfo } from "../../services/shared/errors/service-error.js";
-import { newId } from "../../services/shared/ids/uuid-v7.js";
+import { AuthService } from "@movement-detection/proto/auth/v1";
+import { Code, errorInfo } from "@movement-detection/shared/errors";
+import { newId } from "@movement-detection/shared/ids";
 import {
   createTokenVerifier,
   DEFAULT_TOKEN_ISSUER,
   TokenError,
-} from "../../services/shared/tokens/index.js";
+} from "@movement-detection/shared/tokens";
+import { expect } from "chai";
+import { decodeJwt, decodeProtectedHeader, type JSONWebKeySet } from "jose";
 import {
   authAdminClient,
   authHeader,

@@ -1,5 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { createLogger } from "@movement-detection/shared/logging";
 import { expect } from "chai";
 import {
   decodeProtectedHeader,
@@ -17,7 +18,6 @@ import {
 } from "../../services/auth/signing/directory-key-source.js";
 import { createKeyRing } from "../../services/auth/signing/key-ring.js";
 import { nextChange, scheduleKeys } from "../../services/auth/signing/key-schedule.js";
-import { createLogger } from "../../services/shared/logging/logger.js";
 import { generateTestKey, writeKeyDirectory } from "./token-forge.js";
 
 const logger = createLogger({ service: "test", level: "silent" });

@@ -1,7 +1,9 @@
+import { AuthService } from "@movement-detection/proto/auth/v1";
+import { newId } from "@movement-detection/shared/ids";
+import { createLogger } from "@movement-detection/shared/logging";
 import { expect } from "chai";
 import { decodeJwt } from "jose";
 import { MongoClient } from "mongodb";
-import { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
 import { createAccounts } from "../../services/auth/operations/accounts.js";
 import {
   bootstrapDevelopment,
@@ -10,8 +12,6 @@ import {
 import { createCredentialsStore } from "../../services/auth/store/credentials-store.js";
 import { createOrganizationsStore } from "../../services/auth/store/organizations-store.js";
 import { createProjectsStore } from "../../services/auth/store/projects-store.js";
-import { newId } from "../../services/shared/ids/uuid-v7.js";
-import { createLogger } from "../../services/shared/logging/logger.js";
 import { createTenant, exampleYaml, publishMoveSpec } from "../detection/support/session-api.js";
 import {
   authAdminClient,

@@ -1,6 +1,12 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { newId } from "@movement-detection/shared/ids";
+import {
+  ACCESS_TOKEN_AUDIENCE,
+  ACCESS_TOKEN_TYPE,
+  DEFAULT_TOKEN_ISSUER,
+} from "@movement-detection/shared/tokens";
 import {
   base64url,
   type CryptoKey,
@@ -10,12 +16,6 @@ import {
   type JWK,
   SignJWT,
 } from "jose";
-import { newId } from "../../services/shared/ids/uuid-v7.js";
-import {
-  ACCESS_TOKEN_AUDIENCE,
-  ACCESS_TOKEN_TYPE,
-  DEFAULT_TOKEN_ISSUER,
-} from "../../services/shared/tokens/token-config.js";
 
 /** A signing key the test holds, in the JWK form SIGNING_KEYS_DIR expects. */
 export interface TestKey {

@@ -1,5 +1,3 @@
-import { expect } from "chai";
-import { generateKeyPair, SignJWT } from "jose";
 import {
   createSettingsVerifier,
   createTokenVerifier,
@@ -10,7 +8,9 @@ import {
   RUNTIME_TOKEN_TYPE,
   TokenError,
   type TokenVerifier,
-} from "../../services/shared/tokens/index.js";
+} from "@movement-detection/shared/tokens";
+import { expect } from "chai";
+import { generateKeyPair, SignJWT } from "jose";
 import {
   forgeAccessToken,
   generateTestKey,

@@ -1,8 +1,8 @@
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Visibility } from "@movement-detection/proto/authoring/v1";
 import { expect } from "chai";
 import { type ManagedProcess, startProcess } from "../../deploy/local/child-process.js";
-import { Visibility } from "../../proto/gen/authoring/v1/authoring_pb.js";
 import { apiOf, authoringClient, type JsonBody } from "../movespecs/support/api.js";
 import { createProjectWithToken } from "../support/auth.js";
 import { eventually } from "../support/eventually.js";

@@ -1,17 +1,17 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
-import { expect } from "chai";
-import { MongoClient } from "mongodb";
 import {
   type CatalogueService,
   type EntrySnapshot,
   EntrySnapshotSchema,
   Sort,
   Visibility,
-} from "../../proto/gen/catalogue/v1/catalogue_pb.js";
+} from "@movement-detection/proto/catalogue/v1";
+import { newId } from "@movement-detection/shared/ids";
+import { expect } from "chai";
+import { MongoClient } from "mongodb";
 import { listingQuery } from "../../services/catalogue/domain/listing-query.js";
-import { newId } from "../../services/shared/ids/uuid-v7.js";
 import { apiOf, catalogueClient, type JsonBody } from "../movespecs/support/api.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
 

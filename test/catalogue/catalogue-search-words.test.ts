@@ -1,7 +1,7 @@
 import type { Client } from "@connectrpc/connect";
+import { type AuthoringService, Visibility } from "@movement-detection/proto/authoring/v1";
 import { expect } from "chai";
 import { MongoClient } from "mongodb";
-import { type AuthoringService, Visibility } from "../../proto/gen/authoring/v1/authoring_pb.js";
 import type { AdminClients } from "../../services/admin/cli/clients.js";
 import { runAdmin } from "../../services/admin/cli/run.js";
 import { loadAdminConfig } from "../../services/admin/config.js";

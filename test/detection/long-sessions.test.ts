@@ -4,9 +4,10 @@
  * at the end (through the stream's finalize, and through the API from the last checkpoint);
  * a summary past DETECTION_SUMMARY_MAX_BYTES keeps its first records and counts the rest.
  */
+
+import type { DetectionEvent } from "@movement-detection/movespec";
 import { expect } from "chai";
 import { MongoClient } from "mongodb";
-import type { DetectionEvent } from "../../movespec/index.js";
 import { loadExample, readFrames, runFrames } from "../movespec/support/recordings.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
 import { replicaMetric } from "./support/detection-process.js";

@@ -2,9 +2,10 @@
  * The record chunks of a session (collection `session_records`) against the real store: written
  * under a lease epoch and fenced like every other write under a lease, read back in order.
  */
+
+import type { RepRecord, SummaryRecords } from "@movement-detection/movespec";
 import { expect } from "chai";
 import { MongoClient } from "mongodb";
-import type { RepRecord, SummaryRecords } from "../../movespec/index.js";
 import {
   chunkRecords,
   createRecordStore,

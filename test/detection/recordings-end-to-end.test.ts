@@ -6,9 +6,10 @@
  * replay agree), the expected repetition count, and a completed session whose
  * accepted_frames_total and summary match.
  */
+
+import { type DetectionEvent, StreamClient } from "@movement-detection/sdk";
 import { expect } from "chai";
 import { playFrames } from "../../examples/stream-client/recording.js";
-import { type DetectionEvent, StreamClient } from "../../sdk/src/index.js";
 import {
   loadExample,
   MOVEMENT_SPECS,

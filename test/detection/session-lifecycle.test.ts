@@ -3,9 +3,10 @@
  * scopes, idempotency) and every lifecycle transition and timeout, with short configured
  * timeouts (contract, "Detection sessions").
  */
+
+import { createIdGenerator, newId } from "@movement-detection/shared/ids";
 import { expect } from "chai";
 import { MongoClient } from "mongodb";
-import { createIdGenerator, newId } from "../../services/shared/ids/uuid-v7.js";
 import { readFrames } from "../movespec/support/recordings.js";
 import { api } from "../movespecs/support/api.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";

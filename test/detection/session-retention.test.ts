@@ -5,6 +5,8 @@
  * it on its next pass; record chunks left behind go the same way. The store's clock is never
  * touched: only the service's.
  */
+
+import { newId } from "@movement-detection/shared/ids";
 import { expect } from "chai";
 import { type Db, MongoClient } from "mongodb";
 import { pino } from "pino";
@@ -28,7 +30,6 @@ import {
 } from "../../services/detection/store/session-store.js";
 import { createSpecStore } from "../../services/detection/store/spec-store.js";
 import { createAttachments } from "../../services/detection/stream/attachments.js";
-import { newId } from "../../services/shared/ids/uuid-v7.js";
 import { type EmbeddedMongoHandle, startEmbeddedMongo } from "../support/embedded-mongo.js";
 import { eventually } from "../support/eventually.js";
 import { exampleYaml } from "./support/session-api.js";

@@ -4,6 +4,8 @@
  * frame is not awaited and may land after the session ended (then it matches nothing) or never.
  * And the periodic checkpoints of several sessions in one command, each fenced as saveProgress is.
  */
+
+import { newId } from "@movement-detection/shared/ids";
 import { expect } from "chai";
 import { MongoClient } from "mongodb";
 import type { SessionDocument } from "../../services/detection/domain/session-document.js";
@@ -11,7 +13,6 @@ import {
   createSessionStore,
   type SessionStore,
 } from "../../services/detection/store/session-store.js";
-import { newId } from "../../services/shared/ids/uuid-v7.js";
 import { type EmbeddedMongoHandle, startEmbeddedMongo } from "../support/embedded-mongo.js";
 
 const T0 = Date.UTC(2030, 0, 1);

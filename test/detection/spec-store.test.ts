@@ -3,10 +3,11 @@
  * saves its version, so a version this process saved already costs no store command; a save that
  * failed is not remembered and is tried again.
  */
+
+import { newId } from "@movement-detection/shared/ids";
 import { expect } from "chai";
 import { type CommandStartedEvent, MongoClient } from "mongodb";
 import { createSpecStore, type SpecDocument } from "../../services/detection/store/spec-store.js";
-import { newId } from "../../services/shared/ids/uuid-v7.js";
 import { type EmbeddedMongoHandle, startEmbeddedMongo } from "../support/embedded-mongo.js";
 
 const specDocument = (id = newId()): SpecDocument => ({

@@ -1,22 +1,22 @@
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { expect } from "chai";
-import { ApiError } from "../../gateway/errors/api-error.js";
-import { API_ERROR_CODES } from "../../gateway/errors/error-codes.js";
-import { rawErrorResponse } from "../../gateway/errors/raw-response.js";
-import { ErrorDetailSchema } from "../../proto/gen/common/v1/error_pb.js";
-import type { ErrorReason } from "../../services/shared/errors/reasons.js";
+import { ErrorDetailSchema } from "@movement-detection/proto/common/v1";
+import type { ErrorReason } from "@movement-detection/shared/errors";
 import {
   boundedMetadata,
   ERROR_METADATA_MAX_BYTES,
   errorInfo,
   serviceError,
-} from "../../services/shared/errors/service-error.js";
+} from "@movement-detection/shared/errors";
 import {
   acceptRequestId,
   looksLikeCredential,
   SECRET_RUN_LENGTH,
-} from "../../services/shared/logging/request-context.js";
+} from "@movement-detection/shared/logging";
+import { expect } from "chai";
+import { ApiError } from "../../gateway/errors/api-error.js";
+import { API_ERROR_CODES } from "../../gateway/errors/error-codes.js";
+import { rawErrorResponse } from "../../gateway/errors/raw-response.js";
 
 describe("errors from services to the public envelope", () => {
   it("carries reason and metadata through a ConnectError", () => {

@@ -5,13 +5,13 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import Router from "@koa/router";
+import { ConfigError } from "@movement-detection/shared/config";
 import { expect } from "chai";
 import Koa from "koa";
 import { loadGatewayConfig } from "../../gateway/config.js";
 import { corsPolicy } from "../../gateway/middleware/cors.js";
 import { routeFallback } from "../../gateway/middleware/route-fallback.js";
 import type { GatewayState } from "../../gateway/state.js";
-import { ConfigError } from "../../services/shared/config/env.js";
 
 const origins = (value?: string) =>
   loadGatewayConfig(value === undefined ? {} : { CORS_ALLOWED_ORIGINS: value }).corsAllowedOrigins;

@@ -4,11 +4,12 @@
  * leaves no warning; a service that served and stops is a warning, once; coming back is info.
  * The health client answers a scripted sequence of statuses, one per check.
  */
+
+import { HealthCheckResponse_ServingStatus as ServingStatus } from "@movement-detection/proto/grpc/health/v1";
 import { expect } from "chai";
 import { pino } from "pino";
 import type { DependencyClient } from "../../gateway/clients.js";
 import { watchDependencies } from "../../gateway/readiness.js";
-import { HealthCheckResponse_ServingStatus as ServingStatus } from "../../proto/gen/grpc/health/v1/health_pb.js";
 import { eventually } from "../support/eventually.js";
 
 type Answer = ServingStatus | "unreachable";

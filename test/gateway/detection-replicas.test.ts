@@ -7,9 +7,9 @@ import { createServer, type Http2Server, type ServerHttp2Session } from "node:ht
 import type { AddressInfo } from "node:net";
 import { type Client, Code, ConnectError, createClient } from "@connectrpc/connect";
 import { connectNodeAdapter, createGrpcTransport } from "@connectrpc/connect-node";
+import { DetectionService } from "@movement-detection/proto/detection/v1";
 import { expect } from "chai";
-import { createDetectionReplicas } from "../../gateway/realtime/detection-replicas.js";
-import { DetectionService } from "../../proto/gen/detection/v1/detection_pb.js";
+import { createDetectionReplicas } from "../../gateway/routes/detection-replicas.js";
 
 type DetectionClient = Client<typeof DetectionService>;
 

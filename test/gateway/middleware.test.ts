@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import Router from "@koa/router";
+import { Code, serviceError } from "@movement-detection/shared/errors";
 import { expect } from "chai";
 import Koa from "koa";
 import { pino } from "pino";
@@ -9,7 +10,6 @@ import { jsonBody } from "../../gateway/middleware/json-body.js";
 import { requestId } from "../../gateway/middleware/request-id.js";
 import { routeFallback } from "../../gateway/middleware/route-fallback.js";
 import type { GatewayState } from "../../gateway/state.js";
-import { Code, serviceError } from "../../services/shared/errors/service-error.js";
 
 const LIMIT = 2048;
 /** BODY_TIMEOUT_MS for these tests: short, so that a stalled body shows within the test. */

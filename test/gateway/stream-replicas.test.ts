@@ -8,15 +8,12 @@ import {
 import { type AddressInfo, connect, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createLogger } from "@movement-detection/shared/logging";
+import type { Workload } from "@movement-detection/shared/security";
+import { type InternalIdentity, loadInternalIdentity } from "@movement-detection/shared/security";
 import { expect } from "chai";
 import { ensureLocalPki } from "../../deploy/local/local-pki.js";
 import { createStreamReplicas } from "../../gateway/realtime/stream-replicas.js";
-import { createLogger } from "../../services/shared/logging/logger.js";
-import {
-  type InternalIdentity,
-  loadInternalIdentity,
-} from "../../services/shared/security/internal-transport.js";
-import type { Workload } from "../../services/shared/security/workloads.js";
 
 const H2C = { tls: undefined, security: { workload: "gateway" } } as unknown as InternalIdentity;
 const KEEPALIVE = { intervalMs: 100, timeoutMs: 200 };

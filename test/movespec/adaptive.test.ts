@@ -4,13 +4,14 @@
  * names: an amplitude that halves, a drifting baseline, pauses, noise, standing still, one deep
  * repetition among shallow ones, fast repetitions, gaps and jittery frame rates.
  */
-import { expect } from "chai";
+
 import {
   createEngine,
   type DetectionEvent,
   type Engine,
   restoreEngine,
-} from "../../movespec/index.js";
+} from "@movement-detection/movespec";
+import { expect } from "chai";
 import { angleFrames, compile, dips, type Frame, gaussian } from "./support/frames.js";
 
 /** Counts elbow bends relative to the elbow's own recent range (rest: arm straight, high). */

@@ -11,8 +11,8 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { main } from "@movement-detection/movespec/cli";
 import { expect } from "chai";
-import { main } from "../../movespec/cli/main.js";
 import { skipUnderFakedClock } from "../support/faked-clock.js";
 import { textSink } from "../support/text-sink.js";
 import { EXAMPLES, FIXTURES, readFrames } from "./support/recordings.js";

@@ -2,8 +2,9 @@
  * The mistakes MoveSpec authors make with units, ranges and typos each get one message that says
  * where, what and how to fix it, and nothing that merely follows from it.
  */
+
+import { type Issue, load } from "@movement-detection/movespec";
 import { expect } from "chai";
-import { type Issue, load } from "../../movespec/index.js";
 
 /** Arm abduction on the right arm; cases below change one thing. Line numbers matter. */
 const BASE = `movespec: 1

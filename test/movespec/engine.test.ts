@@ -1,11 +1,11 @@
-import { expect } from "chai";
 import {
   createEngine,
   type DetectionEvent,
   load,
   restoreEngine,
   supportsTopology,
-} from "../../movespec/index.js";
+} from "@movement-detection/movespec";
+import { expect } from "chai";
 import {
   arms,
   both,

@@ -6,15 +6,15 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import { expect } from "chai";
-import { asyncApiDocument } from "../../gateway/api-docs/asyncapi.js";
+import { type DetectionEvent, load } from "@movement-detection/movespec";
 import {
   DETECTION_EVENTS,
   DetectionEvent as DetectionEventSchema,
-} from "../../movespec/engine/event-schema.js";
-import { type DetectionEvent, load } from "../../movespec/index.js";
-import * as stream from "../../services/shared/api/stream.js";
+} from "@movement-detection/movespec/event-schema";
+import * as stream from "@movement-detection/shared/api";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { expect } from "chai";
+import { asyncApiDocument } from "../../gateway/api-docs/asyncapi.js";
 import { strict } from "../support/stream-contract.js";
 import { EXAMPLES, loadExample, readFrames, runFrames } from "./support/recordings.js";
 import { animate, reps } from "./support/synthetic.js";

@@ -2,9 +2,10 @@
  * Detection events in words (movespec/event-text.ts), written once for the CLI's output and the
  * Studio's lists of the latest events and of a run's warnings.
  */
+
+import type { DetectionEvent } from "@movement-detection/movespec";
+import { describeEvent, eventText } from "@movement-detection/movespec";
 import { expect } from "chai";
-import { describeEvent, eventText } from "../../movespec/event-text.js";
-import type { DetectionEvent } from "../../movespec/index.js";
 
 const partial: DetectionEvent = {
   type: "rep.partial",

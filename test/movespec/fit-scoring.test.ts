@@ -1,5 +1,5 @@
 /** How counts are scored (movespec/fit/scoring.ts), on made-up counts. */
-import { expect } from "chai";
+
 import {
   type ClipScore,
   fnv1a,
@@ -8,7 +8,8 @@ import {
   isWithinOne,
   matchRepetitions,
   tally,
-} from "../../movespec/fit/scoring.js";
+} from "@movement-detection/movespec/fit";
+import { expect } from "chai";
 
 describe("count scoring", () => {
   describe("insideWindow", () => {

@@ -3,13 +3,18 @@
  * them, the search finding a planted optimum on synthetic recordings, and cross-validation that
  * chooses each fold's numbers without the fold.
  */
+
+import { LOAD_LIMITS, load } from "@movement-detection/movespec";
+import type { LabelledRecording } from "@movement-detection/movespec/fit";
+import {
+  assignFolds,
+  compareScores,
+  fitMoveSpec,
+  gridOf,
+  scoreOf,
+  withValues,
+} from "@movement-detection/movespec/fit";
 import { expect } from "chai";
-import { withValues } from "../../movespec/fit/apply.js";
-import type { LabelledRecording } from "../../movespec/fit/evaluate.js";
-import { fitMoveSpec } from "../../movespec/fit/fit.js";
-import { assignFolds } from "../../movespec/fit/folds.js";
-import { compareScores, gridOf, scoreOf } from "../../movespec/fit/search.js";
-import { LOAD_LIMITS, load } from "../../movespec/index.js";
 import { animate, reps } from "./support/synthetic.js";
 
 /** A left-arm curl with fixed thresholds: the top of the curl is `elbow < 70`. */

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ISSUE_CODES, isIssueCode, load } from "@movement-detection/movespec";
 import { expect } from "chai";
-import { ISSUE_CODES, isIssueCode, load } from "../../movespec/index.js";
 
 const DOC = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "docs", "movespec.md");
 

@@ -1,5 +1,5 @@
+import { type Issue, LOAD_LIMITS, load, MOVESPEC_TEMPLATE } from "@movement-detection/movespec";
 import { expect } from "chai";
-import { type Issue, LOAD_LIMITS, load, MOVESPEC_TEMPLATE } from "../../movespec/index.js";
 
 /** A valid MoveSpec; cases below change one thing. Line numbers matter. */
 const BASE = `movespec: 1

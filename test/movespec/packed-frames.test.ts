@@ -2,9 +2,10 @@
  * The engine's packed-frame input (movespec/engine/packed-frames.ts): the same checks and the
  * same events as JSON frames with the same (float32) values, read straight from the bytes.
  */
+
+import { createEngine, type PackedFrames } from "@movement-detection/movespec";
+import { encodeBinaryFrames } from "@movement-detection/sdk";
 import { expect } from "chai";
-import { createEngine, type PackedFrames } from "../../movespec/index.js";
-import { encodeBinaryFrames } from "../../sdk/src/index.js";
 import { loadExample, readFrames } from "./support/recordings.js";
 
 type Frame = { seq: number; t: number; keypoints: number[][] | null };

@@ -2,18 +2,19 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { expect } from "chai";
+import { createEngine, type DetectionEvent, load } from "@movement-detection/movespec";
 import {
   columnRanges,
   decimate,
   labelStep,
   niceTicks,
+  type PlotSample,
   placeInRows,
+  plotSvg,
   spreadLabels,
   textWidth,
-} from "../../movespec/cli/plot-layout.js";
-import { type PlotSample, plotSvg } from "../../movespec/cli/plot-svg.js";
-import { createEngine, type DetectionEvent, load } from "../../movespec/index.js";
+} from "@movement-detection/movespec/plot";
+import { expect } from "chai";
 import { FIXTURES, readFrames } from "./support/recordings.js";
 
 function loadFixture(name: string) {

@@ -5,8 +5,8 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { createEngine, type DetectionEvent, load } from "@movement-detection/movespec";
 import { expect } from "chai";
-import { createEngine, type DetectionEvent, load } from "../../movespec/index.js";
 import {
   checkBoundaries,
   EXAMPLES,

@@ -2,9 +2,10 @@
  * scalarOffsets (movespec/load/scalar-offsets.ts): every character of a flow scalar's value is
  * traced back to what produced it in the source, and a scalar it cannot replay is not traced.
  */
+
+import { type FlowStyle, scalarOffsets } from "@movement-detection/movespec/load";
 import { expect } from "chai";
 import { isMap, isPair, isScalar, parseDocument, Scalar } from "yaml";
-import { type FlowStyle, scalarOffsets } from "../../movespec/load/scalar-offsets.js";
 
 const STYLES: Record<string, FlowStyle> = {
   [Scalar.PLAIN]: "plain",

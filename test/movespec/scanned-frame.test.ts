@@ -3,8 +3,9 @@
  * JSON.parse reads it, a message it does not take is left to JSON.parse, and the engine answers a
  * scanned frame exactly as it answers the parsed one.
  */
+
+import { createEngine, FrameScanner, ScannedFrame } from "@movement-detection/movespec";
 import { expect } from "chai";
-import { createEngine, FrameScanner, ScannedFrame } from "../../movespec/index.js";
 import { loadExample, readFrames } from "./support/recordings.js";
 
 type Frame = { seq: number; t: number; keypoints: number[][] | null };

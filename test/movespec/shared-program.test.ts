@@ -3,8 +3,9 @@
  * their own arrays and machine state: interleaving them frame by frame, snapshotting and
  * restoring in between, must give each exactly what it gives alone.
  */
+
+import { createEngine, type DetectionEvent, restoreEngine } from "@movement-detection/movespec";
 import { expect } from "chai";
-import { createEngine, type DetectionEvent, restoreEngine } from "../../movespec/index.js";
 import { loadExample, readFrames } from "./support/recordings.js";
 
 describe("movespec engine: a program shared by the engines of one MoveSpec", () => {

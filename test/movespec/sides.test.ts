@@ -1,9 +1,8 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createEngine, load, SIDES_MODES, sidesPlan } from "@movement-detection/movespec";
 import { expect } from "chai";
-import { createEngine, load } from "../../movespec/index.js";
-import { SIDES_MODES, sidesPlan } from "../../movespec/sides.js";
 import { ELBOW_SPEC, oneRep, sequence } from "./support/frames.js";
 
 const DOC = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "docs", "movespec.md");

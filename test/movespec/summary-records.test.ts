@@ -1,5 +1,4 @@
 import { readFileSync } from "node:fs";
-import { expect } from "chai";
 import {
   createEngine,
   type Engine,
@@ -7,7 +6,8 @@ import {
   restoreEngine,
   type SessionSummary,
   type SummaryRecords,
-} from "../../movespec/index.js";
+} from "@movement-detection/movespec";
+import { expect } from "chai";
 import { arms, compile, ELBOW_SPEC, hold, oneRep, sequence } from "./support/frames.js";
 
 /**

@@ -2,9 +2,10 @@
  * The loader measures a MoveSpec's size in UTF-8 without Node's Buffer (it also runs in browsers:
  * MoveSpec Studio validates as you type with it): the same count as Buffer.byteLength.
  */
+
+import { LOAD_LIMITS, load } from "@movement-detection/movespec";
+import { utf8Length } from "@movement-detection/movespec/load";
 import { expect } from "chai";
-import { LOAD_LIMITS, load } from "../../movespec/index.js";
-import { utf8Length } from "../../movespec/load/yaml-tree.js";
 
 describe("utf8Length (the loader's size limit, without Buffer)", () => {
   it("counts as Buffer.byteLength does: ASCII, 2-, 3- and 4-byte characters, lone surrogates", () => {

@@ -1,11 +1,11 @@
 import type { Client } from "@connectrpc/connect";
+import { type AuthoringService, Visibility } from "@movement-detection/proto/authoring/v1";
+import { Code } from "@movement-detection/shared/errors";
 import { expect } from "chai";
-import { type AuthoringService, Visibility } from "../../proto/gen/authoring/v1/authoring_pb.js";
 import type { AdminClients } from "../../services/admin/cli/clients.js";
 import { runAdmin } from "../../services/admin/cli/run.js";
 import { loadAdminConfig } from "../../services/admin/config.js";
 import { AUDIT_LIMITS } from "../../services/authoring/operations/movespec-operations.js";
-import { Code } from "../../services/shared/errors/service-error.js";
 import { authAdminClient, createProjectWithToken } from "../support/auth.js";
 import { eventually } from "../support/eventually.js";
 import { rejection } from "../support/rejection.js";

@@ -1,11 +1,11 @@
-import { expect } from "chai";
-import { type Db, MongoClient } from "mongodb";
-import { Code, serviceError } from "../../services/shared/errors/service-error.js";
+import { Code, serviceError } from "@movement-detection/shared/errors";
 import {
   createIdempotencyStore,
   fingerprintOf,
   type IdempotencyStore,
-} from "../../services/shared/idempotency/index.js";
+} from "@movement-detection/shared/idempotency";
+import { expect } from "chai";
+import { type Db, MongoClient } from "mongodb";
 import { type EmbeddedMongoHandle, startEmbeddedMongo } from "../support/embedded-mongo.js";
 import { failure } from "../support/failure.js";
 

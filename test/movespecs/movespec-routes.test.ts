@@ -1,7 +1,7 @@
+import { MOVESPEC_TEMPLATE } from "@movement-detection/movespec";
+import { Visibility } from "@movement-detection/proto/authoring/v1";
 import { expect } from "chai";
 import { STAR_COUNT_TIMEOUT_MS } from "../../gateway/routes/movespecs.js";
-import { MOVESPEC_TEMPLATE } from "../../movespec/index.js";
-import { Visibility } from "../../proto/gen/authoring/v1/authoring_pb.js";
 import {
   authAdminClient,
   createProjectWithKey,

@@ -4,6 +4,13 @@
  * whatever the number of MoveSpecs), and the start-up backfill that gives the public MoveSpecs
  * stored before skeletons were (or under an older confusables table) theirs.
  */
+
+import { newId } from "@movement-detection/shared/ids";
+import {
+  confusableSkeleton,
+  SEARCH_WORDS_VERSION,
+  skeletonVersion,
+} from "@movement-detection/shared/text";
 import { expect } from "chai";
 import { type Collection, MongoClient } from "mongodb";
 import { MOVESPEC_TEMPLATE } from "../../services/authoring/domain/movespec-loader.js";
@@ -14,9 +21,6 @@ import {
   createMoveSpecStore,
   type MoveSpecStore,
 } from "../../services/authoring/store/movespec-store.js";
-import { newId } from "../../services/shared/ids/uuid-v7.js";
-import { confusableSkeleton, skeletonVersion } from "../../services/shared/text/confusables.js";
-import { SEARCH_WORDS_VERSION } from "../../services/shared/text/search-words.js";
 import { type EmbeddedMongoHandle, startEmbeddedMongo } from "../support/embedded-mongo.js";
 
 const MINE = "0192f0c4-3b7e-7a51-9d3c-0000000000a1";

@@ -6,13 +6,17 @@
  */
 
 import { create } from "@bufbuild/protobuf";
-import { expect } from "chai";
-import { type Db, MongoClient } from "mongodb";
 import {
   ArchiveMoveSpecRequestSchema,
   CreateMoveSpecRequestSchema,
   CreateVersionRequestSchema,
-} from "../../proto/gen/authoring/v1/authoring_pb.js";
+} from "@movement-detection/proto/authoring/v1";
+import { createIdempotencyStore } from "@movement-detection/shared/idempotency";
+import { newId } from "@movement-detection/shared/ids";
+import { createLogger } from "@movement-detection/shared/logging";
+import type { Caller } from "@movement-detection/shared/security";
+import { expect } from "chai";
+import { type Db, MongoClient } from "mongodb";
 import { MOVESPEC_TEMPLATE } from "../../services/authoring/domain/movespec-loader.js";
 import type { AuthoringDeps } from "../../services/authoring/operations/deps.js";
 import { createKeyedMutex } from "../../services/authoring/operations/keyed-mutex.js";
@@ -34,10 +38,6 @@ import {
   createVersionStore,
   type VersionStore,
 } from "../../services/authoring/store/version-store.js";
-import { createIdempotencyStore } from "../../services/shared/idempotency/index.js";
-import { newId } from "../../services/shared/ids/uuid-v7.js";
-import { createLogger } from "../../services/shared/logging/logger.js";
-import type { Caller } from "../../services/shared/security/caller.js";
 import { type EmbeddedMongoHandle, startEmbeddedMongo } from "../support/embedded-mongo.js";
 import { eventually } from "../support/eventually.js";
 import { failure } from "../support/failure.js";

@@ -4,8 +4,9 @@
  * wrong sizes, unknown header), never a crash; resume after a reconnect; JSON still accepted.
  * Every recording counted exactly in binary: test/detection/recordings-end-to-end.test.ts.
  */
+
+import { encodeBinaryFrames, type PoseFrame, StreamClient } from "@movement-detection/sdk";
 import { expect } from "chai";
-import { encodeBinaryFrames, type PoseFrame, StreamClient } from "../../sdk/src/index.js";
 import { attach, openRaw, type RawStream } from "../detection/support/raw-stream.js";
 import {
   type CreatedSession,

@@ -6,11 +6,12 @@
  * sessions over; a session whose client never returns ends (cancelled), never stuck; a
  * checkpoint that cannot be restored ends the session `failed` with a clear error_code.
  */
+
+import { type DetectionEvent, StreamClient } from "@movement-detection/sdk";
 import { expect } from "chai";
 import { MongoClient } from "mongodb";
 import type { ManagedProcess } from "../../deploy/local/child-process.js";
 import { playFrames } from "../../examples/stream-client/recording.js";
-import { type DetectionEvent, StreamClient } from "../../sdk/src/index.js";
 import {
   directStream,
   replicaMetric,

@@ -3,10 +3,11 @@
  * each case gets the contract's answer (close code, `error` or `warning`), and a well-behaved
  * session streaming alongside is served correctly throughout.
  */
+
+import { type DetectionEvent, StreamClient } from "@movement-detection/sdk";
 import { expect } from "chai";
 import { playFrames } from "../../examples/stream-client/recording.js";
 import { MAX_MESSAGE_FRAGMENTS } from "../../gateway/realtime/frame-guard.js";
-import { type DetectionEvent, StreamClient } from "../../sdk/src/index.js";
 import { directStream } from "../detection/support/detection-process.js";
 import { attach, openRaw, type RawStream } from "../detection/support/raw-stream.js";
 import {

@@ -6,11 +6,11 @@ import { execFile } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { sdkApiSource } from "@movement-detection/sdk/generate";
 import { expect } from "chai";
 import { asyncApiDocument } from "../../gateway/api-docs/asyncapi.js";
 import { openApiDocument } from "../../gateway/api-docs/openapi.js";
 import { SDK_API_FILE } from "../../gateway/api-docs/write-documents.js";
-import { sdkApiSource } from "../../sdk/scripts/generate.js";
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, "../..");

@@ -6,15 +6,15 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { expect } from "chai";
-import { type WebSocket, WebSocketServer } from "ws";
 import {
   MdsApiError,
   MdsClient,
   MdsNetworkError,
   StreamClient,
   StreamClientError,
-} from "../../sdk/src/index.js";
+} from "@movement-detection/sdk";
+import { expect } from "chai";
+import { type WebSocket, WebSocketServer } from "ws";
 
 const HEALTH = { status: "ok", environment: "test", role: "gateway" };
 const envelope = (code: string, reason: string, retryable: boolean) =>

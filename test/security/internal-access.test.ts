@@ -14,27 +14,31 @@ import { join } from "node:path";
 import { create, type DescMethod, type DescService, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import * as grpc from "@grpc/grpc-js";
-import { expect } from "chai";
-import type { JSONWebKeySet } from "jose";
-import WebSocket from "ws";
-import { ensureLocalPki, type LocalPki } from "../../deploy/local/local-pki.js";
-import { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
-import { AuthoringService } from "../../proto/gen/authoring/v1/authoring_pb.js";
-import { CatalogueService } from "../../proto/gen/catalogue/v1/catalogue_pb.js";
+import { AuthService } from "@movement-detection/proto/auth/v1";
+import { AuthoringService } from "@movement-detection/proto/authoring/v1";
+import { CatalogueService } from "@movement-detection/proto/catalogue/v1";
 import {
   CreateSessionRequestSchema,
   DetectionService,
   type SessionMode,
-} from "../../proto/gen/detection/v1/detection_pb.js";
-import { Health, HealthCheckRequestSchema } from "../../proto/gen/grpc/health/v1/health_pb.js";
-import { errorInfo } from "../../services/shared/errors/service-error.js";
+} from "@movement-detection/proto/detection/v1";
+import { Health, HealthCheckRequestSchema } from "@movement-detection/proto/grpc/health/v1";
+import { errorInfo } from "@movement-detection/shared/errors";
 import {
   MAX_CONCURRENT_STREAMS,
   MAX_REQUEST_BYTES,
   MAX_TIMEOUT_MS,
-} from "../../services/shared/runtime/grpc-server.js";
-import { ACCESS_POLICY, type MethodRule } from "../../services/shared/security/access-policy.js";
-import { WORKLOADS, type Workload } from "../../services/shared/security/workloads.js";
+} from "@movement-detection/shared/runtime";
+import {
+  ACCESS_POLICY,
+  type MethodRule,
+  WORKLOADS,
+  type Workload,
+} from "@movement-detection/shared/security";
+import { expect } from "chai";
+import type { JSONWebKeySet } from "jose";
+import WebSocket from "ws";
+import { ensureLocalPki, type LocalPki } from "../../deploy/local/local-pki.js";
 import { forgeAccessToken, generateTestKey, tamperPayload } from "../auth/token-forge.js";
 import { authAdminClient, createProjectWithKey, mintAccessToken } from "../support/auth.js";
 import { skipUnderFakedClock } from "../support/faked-clock.js";

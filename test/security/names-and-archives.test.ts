@@ -6,10 +6,10 @@
  * test/shared/display-name.test.ts.
  */
 import { Code } from "@connectrpc/connect";
+import { Visibility } from "@movement-detection/proto/authoring/v1";
+import { errorInfo } from "@movement-detection/shared/errors";
+import { nameProblem, normalizeName } from "@movement-detection/shared/text";
 import { expect } from "chai";
-import { Visibility } from "../../proto/gen/authoring/v1/authoring_pb.js";
-import { errorInfo } from "../../services/shared/errors/service-error.js";
-import { nameProblem, normalizeName } from "../../services/shared/text/display-name.js";
 import {
   createSession,
   createTenant,

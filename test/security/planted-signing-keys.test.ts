@@ -9,10 +9,11 @@
  * published, a moved activation obeyed), then copies of a sealed record, which made every load of
  * an older service fail and would hide the first round.
  */
+
+import { newId } from "@movement-detection/shared/ids";
 import { expect } from "chai";
 import { decodeProtectedHeader, type JSONWebKeySet } from "jose";
 import { type Collection, MongoClient } from "mongodb";
-import { newId } from "../../services/shared/ids/uuid-v7.js";
 import { forgeAccessToken, generateTestKey, type TestKey } from "../auth/token-forge.js";
 import {
   authAdminClient,

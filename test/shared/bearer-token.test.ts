@@ -2,8 +2,9 @@
  * The one reading of `Authorization: Bearer <token>` (services/shared/security/bearer-token.ts),
  * used by the gateway, the internal services and the detection stream's upgrade alike.
  */
+
+import { bearerToken } from "@movement-detection/shared/security";
 import { expect } from "chai";
-import { bearerToken } from "../../services/shared/security/bearer-token.js";
 
 const JWT = "eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl_-";
 

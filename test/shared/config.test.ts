@@ -1,5 +1,3 @@
-import { expect } from "chai";
-import { loadGatewayConfig } from "../../gateway/config.js";
 import {
   ConfigError,
   envBool,
@@ -8,9 +6,11 @@ import {
   envList,
   envPort,
   envString,
-} from "../../services/shared/config/env.js";
-import { readServiceConfig } from "../../services/shared/config/service-config.js";
-import { readTokenSettings } from "../../services/shared/tokens/token-config.js";
+  readServiceConfig,
+} from "@movement-detection/shared/config";
+import { readTokenSettings } from "@movement-detection/shared/tokens";
+import { expect } from "chai";
+import { loadGatewayConfig } from "../../gateway/config.js";
 
 describe("configuration from the environment", () => {
   describe("envInt", () => {

@@ -5,16 +5,17 @@
  * The refusal through the API, and the comparison with other projects' public names, are in
  * test/security/names-and-archives.test.ts.
  */
-import { expect } from "chai";
-import { confusableSkeleton } from "../../services/shared/text/confusables.js";
+
 import {
+  confusableSkeleton,
   displayNameIssue,
   MAX_STACKED_MARKS,
   type NameProblem,
   nameFinding,
   normalizeName,
-} from "../../services/shared/text/display-name.js";
-import { scriptOf } from "../../services/shared/text/unicode-scripts.js";
+  scriptOf,
+} from "@movement-detection/shared/text";
+import { expect } from "chai";
 
 const LENGTH = { minLength: 1, maxLength: 120 };
 

@@ -5,9 +5,9 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { ERROR_REASONS } from "@movement-detection/shared/errors";
 import { expect } from "chai";
 import { API_ERROR_CODES, CODE_FROM_REASON } from "../../gateway/errors/error-codes.js";
-import { ERROR_REASONS } from "../../services/shared/errors/reasons.js";
 
 const DOC = readFileSync(join(import.meta.dirname, "../../docs/errors.md"), "utf8");
 

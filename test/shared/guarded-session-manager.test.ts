@@ -1,8 +1,8 @@
 import * as http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { Http2SessionManager } from "@connectrpc/connect-node";
+import { GuardedSessionManager } from "@movement-detection/shared/security";
 import { expect } from "chai";
-import { GuardedSessionManager } from "../../services/shared/security/guarded-session-manager.js";
 
 /**
  * A GOAWAY on an idle connection, then a request before its socket has closed: connect-node's own

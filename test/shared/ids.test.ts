@@ -1,5 +1,5 @@
+import { createIdGenerator, isUuid, newId } from "@movement-detection/shared/ids";
 import { expect } from "chai";
-import { createIdGenerator, isUuid, newId } from "../../services/shared/ids/uuid-v7.js";
 
 describe("newId (UUIDv7)", () => {
   it("makes lowercase version-7, variant-1 UUIDs", () => {

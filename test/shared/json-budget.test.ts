@@ -1,5 +1,5 @@
+import { jsonBytes, leadingItemsWithin } from "@movement-detection/shared/text";
 import { expect } from "chai";
-import { jsonBytes, leadingItemsWithin } from "../../services/shared/text/json-budget.js";
 
 describe("leadingItemsWithin (lists cut to a byte budget of JSON)", () => {
   const items = ["aé", { n: 12 }, [1, 2], "x"];

@@ -2,13 +2,9 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { promisify } from "node:util";
+import { REDACTED, redactSecrets, secretRedaction } from "@movement-detection/shared/logging";
 import { expect } from "chai";
 import { pino } from "pino";
-import {
-  REDACTED,
-  redactSecrets,
-  secretRedaction,
-} from "../../services/shared/logging/redaction.js";
 
 /** A pino logger with the system's redaction, writing into an array. */
 function capture() {
@@ -86,7 +82,7 @@ describe("secrets never in logs (redaction of every logger)", () => {
 
   it("is in every service's logger, which still labels its levels", async () => {
     const root = join(import.meta.dirname, "../..");
-    const script = `import { createLogger } from "./services/shared/logging/logger.ts";
+    const script = `import { createLogger } from "@movement-detection/shared/logging";
       createLogger({ service: "t", level: "info" }).info({ api_key: "plain", nested: { secret: "s" } }, "hi");`;
     const { stdout } = await promisify(execFile)(
       process.execPath,
@@ -100,7 +96,7 @@ describe("secrets never in logs (redaction of every logger)", () => {
 
   it("writes each line before the call returns: a process killed right after logging loses none", async () => {
     const root = join(import.meta.dirname, "../..");
-    const script = `import { createLogger } from "./services/shared/logging/logger.ts";
+    const script = `import { createLogger } from "@movement-detection/shared/logging";
       const logger = createLogger({ service: "t", level: "info" });
       for (let i = 1; i <= 200; i += 1) logger.info({ i }, "line");
       process.kill(process.pid, "SIGKILL");`;
@@ -124,8 +120,8 @@ describe("secrets never in logs (redaction of every logger)", () => {
     const root = join(import.meta.dirname, "../..");
     const body = "Zx9-Qw_3".repeat(5) + "AbC";
     const script = `import { parse } from "node:url";
-      import { createLogger } from "./services/shared/logging/logger.ts";
-      import { logProcessWarnings } from "./services/shared/logging/process-warnings.ts";
+      import { createLogger } from "@movement-detection/shared/logging";
+      import { logProcessWarnings } from "@movement-detection/shared/logging";
       logProcessWarnings(createLogger({ service: "t", level: "info" }));
       try { parse("http://[::1/x%6Dsk_${body}"); } catch {}
       setTimeout(() => {}, 50);`;

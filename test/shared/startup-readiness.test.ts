@@ -4,14 +4,14 @@
  * attempts) while that is retried, so an operator need not dig the cause out of the logs.
  */
 import { createServer } from "node:net";
-import { expect } from "chai";
-import { Health } from "../../proto/gen/grpc/health/v1/health_pb.js";
-import { readServiceConfig } from "../../services/shared/config/service-config.js";
+import { Health } from "@movement-detection/proto/grpc/health/v1";
+import { readServiceConfig } from "@movement-detection/shared/config";
 import {
   type RunningService,
   runService,
   type ServiceDefinition,
-} from "../../services/shared/runtime/service-runner.js";
+} from "@movement-detection/shared/runtime";
+import { expect } from "chai";
 import { type EmbeddedMongoHandle, startEmbeddedMongo } from "../support/embedded-mongo.js";
 import { eventually } from "../support/eventually.js";
 

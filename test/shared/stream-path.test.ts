@@ -2,8 +2,9 @@
  * The stream's public path (services/shared/realtime/stream-path.ts): the one the gateway answers
  * in `stream_url`, matches on the upgrade and the replica matches again.
  */
+
+import { streamPath, streamPathSession } from "@movement-detection/shared/realtime";
 import { expect } from "chai";
-import { streamPath, streamPathSession } from "../../services/shared/realtime/stream-path.js";
 
 const ID = "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
 

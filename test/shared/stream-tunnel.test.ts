@@ -1,10 +1,10 @@
 import type { IncomingHttpHeaders } from "node:http2";
-import { expect } from "chai";
 import {
   TUNNEL_METHOD,
   tunnelledUpgrade,
   tunnelRequestHeaders,
-} from "../../services/shared/realtime/stream-tunnel.js";
+} from "@movement-detection/shared/realtime";
+import { expect } from "chai";
 
 const PATH = "/api/detection/sessions/0190c1e2-0000-7000-8000-000000000000/stream?x=1";
 

@@ -1,6 +1,6 @@
+import { ConfigError } from "@movement-detection/shared/config";
+import { readTelemetryConfig } from "@movement-detection/shared/telemetry";
 import { expect } from "chai";
-import { ConfigError } from "../../services/shared/config/env.js";
-import { readTelemetryConfig } from "../../services/shared/telemetry/config.js";
 
 describe("tracing configuration (OTEL_* variables)", () => {
   it("is off by default, exports with an endpoint, carries context only when asked to", () => {

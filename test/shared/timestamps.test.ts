@@ -1,8 +1,8 @@
 import { create } from "@bufbuild/protobuf";
 import { TimestampSchema } from "@bufbuild/protobuf/wkt";
+import { checkedTimestampDate } from "@movement-detection/shared/api";
+import { errorInfo } from "@movement-detection/shared/errors";
 import { expect } from "chai";
-import { checkedTimestampDate } from "../../services/shared/api/timestamps.js";
-import { errorInfo } from "../../services/shared/errors/service-error.js";
 
 const at = (seconds: bigint, nanos = 0) => create(TimestampSchema, { seconds, nanos });
 

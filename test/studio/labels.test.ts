@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { readFrames, recordingsAt } from "@movement-detection/movespec/cli";
 import { expect } from "chai";
 import {
   addSegment,
@@ -24,7 +25,6 @@ import {
   withLabels,
 } from "../../gateway/studio/app/labels.js";
 import type { Recording } from "../../gateway/studio/app/recording.js";
-import { readFrames, recordingsAt } from "../../movespec/cli/labelled-recordings.js";
 
 const keypoints = Array.from({ length: 17 }, (_, i) => [0.4 + i / 100, 0.5, 0, 0.9]);
 /** 10 s at 10 frames/s, the 4th frame without a person. */

@@ -4,9 +4,10 @@
  * what to do. (The browser test sees the first in the page; a stream giving up takes its
  * reconnects' half a minute, so the second is checked here.)
  */
+
+import { MdsNetworkError, StreamClientError } from "@movement-detection/sdk";
 import { expect } from "chai";
 import { connectionText, STREAM_LOST, UNREACHABLE } from "../../gateway/studio/app/messages.js";
-import { MdsNetworkError, StreamClientError } from "../../sdk/src/index.js";
 
 describe("the Studio's messages for a lost connection", () => {
   it("says the service cannot be reached when a request got no answer", () => {

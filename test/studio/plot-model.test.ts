@@ -7,6 +7,9 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
+import { createEngine, load } from "@movement-detection/movespec";
+import type { DetectionEvent } from "@movement-detection/movespec/engine";
+import type { Version } from "@movement-detection/sdk";
 import { expect } from "chai";
 import {
   defaultVersionId,
@@ -19,9 +22,6 @@ import { labelRoom, plotModel, spreadLabels } from "../../gateway/studio/app/plo
 import type { RecordedFrame } from "../../gateway/studio/app/recording.js";
 import { signalSamples } from "../../gateway/studio/app/signals.js";
 import { nearestFrame } from "../../gateway/studio/app/time.js";
-import type { DetectionEvent } from "../../movespec/engine/events.js";
-import { createEngine, load } from "../../movespec/index.js";
-import type { Version } from "../../sdk/src/index.js";
 import { contentHashOf } from "../../services/authoring/operations/version-operations.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");

@@ -12,10 +12,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createEngine, load } from "@movement-detection/movespec";
+import { readFrames, recordingsAt } from "@movement-detection/movespec/cli";
 import { expect } from "chai";
 import type { Browser, Locator, Page } from "playwright-core";
-import { readFrames, recordingsAt } from "../../movespec/cli/labelled-recordings.js";
-import { createEngine, load } from "../../movespec/index.js";
 import { launchChromium } from "../support/chromium.js";
 import { writeStretchVideo } from "../support/fake-camera.js";
 import { skipUnderFakedClock } from "../support/faked-clock.js";

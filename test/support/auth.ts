@@ -33,8 +33,8 @@
  * - mintRuntimeToken calls as the detection workload (the only one allowed to)
  */
 import type { Client } from "@connectrpc/connect";
-import { AuthService } from "../../proto/gen/auth/v1/auth_pb.js";
-import type { Scope } from "../../services/shared/tokens/scopes.js";
+import { AuthService } from "@movement-detection/proto/auth/v1";
+import type { Scope } from "@movement-detection/shared/tokens";
 import { type WorkloadTestSystem, workloadClient } from "./workloads.js";
 
 /** The part of a test system these helpers need (TestSystem satisfies it). */

@@ -3,8 +3,8 @@
  * the gateway serves (/docs, /studio). CHROMIUM_PATH points elsewhere.
  */
 import { existsSync } from "node:fs";
+import { CHROMIUM_ARGS } from "@movement-detection/movespec/video";
 import { type Browser, chromium } from "playwright-core";
-import { CHROMIUM_ARGS } from "../../movespec/cli/video/extract-video.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 

@@ -12,9 +12,8 @@
  */
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { DOCS_PATHS } from "../../gateway/api-docs/docs-paths.js";
 import { openApiDocument } from "../../gateway/api-docs/openapi.js";
-import { STUDIO_PATHS } from "../../gateway/studio/studio-paths.js";
+import { DOCS_PATHS, STUDIO_PATHS } from "../../gateway/public-paths.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: documents are walked
 type Json = Record<string, any>;

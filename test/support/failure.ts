@@ -1,4 +1,4 @@
-import { type ErrorInfo, errorInfo } from "../../services/shared/errors/service-error.js";
+import { type ErrorInfo, errorInfo } from "@movement-detection/shared/errors";
 
 /** The service error a promise rejects with (code, reason, metadata); throws if it resolves. */
 export async function failure(promise: Promise<unknown>): Promise<ErrorInfo> {

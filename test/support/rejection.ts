@@ -1,4 +1,4 @@
-import { type ErrorInfo, errorInfo } from "../../services/shared/errors/service-error.js";
+import { type ErrorInfo, errorInfo } from "@movement-detection/shared/errors";
 
 /** What a call that must fail said (its code, reason, metadata); throws if it succeeded. */
 export async function rejection(promise: Promise<unknown>): Promise<ErrorInfo> {

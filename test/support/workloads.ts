@@ -14,13 +14,14 @@ import { join } from "node:path";
 import type { DescService } from "@bufbuild/protobuf";
 import { type Client, createClient, type Interceptor, type Transport } from "@connectrpc/connect";
 import type * as grpc from "@grpc/grpc-js";
-import type { LocalPki } from "../../deploy/local/local-pki.js";
 import {
   createInternalTransport,
+  DEFAULT_TRUST_DOMAIN,
   type InternalIdentity,
   loadInternalIdentity,
-} from "../../services/shared/security/internal-transport.js";
-import { DEFAULT_TRUST_DOMAIN, type Workload } from "../../services/shared/security/workloads.js";
+  type Workload,
+} from "@movement-detection/shared/security";
+import type { LocalPki } from "../../deploy/local/local-pki.js";
 
 /** The part of a test system these helpers need (TestSystem satisfies it). */
 export interface WorkloadTestSystem {

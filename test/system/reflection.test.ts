@@ -17,9 +17,9 @@ import {
 } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema, FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import * as grpc from "@grpc/grpc-js";
+import * as v1 from "@movement-detection/proto/grpc/reflection/v1";
+import * as v1alpha from "@movement-detection/proto/grpc/reflection/v1alpha";
 import { expect } from "chai";
-import * as v1 from "../../proto/gen/grpc/reflection/v1/reflection_pb.js";
-import * as v1alpha from "../../proto/gen/grpc/reflection/v1alpha/reflection_pb.js";
 import { skipUnderFakedClock } from "../support/faked-clock.js";
 import { startTestSystem, type TestSystem } from "../support/system.js";
 import { grpcJsCredentials, tlsFilesOf } from "../support/workloads.js";

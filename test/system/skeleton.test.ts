@@ -1,10 +1,10 @@
 import { createClient } from "@connectrpc/connect";
+import { Health } from "@movement-detection/proto/grpc/health/v1";
+import { runWithRequestContext } from "@movement-detection/shared/logging";
 import { expect } from "chai";
 import WebSocket from "ws";
 import { SERVICE_NAMES } from "../../deploy/local/stack.js";
 import { grpcTransport } from "../../gateway/clients.js";
-import { Health } from "../../proto/gen/grpc/health/v1/health_pb.js";
-import { runWithRequestContext } from "../../services/shared/logging/request-context.js";
 import { eventually } from "../support/eventually.js";
 import { CLOCK_IS_FAKED } from "../support/faked-clock.js";
 import { bufCurlHealthCheck, grpcHealthClient, grpcJsHealthCheck } from "../support/grpc-health.js";

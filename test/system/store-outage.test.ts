@@ -4,8 +4,9 @@
  * 404 that looks like data loss); once the store is back on the same data directory and port,
  * every route recovers without restarting any service or the gateway.
  */
+
+import { MOVESPEC_TEMPLATE } from "@movement-detection/movespec";
 import { expect } from "chai";
-import { MOVESPEC_TEMPLATE } from "../../movespec/index.js";
 import { openRaw } from "../detection/support/raw-stream.js";
 import {
   type CreatedSession,

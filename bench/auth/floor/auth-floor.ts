@@ -7,12 +7,15 @@
 import { timingSafeEqual } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { create } from "@bufbuild/protobuf";
+import { AuthService, MintAccessTokenResponseSchema } from "@movement-detection/proto/auth/v1";
+import { Health } from "@movement-detection/proto/grpc/health/v1";
+import {
+  createGrpcServer,
+  createHealthService,
+  HealthState,
+} from "@movement-detection/shared/runtime";
 import { generateKeyPair, SignJWT } from "jose";
 import { MongoClient } from "mongodb";
-import { AuthService, MintAccessTokenResponseSchema } from "../../../proto/gen/auth/v1/auth_pb.js";
-import { Health } from "../../../proto/gen/grpc/health/v1/health_pb.js";
-import { createGrpcServer } from "../../../services/shared/runtime/grpc-server.js";
-import { createHealthService, HealthState } from "../../../services/shared/runtime/health.js";
 import { floorIdentity } from "../../support/floor-identity.js";
 
 interface FloorCredential {

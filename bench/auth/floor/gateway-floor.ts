@@ -7,9 +7,9 @@
 
 import { createClient } from "@connectrpc/connect";
 import Router from "@koa/router";
+import { AuthService } from "@movement-detection/proto/auth/v1";
+import { createInternalTransport } from "@movement-detection/shared/security";
 import Koa from "koa";
-import { AuthService } from "../../../proto/gen/auth/v1/auth_pb.js";
-import { createInternalTransport } from "../../../services/shared/security/internal-transport.js";
 import { floorIdentity } from "../../support/floor-identity.js";
 
 const authUrl = process.env.FLOOR_AUTH_URL;

@@ -9,12 +9,12 @@ import { setMaxListeners } from "node:events";
 import type { IncomingMessage } from "node:http";
 import http2 from "node:http2";
 import type { Duplex } from "node:stream";
-import { WebSocketServer } from "ws";
 import {
   openConnectionWindow,
   TUNNEL_SESSION_OPTIONS,
   tunnelledUpgrade,
-} from "../../../services/shared/realtime/stream-tunnel.js";
+} from "@movement-detection/shared/realtime";
+import { WebSocketServer } from "ws";
 import { floorIdentity } from "../../support/floor-identity.js";
 
 const eventSeqs = new Set((process.env.FLOOR_EVENT_SEQS ?? "").split(",").map(Number));

@@ -11,7 +11,7 @@ import {
   openConnectionWindow,
   TUNNEL_SESSION_OPTIONS,
   tunnelRequestHeaders,
-} from "../../../services/shared/realtime/stream-tunnel.js";
+} from "@movement-detection/shared/realtime";
 import { floorIdentity } from "../../support/floor-identity.js";
 
 const port = Number(process.env.FLOOR_DETECTION_PORT);

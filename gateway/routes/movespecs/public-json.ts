@@ -6,8 +6,8 @@ import {
   type ValidateDraftResponse,
   type Version,
   Visibility,
-} from "../../../proto/gen/authoring/v1/authoring_pb.js";
-import type { Entry } from "../../../proto/gen/catalogue/v1/catalogue_pb.js";
+} from "@movement-detection/proto/authoring/v1";
+import type { Entry } from "@movement-detection/proto/catalogue/v1";
 import type {
   DraftJson,
   MoveSpecJson,
@@ -15,7 +15,7 @@ import type {
   ValidationIssueJson,
   ValidationResultJson,
   VersionJson,
-} from "../../../services/shared/api/index.js";
+} from "@movement-detection/shared/api";
 import { iso, requiredIso } from "../timestamps.js";
 
 /*

@@ -1,5 +1,5 @@
 import { type CallOptions, Code } from "@connectrpc/connect";
-import { errorInfo } from "../../../services/shared/errors/service-error.js";
+import { errorInfo } from "@movement-detection/shared/errors";
 import { asUser, optionalPrincipal, requireScope } from "../../auth/principal.js";
 import type { GatewayContext } from "../../state.js";
 

@@ -1,10 +1,10 @@
+import type { DetectionEvent, End, MdsClient } from "@movement-detection/sdk";
 import {
   type CounterStats,
   loadPoseModel,
   type PoseModel,
   startCounter,
-} from "../../../sdk/src/camera/index.js";
-import type { DetectionEvent, End, MdsClient } from "../../../sdk/src/index.js";
+} from "@movement-detection/sdk/camera";
 import { drawSkeleton } from "./skeleton.js";
 
 /**

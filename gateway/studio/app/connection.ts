@@ -1,4 +1,4 @@
-import { MdsClient, type Project } from "../../../sdk/src/index.js";
+import { MdsClient, type Project } from "@movement-detection/sdk";
 
 export interface Connection {
   readonly client: MdsClient;

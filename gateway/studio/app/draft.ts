@@ -9,7 +9,7 @@ import {
   MdsNetworkError,
   type MoveSpec,
   type Version,
-} from "../../../sdk/src/index.js";
+} from "@movement-detection/sdk";
 
 export interface OpenMoveSpec {
   movespec: MoveSpec;

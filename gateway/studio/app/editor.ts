@@ -22,7 +22,7 @@ import {
   keymap,
   lineNumbers,
 } from "@codemirror/view";
-import { load } from "../../../movespec/index.js";
+import { load } from "@movement-detection/movespec";
 
 /** A validation issue as the loader and the validate route report it (1-based line, column). */
 export interface PositionedIssue {

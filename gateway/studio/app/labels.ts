@@ -4,7 +4,7 @@
  * (movespec/cli/labelled-recordings.ts: `expected_repetitions`, `rep_segments_seconds`, ...).
  * No DOM: the labelling section shows and changes these values through the store.
  */
-import { type LabelledRecording, load } from "../../../movespec/index.js";
+import { type LabelledRecording, load } from "@movement-detection/movespec";
 import type { RecordedFrame, Recording } from "./recording.js";
 import { topologyOf } from "./recording.js";
 import { nearestFrame } from "./time.js";

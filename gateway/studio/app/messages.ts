@@ -2,7 +2,7 @@
  * The words for a failed connection, apart from the DOM helpers so that Node can test them: what
  * happened and what to do, after a status line's "Not saved: ", "Run failed: " and the like.
  */
-import { MdsNetworkError, StreamClientError } from "../../../sdk/src/index.js";
+import { MdsNetworkError, StreamClientError } from "@movement-detection/sdk";
 
 export const UNREACHABLE = "cannot reach the service. Check your connection and try again.";
 export const STREAM_LOST =

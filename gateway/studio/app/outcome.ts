@@ -1,4 +1,4 @@
-import type { SessionSummary } from "../../../movespec/engine/events.js";
+import type { SessionSummary } from "@movement-detection/movespec/engine";
 
 /**
  * A session's `terminal_outcome` (the final `session.summary` event as JSON text, contract:

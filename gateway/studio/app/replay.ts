@@ -1,5 +1,5 @@
-import type { SessionSummary } from "../../../movespec/engine/events.js";
-import type { DetectionEvent, MdsClient } from "../../../sdk/src/index.js";
+import type { SessionSummary } from "@movement-detection/movespec/engine";
+import type { DetectionEvent, MdsClient } from "@movement-detection/sdk";
 import { parseSummary } from "./outcome.js";
 import type { RecordedFrame } from "./recording.js";
 

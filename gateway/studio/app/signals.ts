@@ -1,6 +1,6 @@
-import type { PlotSample } from "../../../movespec/cli/plot-svg.js";
-import type { CompiledSpec } from "../../../movespec/compiled-spec.js";
-import { createEngine, type TopologyName } from "../../../movespec/index.js";
+import type { CompiledSpec } from "@movement-detection/movespec";
+import { createEngine, type TopologyName } from "@movement-detection/movespec";
+import type { PlotSample } from "@movement-detection/movespec/plot";
 import type { RecordedFrame } from "./recording.js";
 
 /**

@@ -1,4 +1,4 @@
-import { TOPOLOGIES } from "../../../movespec/topology.js";
+import { TOPOLOGIES } from "@movement-detection/movespec";
 import type { RecordedFrame } from "./recording.js";
 
 /** Bones to draw, by landmark name; pairs a topology lacks are skipped. */

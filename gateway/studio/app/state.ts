@@ -1,4 +1,4 @@
-import type { CompiledSpec } from "../../../movespec/compiled-spec.js";
+import type { CompiledSpec } from "@movement-detection/movespec";
 import type { Connection } from "./connection.js";
 import type { OpenMoveSpec } from "./draft.js";
 import type { Labelled } from "./labels.js";

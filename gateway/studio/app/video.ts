@@ -3,7 +3,7 @@
  * `movespec extract` runs too) reads every frame through the camera's pose model, each frame
  * timed by the video, not by the wall clock.
  */
-import { openVideoFile, type VideoProgress, videoPoses } from "../../../sdk/src/camera/index.js";
+import { openVideoFile, type VideoProgress, videoPoses } from "@movement-detection/sdk/camera";
 import { poseModel } from "./camera.js";
 import type { RecordedFrame, Recording } from "./recording.js";
 

@@ -7,9 +7,9 @@ import { createWriteStream, renameSync, rmSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import type { Writable } from "node:stream";
 import { createGzip } from "node:zlib";
+import type { PoseFrame } from "@movement-detection/sdk";
 import { SingleBar } from "cli-progress";
 import { InvalidArgumentError } from "commander";
-import type { PoseFrame } from "../../../sdk/src/generated/api.js";
 import type { Io } from "../output.js";
 import { type ExtractedVideo, extractVideo, type VideoProgress } from "./extract-video.js";
 

@@ -1,14 +1,14 @@
 import type { DescService } from "@bufbuild/protobuf";
 import { type Client, createClient } from "@connectrpc/connect";
-import { AuthService } from "../../../proto/gen/auth/v1/auth_pb.js";
-import { AuthoringService } from "../../../proto/gen/authoring/v1/authoring_pb.js";
-import { CatalogueService } from "../../../proto/gen/catalogue/v1/catalogue_pb.js";
+import { AuthService } from "@movement-detection/proto/auth/v1";
+import { AuthoringService } from "@movement-detection/proto/authoring/v1";
+import { CatalogueService } from "@movement-detection/proto/catalogue/v1";
+import type { Workload } from "@movement-detection/shared/security";
 import {
   createInternalTransport,
   type InternalIdentity,
   loadInternalIdentity,
-} from "../../shared/security/internal-transport.js";
-import type { Workload } from "../../shared/security/workloads.js";
+} from "@movement-detection/shared/security";
 import type { AdminConfig } from "../config.js";
 
 /**

@@ -1,7 +1,7 @@
 import { codeToString } from "@connectrpc/connect/protocol-connect";
+import { ConfigError } from "@movement-detection/shared/config";
+import { errorInfo } from "@movement-detection/shared/errors";
 import { CommanderError } from "commander";
-import { ConfigError } from "../../shared/config/env.js";
-import { errorInfo } from "../../shared/errors/service-error.js";
 import { COMMAND_MODULES } from "../commands/index.js";
 import type { AdminConfig } from "../config.js";
 import { argReader, UsageError } from "./args.js";

@@ -1,16 +1,16 @@
 import { type DescMessage, type MessageShape, toJson } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { ConnectError } from "@connectrpc/connect";
-import { exportJWK, generateKeyPair } from "jose";
 import {
   CredentialSchema,
   CredentialType,
   OrganizationSchema,
   ProjectSchema,
   SigningKeySchema,
-} from "../../../proto/gen/auth/v1/auth_pb.js";
-import { newId } from "../../shared/ids/uuid-v7.js";
-import { MAX_ACTIVATION_DELAY_SECONDS } from "../../shared/tokens/token-config.js";
+} from "@movement-detection/proto/auth/v1";
+import { newId } from "@movement-detection/shared/ids";
+import { MAX_ACTIVATION_DELAY_SECONDS } from "@movement-detection/shared/tokens";
+import { exportJWK, generateKeyPair } from "jose";
 import { UsageError } from "../cli/args.js";
 import type { Command, CommandModule } from "../cli/command.js";
 

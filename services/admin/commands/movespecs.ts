@@ -1,13 +1,13 @@
 import { type DescMessage, type MessageShape, toJson } from "@bufbuild/protobuf";
 import type { Client } from "@connectrpc/connect";
-import type { AuthService } from "../../../proto/gen/auth/v1/auth_pb.js";
+import type { AuthService } from "@movement-detection/proto/auth/v1";
 import {
   type AuthoringService,
   MoveSpecSchema,
   Visibility,
-} from "../../../proto/gen/authoring/v1/authoring_pb.js";
-import type { CatalogueService } from "../../../proto/gen/catalogue/v1/catalogue_pb.js";
-import { isUuid } from "../../shared/ids/uuid-v7.js";
+} from "@movement-detection/proto/authoring/v1";
+import type { CatalogueService } from "@movement-detection/proto/catalogue/v1";
+import { isUuid } from "@movement-detection/shared/ids";
 import { UsageError } from "../cli/args.js";
 import type { Command, CommandContext, CommandModule } from "../cli/command.js";
 

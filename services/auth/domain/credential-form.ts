@@ -1,4 +1,4 @@
-import type { CredentialKind } from "../../shared/tokens/claims.js";
+import type { CredentialKind } from "@movement-detection/shared/tokens";
 
 /** The credential a token request presents, once its form is known to be exactly one. */
 export type PresentedCredential =

@@ -1,4 +1,4 @@
-import { SCOPES, unknownScopes } from "../../shared/tokens/scopes.js";
+import { SCOPES, unknownScopes } from "@movement-detection/shared/tokens";
 
 export type ScopeDecision =
   | { readonly ok: true; readonly scopes: string[] }

@@ -1,14 +1,13 @@
-import { Reason } from "../../shared/errors/reasons.js";
-import { Code, serviceError } from "../../shared/errors/service-error.js";
-import { isUuid, newId } from "../../shared/ids/uuid-v7.js";
+import { Code, Reason, serviceError } from "@movement-detection/shared/errors";
+import { isUuid, newId } from "@movement-detection/shared/ids";
 import {
   characterFinding,
   type NameFinding,
   normalizeName,
   scriptFinding,
-} from "../../shared/text/display-name.js";
-import type { CredentialKind } from "../../shared/tokens/claims.js";
-import { SCOPES, unknownScopes } from "../../shared/tokens/scopes.js";
+} from "@movement-detection/shared/text";
+import type { CredentialKind } from "@movement-detection/shared/tokens";
+import { SCOPES, unknownScopes } from "@movement-detection/shared/tokens";
 import {
   API_KEY_PREFIX,
   generateSecret,

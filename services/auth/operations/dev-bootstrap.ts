@@ -1,5 +1,5 @@
 import { closeSync, writeSync } from "node:fs";
-import type { Logger } from "../../shared/logging/logger.js";
+import type { Logger } from "@movement-detection/shared/logging";
 import type { OrganizationsStore } from "../store/organizations-store.js";
 import type { Accounts } from "./accounts.js";
 

@@ -1,6 +1,6 @@
-import { Code, serviceError } from "../../shared/errors/service-error.js";
-import { isUuid } from "../../shared/ids/uuid-v7.js";
-import type { TokenSettings } from "../../shared/tokens/token-config.js";
+import { Code, serviceError } from "@movement-detection/shared/errors";
+import { isUuid } from "@movement-detection/shared/ids";
+import type { TokenSettings } from "@movement-detection/shared/tokens";
 import { AuthReason, Reason } from "../reasons.js";
 import type { TokenSigner } from "../signing/token-signer.js";
 import type { CredentialRecord } from "../store/credentials-store.js";

@@ -1,5 +1,5 @@
-import { Code, serviceError } from "../../shared/errors/service-error.js";
-import { MAX_ACTIVATION_DELAY_SECONDS } from "../../shared/tokens/token-config.js";
+import { Code, serviceError } from "@movement-detection/shared/errors";
+import { MAX_ACTIVATION_DELAY_SECONDS } from "@movement-detection/shared/tokens";
 import { AuthReason, Reason } from "../reasons.js";
 import type { KeyRing } from "../signing/key-ring.js";
 

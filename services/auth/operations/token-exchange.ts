@@ -1,9 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
-import { Reason } from "../../shared/errors/reasons.js";
-import { Code, serviceError } from "../../shared/errors/service-error.js";
-import { isUuid } from "../../shared/ids/uuid-v7.js";
-import type { CredentialKind } from "../../shared/tokens/claims.js";
-import type { TokenSettings } from "../../shared/tokens/token-config.js";
+import { Code, Reason, serviceError } from "@movement-detection/shared/errors";
+import { isUuid } from "@movement-detection/shared/ids";
+import type { CredentialKind, TokenSettings } from "@movement-detection/shared/tokens";
 import {
   type CredentialFields,
   isFormProblem,

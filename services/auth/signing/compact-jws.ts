@@ -1,5 +1,5 @@
 import { createPrivateKey, type KeyObject, sign } from "node:crypto";
-import type { SigningAlgorithm } from "../../shared/tokens/token-config.js";
+import type { SigningAlgorithm } from "@movement-detection/shared/tokens";
 import type { PrivateSigningJwk } from "./signing-key.js";
 
 /** A private signing key as node:crypto signs with it, and the JWS `alg` it signs for. */

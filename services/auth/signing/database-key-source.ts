@@ -1,4 +1,4 @@
-import type { Logger } from "../../shared/logging/logger.js";
+import type { Logger } from "@movement-detection/shared/logging";
 import type { SigningKeyRecord, SigningKeysStore } from "../store/signing-keys-store.js";
 import { type KeyBinding, type KeyEncryptionKeys, sealJwk } from "./key-encryption.js";
 import { judgeRecord, publicMembers, type RefusalReason } from "./key-record.js";

@@ -1,4 +1,4 @@
-import { SIGNING_ALGORITHMS } from "../../shared/tokens/token-config.js";
+import { SIGNING_ALGORITHMS } from "@movement-detection/shared/tokens";
 import type { SigningKeyRecord } from "../store/signing-keys-store.js";
 import {
   type KeyBinding,

@@ -1,5 +1,5 @@
+import type { Logger } from "@movement-detection/shared/logging";
 import type { JSONWebKeySet } from "jose";
-import type { Logger } from "../../shared/logging/logger.js";
 import { type JwsKey, jwsKeyOf } from "./compact-jws.js";
 import type { KeySource, SourcedKey } from "./key-source.js";
 import { publicJwk } from "./signing-key.js";

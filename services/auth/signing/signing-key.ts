@@ -1,6 +1,6 @@
+import { newId } from "@movement-detection/shared/ids";
+import { SIGNING_ALGORITHMS, type SigningAlgorithm } from "@movement-detection/shared/tokens";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
-import { newId } from "../../shared/ids/uuid-v7.js";
-import { SIGNING_ALGORITHMS, type SigningAlgorithm } from "../../shared/tokens/token-config.js";
 
 /** The algorithm of keys this service generates: Ed25519 (fast, small, deterministic). */
 const GENERATED_KEY_ALGORITHM: SigningAlgorithm = "EdDSA";

@@ -1,11 +1,12 @@
-import { newId } from "../../shared/ids/uuid-v7.js";
-import { CLAIM, type CredentialKind } from "../../shared/tokens/claims.js";
+import { newId } from "@movement-detection/shared/ids";
 import {
   ACCESS_TOKEN_AUDIENCE,
   ACCESS_TOKEN_TYPE,
+  CLAIM,
+  type CredentialKind,
   RUNTIME_TOKEN_AUDIENCE,
   RUNTIME_TOKEN_TYPE,
-} from "../../shared/tokens/token-config.js";
+} from "@movement-detection/shared/tokens";
 import { signCompactJws } from "./compact-jws.js";
 import type { KeyRing } from "./key-ring.js";
 

@@ -1,6 +1,6 @@
+import { guardStore } from "@movement-detection/shared/store";
+import type { CredentialKind } from "@movement-detection/shared/tokens";
 import type { Collection, Db } from "mongodb";
-import { guardStore } from "../../shared/store/store-errors.js";
-import type { CredentialKind } from "../../shared/tokens/claims.js";
 
 /** An API key or a service account: its secret is never stored, only its keyed hash. */
 export interface CredentialRecord {

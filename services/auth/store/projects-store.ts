@@ -1,5 +1,5 @@
+import { guardStore, type InsertOutcome, insertUnique } from "@movement-detection/shared/store";
 import type { Collection, Db } from "mongodb";
-import { guardStore, type InsertOutcome, insertUnique } from "../../shared/store/store-errors.js";
 
 export interface ProjectRecord {
   _id: string;

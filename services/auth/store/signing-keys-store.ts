@@ -1,5 +1,5 @@
+import { guardStore } from "@movement-detection/shared/store";
 import type { Collection, Db } from "mongodb";
-import { guardStore } from "../../shared/store/store-errors.js";
 import type { SealedJwk } from "../signing/key-encryption.js";
 
 /**

@@ -1,6 +1,5 @@
-import { AuthoringReason, Reason } from "../../shared/errors/reasons.js";
-import { Code, serviceError } from "../../shared/errors/service-error.js";
-import { displayNameIssue, freeTextError, normalizeName } from "../../shared/text/display-name.js";
+import { AuthoringReason, Code, Reason, serviceError } from "@movement-detection/shared/errors";
+import { displayNameIssue, freeTextError, normalizeName } from "@movement-detection/shared/text";
 
 /** The contract's size limits on MoveSpecs (shared/design/contract.md, "MoveSpecs"). */
 export const MOVESPEC_LIMITS = {

@@ -3,7 +3,7 @@ import {
   SEARCH_WORD_LENGTH,
   SEARCH_WORDS_VERSION,
   searchWords,
-} from "../../shared/text/search-words.js";
+} from "@movement-detection/shared/text";
 
 /**
  * What a MoveSpec stores to be searched and sorted in its project's listing

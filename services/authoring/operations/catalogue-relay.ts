@@ -6,8 +6,8 @@ import {
   type EntrySnapshot,
   EntrySnapshotSchema,
   Visibility,
-} from "../../../proto/gen/catalogue/v1/catalogue_pb.js";
-import type { Logger } from "../../shared/logging/logger.js";
+} from "@movement-detection/proto/catalogue/v1";
+import type { Logger } from "@movement-detection/shared/logging";
 import type { MoveSpecDoc } from "../store/documents.js";
 import type { MoveSpecStore } from "../store/movespec-store.js";
 

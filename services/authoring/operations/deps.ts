@@ -1,5 +1,5 @@
-import type { IdempotencyStore } from "../../shared/idempotency/index.js";
-import type { Logger } from "../../shared/logging/logger.js";
+import type { IdempotencyStore } from "@movement-detection/shared/idempotency";
+import type { Logger } from "@movement-detection/shared/logging";
 import type { MoveSpecStore } from "../store/movespec-store.js";
 import type { VersionStore } from "../store/version-store.js";
 import type { CatalogueRelay } from "./catalogue-relay.js";

@@ -7,10 +7,9 @@ import {
   type ValidateDraftRequest,
   type ValidateDraftResponse,
   ValidateDraftResponseSchema,
-} from "../../../proto/gen/authoring/v1/authoring_pb.js";
-import { AuthoringReason } from "../../shared/errors/reasons.js";
-import { Code, serviceError } from "../../shared/errors/service-error.js";
-import type { Called } from "../../shared/security/caller.js";
+} from "@movement-detection/proto/authoring/v1";
+import { AuthoringReason, Code, serviceError } from "@movement-detection/shared/errors";
+import type { Called } from "@movement-detection/shared/security";
 import { checkYamlSize } from "../domain/limits.js";
 import { loadMoveSpec } from "../domain/movespec-loader.js";
 import { draftMessage, issueMessage } from "../to-proto.js";

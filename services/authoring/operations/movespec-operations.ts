@@ -18,14 +18,13 @@ import {
   type SetVisibilityRequest,
   type UpdateMoveSpecRequest,
   Visibility,
-} from "../../../proto/gen/authoring/v1/authoring_pb.js";
-import { checkedTimestampDate } from "../../shared/api/timestamps.js";
-import { Reason } from "../../shared/errors/reasons.js";
-import { Code, serviceError } from "../../shared/errors/service-error.js";
-import { fingerprintOf } from "../../shared/idempotency/index.js";
-import { isUuid, newId } from "../../shared/ids/uuid-v7.js";
-import type { Called } from "../../shared/security/caller.js";
-import { SEARCH_QUERY_LIMITS } from "../../shared/text/search-words.js";
+} from "@movement-detection/proto/authoring/v1";
+import { checkedTimestampDate } from "@movement-detection/shared/api";
+import { Code, Reason, serviceError } from "@movement-detection/shared/errors";
+import { fingerprintOf } from "@movement-detection/shared/idempotency";
+import { isUuid, newId } from "@movement-detection/shared/ids";
+import type { Called } from "@movement-detection/shared/security";
+import { SEARCH_QUERY_LIMITS } from "@movement-detection/shared/text";
 import type { VisibilityName } from "../domain/access.js";
 import { checkDescription, checkName, checkPage } from "../domain/limits.js";
 import { MOVESPEC_TEMPLATE } from "../domain/movespec-loader.js";

@@ -1,6 +1,5 @@
-import { AuthoringReason } from "../../shared/errors/reasons.js";
-import { Code, serviceError } from "../../shared/errors/service-error.js";
-import { confusableSkeleton, skeletonVersion } from "../../shared/text/confusables.js";
+import { AuthoringReason, Code, serviceError } from "@movement-detection/shared/errors";
+import { confusableSkeleton, skeletonVersion } from "@movement-detection/shared/text";
 import type { MoveSpecStore, NameSkeletonFields } from "../store/movespec-store.js";
 
 /** What a MoveSpec stores with its name, to be found by the names that look like it. */

@@ -1,9 +1,8 @@
 import { type Client, Code } from "@connectrpc/connect";
-import type { AuthService } from "../../../proto/gen/auth/v1/auth_pb.js";
-import { Reason } from "../../shared/errors/reasons.js";
-import { errorInfo, serviceError } from "../../shared/errors/service-error.js";
-import type { Logger } from "../../shared/logging/logger.js";
-import { type Caller, onBehalfOf } from "../../shared/security/caller.js";
+import type { AuthService } from "@movement-detection/proto/auth/v1";
+import { errorInfo, Reason, serviceError } from "@movement-detection/shared/errors";
+import type { Logger } from "@movement-detection/shared/logging";
+import { type Caller, onBehalfOf } from "@movement-detection/shared/security";
 import { projectArchived } from "./visibility-checks.js";
 
 /**

@@ -16,12 +16,11 @@ import {
   ResolveVersionResponseSchema,
   type Version,
   VersionSchema,
-} from "../../../proto/gen/authoring/v1/authoring_pb.js";
-import { AuthoringReason, Reason } from "../../shared/errors/reasons.js";
-import { Code, serviceError } from "../../shared/errors/service-error.js";
-import { fingerprintOf } from "../../shared/idempotency/index.js";
-import { isUuid, newId } from "../../shared/ids/uuid-v7.js";
-import type { Called, Caller } from "../../shared/security/caller.js";
+} from "@movement-detection/proto/authoring/v1";
+import { AuthoringReason, Code, Reason, serviceError } from "@movement-detection/shared/errors";
+import { fingerprintOf } from "@movement-detection/shared/idempotency";
+import { isUuid, newId } from "@movement-detection/shared/ids";
+import type { Called, Caller } from "@movement-detection/shared/security";
 import { accessOf } from "../domain/access.js";
 import { checkPage } from "../domain/limits.js";
 import { loadMoveSpec } from "../domain/movespec-loader.js";

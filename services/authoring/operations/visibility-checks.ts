@@ -1,7 +1,6 @@
-import { AuthoringReason, Reason } from "../../shared/errors/reasons.js";
-import { Code, serviceError } from "../../shared/errors/service-error.js";
-import { isUuid } from "../../shared/ids/uuid-v7.js";
-import type { Caller } from "../../shared/security/caller.js";
+import { AuthoringReason, Code, Reason, serviceError } from "@movement-detection/shared/errors";
+import { isUuid } from "@movement-detection/shared/ids";
+import type { Caller } from "@movement-detection/shared/security";
 import { type Access, accessOf } from "../domain/access.js";
 import type { MoveSpecDoc } from "../store/documents.js";
 import type { MoveSpecStore } from "../store/movespec-store.js";

@@ -1,5 +1,5 @@
+import { guardStore, insertUnique } from "@movement-detection/shared/store";
 import type { AnyBulkWriteOperation, Collection, Db, Filter, UpdateFilter } from "mongodb";
-import { guardStore, insertUnique } from "../../shared/store/store-errors.js";
 import type { SearchFields } from "../domain/search-fields.js";
 import { type DraftDoc, METADATA_PROJECTION, type MoveSpecDoc } from "./documents.js";
 

@@ -1,6 +1,5 @@
+import { guardStore, isDuplicateKey } from "@movement-detection/shared/store";
 import type { ClientSession, Collection, Db } from "mongodb";
-import { isDuplicateKey } from "../../shared/store/mongo-failure.js";
-import { guardStore } from "../../shared/store/store-errors.js";
 import type { MoveSpecDoc, VersionDoc } from "./documents.js";
 
 /** `refused`: the MoveSpec is archived or gone (read it to say which). */

@@ -4,7 +4,7 @@ import {
   SEARCH_WORD_LENGTH,
   SEARCH_WORDS_VERSION,
   searchWords,
-} from "../../shared/text/search-words.js";
+} from "@movement-detection/shared/text";
 
 /**
  * Search words: the catalogue stores the keywords of each entry's name and description in an

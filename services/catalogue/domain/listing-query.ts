@@ -1,4 +1,4 @@
-import { Sort } from "../../../proto/gen/catalogue/v1/catalogue_pb.js";
+import { Sort } from "@movement-detection/proto/catalogue/v1";
 
 /**
  * The MongoDB filter and sort of a catalogue listing. Every sort ends with `_id` (the movespec_id)

@@ -6,11 +6,10 @@ import {
   Sort,
   type SyncEntriesRequest,
   Visibility,
-} from "../../../proto/gen/catalogue/v1/catalogue_pb.js";
-import { type ErrorReason, Reason } from "../../shared/errors/reasons.js";
-import { Code, serviceError } from "../../shared/errors/service-error.js";
-import { isUuid } from "../../shared/ids/uuid-v7.js";
-import type { Logger } from "../../shared/logging/logger.js";
+} from "@movement-detection/proto/catalogue/v1";
+import { Code, type ErrorReason, Reason, serviceError } from "@movement-detection/shared/errors";
+import { isUuid } from "@movement-detection/shared/ids";
+import type { Logger } from "@movement-detection/shared/logging";
 import { KEYWORD_LIMITS, keywordsOf } from "../domain/keywords.js";
 import { listingQuery } from "../domain/listing-query.js";
 import type { EntryDoc } from "../store/entry-document.js";

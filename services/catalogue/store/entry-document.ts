@@ -1,4 +1,4 @@
-import type { Visibility } from "../../../proto/gen/catalogue/v1/catalogue_pb.js";
+import type { Visibility } from "@movement-detection/proto/catalogue/v1";
 
 /** A catalogue entry as stored: a MoveSpec's public metadata, search keywords and stars. */
 export interface EntryDoc {

@@ -1,5 +1,5 @@
+import { guardStore, insertUnique } from "@movement-detection/shared/store";
 import type { Db } from "mongodb";
-import { guardStore, insertUnique } from "../../shared/store/store-errors.js";
 import { LISTING_INDEXES, type ListingQuery } from "../domain/listing-query.js";
 import type { EntryDoc } from "./entry-document.js";
 

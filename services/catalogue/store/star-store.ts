@@ -1,5 +1,5 @@
+import { guardStore, insertUnique } from "@movement-detection/shared/store";
 import type { Db } from "mongodb";
-import { guardStore, insertUnique } from "../../shared/store/store-errors.js";
 import type { StarDoc } from "./entry-document.js";
 
 /** Organization-level stars: one document per (organization, MoveSpec). */

@@ -7,7 +7,7 @@
  * read also treats a session past its retention as gone: what a client sees does not depend on
  * when the monitor last ran.
  */
-import { uuidV7Millis } from "../../shared/ids/uuid-v7.js";
+import { uuidV7Millis } from "@movement-detection/shared/ids";
 import type { SessionDocument } from "./session-document.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;

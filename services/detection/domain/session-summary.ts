@@ -4,8 +4,12 @@
  * hold. Its JSON text is both the stream's last event and `terminal_outcome` (the contract: "the
  * final session.summary event as JSON text").
  */
-import { type DetectionEvent, mergeSummary, type SummaryRecords } from "../../../movespec/index.js";
-import { leadingItemsWithin } from "../../shared/text/json-budget.js";
+import {
+  type DetectionEvent,
+  mergeSummary,
+  type SummaryRecords,
+} from "@movement-detection/movespec";
+import { leadingItemsWithin } from "@movement-detection/shared/text";
 
 export type SummaryEvent = Extract<DetectionEvent, { type: "session.summary" }>;
 

@@ -1,4 +1,4 @@
-import type { Logger } from "../../shared/logging/logger.js";
+import type { Logger } from "@movement-detection/shared/logging";
 import { isTerminal, type SessionDocument } from "../domain/session-document.js";
 import type { SessionStore } from "../store/session-store.js";
 import type { Attachments } from "../stream/attachments.js";

@@ -1,9 +1,9 @@
 import { type Client, createClient } from "@connectrpc/connect";
-import { DetectionService } from "../../../proto/gen/detection/v1/detection_pb.js";
+import { DetectionService } from "@movement-detection/proto/detection/v1";
 import {
   createInternalTransport,
   type InternalIdentity,
-} from "../../shared/security/internal-transport.js";
+} from "@movement-detection/shared/security";
 
 export type DetectionClient = Client<typeof DetectionService>;
 

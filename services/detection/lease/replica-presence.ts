@@ -1,4 +1,4 @@
-import type { Logger } from "../../shared/logging/logger.js";
+import type { Logger } from "@movement-detection/shared/logging";
 import type { ReplicaStore } from "../store/replica-store.js";
 
 /**

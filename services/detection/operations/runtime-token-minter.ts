@@ -1,10 +1,9 @@
 import { type Timestamp, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
-import type { AuthService, MintRuntimeTokenResponse } from "../../../proto/gen/auth/v1/auth_pb.js";
-import { Reason } from "../../shared/errors/reasons.js";
-import { Code, errorInfo, serviceError } from "../../shared/errors/service-error.js";
-import type { Logger } from "../../shared/logging/logger.js";
-import { type Caller, onBehalfOf } from "../../shared/security/caller.js";
+import type { AuthService, MintRuntimeTokenResponse } from "@movement-detection/proto/auth/v1";
+import { Code, errorInfo, Reason, serviceError } from "@movement-detection/shared/errors";
+import type { Logger } from "@movement-detection/shared/logging";
+import { type Caller, onBehalfOf } from "@movement-detection/shared/security";
 import type { DetectionConfig } from "../config.js";
 
 export interface MintedToken {

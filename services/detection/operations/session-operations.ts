@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { create, fromJson, type JsonValue, toJson } from "@bufbuild/protobuf";
 import type { Client } from "@connectrpc/connect";
-import type { AuthService } from "../../../proto/gen/auth/v1/auth_pb.js";
-import type { AuthoringService } from "../../../proto/gen/authoring/v1/authoring_pb.js";
+import type { AuthService } from "@movement-detection/proto/auth/v1";
+import type { AuthoringService } from "@movement-detection/proto/authoring/v1";
 import {
   type CreateSessionRequest,
   type CreateSessionResponse,
@@ -10,13 +10,12 @@ import {
   SessionMode as ProtoMode,
   type Session,
   SessionSchema,
-} from "../../../proto/gen/detection/v1/detection_pb.js";
-import { Reason } from "../../shared/errors/reasons.js";
-import { Code, errorInfo, serviceError } from "../../shared/errors/service-error.js";
-import { fingerprintOf, type IdempotencyStore } from "../../shared/idempotency/index.js";
-import { newId } from "../../shared/ids/uuid-v7.js";
-import type { Logger } from "../../shared/logging/logger.js";
-import { type Called, type Caller, onBehalfOf } from "../../shared/security/caller.js";
+} from "@movement-detection/proto/detection/v1";
+import { Code, errorInfo, Reason, serviceError } from "@movement-detection/shared/errors";
+import { fingerprintOf, type IdempotencyStore } from "@movement-detection/shared/idempotency";
+import { newId } from "@movement-detection/shared/ids";
+import type { Logger } from "@movement-detection/shared/logging";
+import { type Called, type Caller, onBehalfOf } from "@movement-detection/shared/security";
 import type { DetectionConfig } from "../config.js";
 import { isTerminal, type SessionDocument, type SessionMode } from "../domain/session-document.js";
 import { isPastRetention, mayHaveExpired, retentionMs } from "../domain/session-retention.js";

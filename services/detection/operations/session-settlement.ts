@@ -3,8 +3,8 @@ import {
   type Engine,
   restoreEngine,
   type TopologyName,
-} from "../../../movespec/index.js";
-import type { Logger } from "../../shared/logging/logger.js";
+} from "@movement-detection/movespec";
+import type { Logger } from "@movement-detection/shared/logging";
 import type { SessionLimits } from "../config.js";
 import type { SessionDocument } from "../domain/session-document.js";
 import { finalSummary, summaryEventOf } from "../domain/session-summary.js";

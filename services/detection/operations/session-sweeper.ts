@@ -1,4 +1,4 @@
-import type { Logger } from "../../shared/logging/logger.js";
+import type { Logger } from "@movement-detection/shared/logging";
 import type { SessionLimits } from "../config.js";
 import { dueOutcome } from "../domain/session-timeouts.js";
 import type { LockStore } from "../store/lock-store.js";

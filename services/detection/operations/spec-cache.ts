@@ -1,4 +1,4 @@
-import { type CompiledSpec, type Issue, load } from "../../../movespec/index.js";
+import { type CompiledSpec, type Issue, load } from "@movement-detection/movespec";
 import type { SpecStore } from "../store/spec-store.js";
 
 export type SpecLoad = { spec: CompiledSpec } | { errors: Issue[] };

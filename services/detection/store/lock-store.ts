@@ -1,5 +1,5 @@
+import { guardStore, insertUnique } from "@movement-detection/shared/store";
 import type { Collection, Db } from "mongodb";
-import { guardStore, insertUnique } from "../../shared/store/store-errors.js";
 
 interface LockDocument {
   _id: string;

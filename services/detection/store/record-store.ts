@@ -1,3 +1,10 @@
+import type { SummaryRecords } from "@movement-detection/movespec";
+import {
+  ensureTtlIndex,
+  guardStore,
+  isDuplicateKey,
+  ttlSeconds,
+} from "@movement-detection/shared/store";
 import {
   type Collection,
   type Db,
@@ -5,10 +12,6 @@ import {
   MongoBulkWriteError,
   type WriteError,
 } from "mongodb";
-import type { SummaryRecords } from "../../../movespec/index.js";
-import { isDuplicateKey } from "../../shared/store/mongo-failure.js";
-import { guardStore } from "../../shared/store/store-errors.js";
-import { ensureTtlIndex, ttlSeconds } from "../../shared/store/ttl-index.js";
 
 /**
  * The repetition and hold records of a session, taken out of its engine at each checkpoint

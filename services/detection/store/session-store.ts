@@ -1,6 +1,5 @@
+import { ensureTtlIndex, guardStore, ttlSeconds } from "@movement-detection/shared/store";
 import type { Collection, Db, Filter } from "mongodb";
-import { guardStore } from "../../shared/store/store-errors.js";
-import { ensureTtlIndex, ttlSeconds } from "../../shared/store/ttl-index.js";
 import {
   ACTIVE_STATUSES,
   type SessionDocument,

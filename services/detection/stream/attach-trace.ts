@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
+import { contextFromIncoming } from "@movement-detection/shared/telemetry";
 import { type Context, context, type Span, SpanKind, trace } from "@opentelemetry/api";
-import { contextFromIncoming } from "../../shared/telemetry/trace-context.js";
 
 /**
  * The span of one stream attachment on this replica: from the upgrade the gateway forwarded

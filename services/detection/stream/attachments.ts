@@ -1,4 +1,4 @@
-import type { Logger } from "../../shared/logging/logger.js";
+import type { Logger } from "@movement-detection/shared/logging";
 import { CloseCode, StreamError } from "../reasons.js";
 import type { SessionStore } from "../store/session-store.js";
 import type { LiveProgress } from "../to-proto.js";

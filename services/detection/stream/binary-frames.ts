@@ -1,5 +1,5 @@
-import { type PackedFrames, packedFrameBytes } from "../../../movespec/index.js";
-import { BINARY_FRAMES_HEADER_BYTES, BINARY_FRAMES_VERSION } from "../../shared/api/index.js";
+import { type PackedFrames, packedFrameBytes } from "@movement-detection/movespec";
+import { BINARY_FRAMES_HEADER_BYTES, BINARY_FRAMES_VERSION } from "@movement-detection/shared/api";
 import { StreamWarning } from "../reasons.js";
 
 /** A binary frames message whose header or size is wrong: answered with a warning, nothing counted. */

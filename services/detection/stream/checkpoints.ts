@@ -1,5 +1,5 @@
-import type { Engine } from "../../../movespec/index.js";
-import type { Logger } from "../../shared/logging/logger.js";
+import type { Engine } from "@movement-detection/movespec";
+import type { Logger } from "@movement-detection/shared/logging";
 import type { DurabilitySettings } from "../config.js";
 import type { SessionStatus } from "../domain/session-document.js";
 import type { ProgressWrite, SessionStore } from "../store/session-store.js";

@@ -1,4 +1,4 @@
-import type { Engine, PackedFrames } from "../../../movespec/index.js";
+import type { Engine, PackedFrames } from "@movement-detection/movespec";
 import type { SessionLimits } from "../config.js";
 import type { SessionMode } from "../domain/session-document.js";
 import { createFrameRateLimiter, type FrameRateLimiter } from "./frame-rate-limiter.js";

@@ -1,9 +1,9 @@
-import type { TopologyName } from "../../../movespec/index.js";
+import type { TopologyName } from "@movement-detection/movespec";
 import {
   compileChecker,
   type FrameEncoding,
   Hello as HelloSchema,
-} from "../../shared/api/index.js";
+} from "@movement-detection/shared/api";
 
 /** The client's `hello`, checked. */
 export interface Hello {

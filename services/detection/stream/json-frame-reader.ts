@@ -1,4 +1,4 @@
-import { FrameScanner, type ScannedFrame } from "../../../movespec/index.js";
+import { FrameScanner, type ScannedFrame } from "@movement-detection/movespec";
 
 /** Scans a message at a time, on every connection (a scan runs to completion in one call). */
 const scanner = new FrameScanner();

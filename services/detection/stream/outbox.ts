@@ -1,4 +1,4 @@
-import type { DetectionEvent, PushManyResult } from "../../../movespec/index.js";
+import type { DetectionEvent, PushManyResult } from "@movement-detection/movespec";
 import type { SessionMode } from "../domain/session-document.js";
 import { StreamWarning } from "../reasons.js";
 import { eventsToResend, RecentEvents, type SentEvent } from "./recent-events.js";

@@ -1,5 +1,5 @@
-import type { Engine, PackedFrames } from "../../../movespec/index.js";
-import type { Logger } from "../../shared/logging/logger.js";
+import type { Engine, PackedFrames } from "@movement-detection/movespec";
+import type { Logger } from "@movement-detection/shared/logging";
 import type { DetectionConfig } from "../config.js";
 import type { SessionMode, SessionStatus } from "../domain/session-document.js";
 import { StreamWarning } from "../reasons.js";

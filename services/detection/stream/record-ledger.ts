@@ -1,4 +1,4 @@
-import type { Engine, SummaryRecords } from "../../../movespec/index.js";
+import type { Engine, SummaryRecords } from "@movement-detection/movespec";
 import { chunkRecords, type RecordStore, type RecordsOf } from "../store/record-store.js";
 
 /**

@@ -5,9 +5,9 @@ import {
   restoreEngine,
   supportsTopology,
   type TopologyName,
-} from "../../../movespec/index.js";
-import type { Logger } from "../../shared/logging/logger.js";
-import type { RuntimeClaims } from "../../shared/tokens/index.js";
+} from "@movement-detection/movespec";
+import type { Logger } from "@movement-detection/shared/logging";
+import type { RuntimeClaims } from "@movement-detection/shared/tokens";
 import type { DetectionConfig } from "../config.js";
 import { isTerminal, type SessionDocument } from "../domain/session-document.js";
 import { dueOutcome } from "../domain/session-timeouts.js";

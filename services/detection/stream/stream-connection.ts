@@ -1,13 +1,13 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { WebSocket } from "ws";
-import type { Logger } from "../../shared/logging/logger.js";
+import type { Logger } from "@movement-detection/shared/logging";
 import {
   KeySetUnavailableError,
   type RuntimeClaims,
   TokenError,
   type TokenVerifier,
-} from "../../shared/tokens/index.js";
+} from "@movement-detection/shared/tokens";
+import type { WebSocket } from "ws";
 import { CloseCode, StreamError, StreamWarning } from "../reasons.js";
 import type { AttachTrace } from "./attach-trace.js";
 import { isBinaryFramesProblem, readBinaryFrames } from "./binary-frames.js";

@@ -2,7 +2,7 @@ import type { Server as HttpServer } from "node:http";
 import type { Http2Server } from "node:http2";
 import { createServer as createNetServer, type Server, type Socket } from "node:net";
 import { createServer as createTlsServer, type TLSSocket } from "node:tls";
-import type { InternalIdentity } from "../../shared/security/internal-transport.js";
+import type { InternalIdentity } from "@movement-detection/shared/security";
 
 /** The first bytes of every HTTP/2 connection without TLS (RFC 9113 §3.4: the client preface). */
 const H2_PREFACE_START = Buffer.from("PRI * HTTP/2.0");

@@ -2,7 +2,7 @@
  * The server's messages of the realtime stream, contract 1 (docs/realtime.md): JSON text, one
  * object per message, each with a `type`. Built as strings, since every one is sent at once.
  */
-import type { DetectionEvent } from "../../../movespec/index.js";
+import type { DetectionEvent } from "@movement-detection/movespec";
 import type { SessionStatus } from "../domain/session-document.js";
 
 export const INPUT_SCHEMA_VERSION = "pose-frame.v1";

@@ -8,27 +8,27 @@ import {
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type { TLSSocket } from "node:tls";
-import { WebSocketServer } from "ws";
-import { isUuid } from "../../shared/ids/uuid-v7.js";
-import type { Logger } from "../../shared/logging/logger.js";
+import { isUuid } from "@movement-detection/shared/ids";
+import type { Logger } from "@movement-detection/shared/logging";
 import {
   acceptRequestId,
   REQUEST_ID_HEADER,
   runWithRequestContext,
-} from "../../shared/logging/request-context.js";
-import { streamPathSession } from "../../shared/realtime/stream-path.js";
+} from "@movement-detection/shared/logging";
 import {
   openConnectionWindow,
+  streamPathSession,
   TUNNEL_SESSION_OPTIONS,
   tunnelledUpgrade,
-} from "../../shared/realtime/stream-tunnel.js";
-import { listen } from "../../shared/runtime/listen.js";
-import { bearerToken } from "../../shared/security/bearer-token.js";
+} from "@movement-detection/shared/realtime";
+import { listen } from "@movement-detection/shared/runtime";
 import {
   ASSERTED_WORKLOAD_HEADER,
+  bearerToken,
   type InternalIdentity,
-} from "../../shared/security/internal-transport.js";
-import { workloadOfSocket } from "../../shared/security/peer-identity.js";
+  workloadOfSocket,
+} from "@movement-detection/shared/security";
+import { WebSocketServer } from "ws";
 import { startAttachTrace } from "./attach-trace.js";
 import { handleStreamConnection, type StreamConnectionDeps } from "./stream-connection.js";
 import { createStreamListener } from "./stream-listener.js";

@@ -9,4 +9,5 @@ export * from "./requests.js";
 export * from "./resources.js";
 export * from "./schema-kit.js";
 export * from "./stream.js";
+export * from "./timestamps.js";
 export * from "./validation.js";

@@ -3,8 +3,9 @@
  * with a `type`. The client's messages, the server's, the detection events (detection-event.v1)
  * they carry, and the close and error codes. Served as the AsyncAPI document /asyncapi.json.
  */
-import { DETECTION_EVENTS, DetectionEvent } from "../../../movespec/engine/event-schema.js";
-import { TOPOLOGY_NAMES } from "../../../movespec/topology.js";
+
+import { TOPOLOGY_NAMES } from "@movement-detection/movespec";
+import { DETECTION_EVENTS, DetectionEvent } from "@movement-detection/movespec/event-schema";
 import { type Static, StringEnum, Type, Uuid } from "./schema-kit.js";
 
 /** The keypoint layouts the engine knows (movespec/topology.ts). */

@@ -1,6 +1,6 @@
 import { create, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { ErrorDetailSchema } from "../../../proto/gen/common/v1/error_pb.js";
+import { ErrorDetailSchema } from "@movement-detection/proto/common/v1";
 import { jsonBytes, leadingItemsWithin } from "../text/json-budget.js";
 import { type ErrorReason, isErrorReason } from "./reasons.js";
 

@@ -1,4 +1,5 @@
 export { fingerprintOf } from "./fingerprint.js";
+export * from "./idempotency-key.js";
 export {
   type Attempt,
   createIdempotencyStore,

@@ -2,7 +2,7 @@ import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import {
   type Health,
   HealthCheckResponse_ServingStatus as ServingStatus,
-} from "../../../proto/gen/grpc/health/v1/health_pb.js";
+} from "@movement-detection/proto/grpc/health/v1";
 
 export { ServingStatus };
 

@@ -10,8 +10,8 @@ import {
 } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
 import { Code, type ConnectRouter } from "@connectrpc/connect";
-import * as v1 from "../../../proto/gen/grpc/reflection/v1/reflection_pb.js";
-import * as v1alpha from "../../../proto/gen/grpc/reflection/v1alpha/reflection_pb.js";
+import * as v1 from "@movement-detection/proto/grpc/reflection/v1";
+import * as v1alpha from "@movement-detection/proto/grpc/reflection/v1alpha";
 
 /**
  * gRPC server reflection (grpc.reflection.v1 and its older name v1alpha) for a service's own APIs,

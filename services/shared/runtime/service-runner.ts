@@ -1,8 +1,8 @@
 import { setMaxListeners } from "node:events";
 import type { DescService } from "@bufbuild/protobuf";
 import type { ConnectRouter } from "@connectrpc/connect";
+import { Health } from "@movement-detection/proto/grpc/health/v1";
 import type { Db, MongoClient } from "mongodb";
-import { Health } from "../../../proto/gen/grpc/health/v1/health_pb.js";
 import type { ServiceConfig } from "../config/service-config.js";
 import { createLogger, type Logger } from "../logging/logger.js";
 import { logProcessWarnings } from "../logging/process-warnings.js";

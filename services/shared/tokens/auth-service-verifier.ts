@@ -1,6 +1,6 @@
 import type { Client } from "@connectrpc/connect";
+import type { AuthService } from "@movement-detection/proto/auth/v1";
 import type { JSONWebKeySet } from "jose";
-import type { AuthService } from "../../../proto/gen/auth/v1/auth_pb.js";
 import { maxTokenLifetimeSeconds, type TokenSettings } from "./token-config.js";
 import { createTokenVerifier, type TokenVerifier } from "./token-verifier.js";
 

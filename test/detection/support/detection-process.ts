@@ -4,8 +4,8 @@
  */
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { DetectionService } from "@movement-detection/proto/detection/v1";
 import { type ManagedProcess, startProcess } from "../../../deploy/local/child-process.js";
-import { DetectionService } from "../../../proto/gen/detection/v1/detection_pb.js";
 import type { TestSystem } from "../../support/system.js";
 import { tlsFilesOf, type WorkloadTestSystem, workloadClient } from "../../support/workloads.js";
 import type { StreamTarget } from "./raw-stream.js";

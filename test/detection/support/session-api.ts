@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Scope } from "../../../services/shared/tokens/index.js";
+import type { Scope } from "@movement-detection/shared/tokens";
 import { EXAMPLES } from "../../movespec/support/recordings.js";
 import { type ApiResponse, api, type JsonBody } from "../../movespecs/support/api.js";
 import { createProjectWithToken, type TestProject } from "../../support/auth.js";

@@ -1,17 +1,17 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
-import { expect } from "chai";
 import {
   AuthService,
   type MintRuntimeTokenRequest,
   ProjectSchema,
-} from "../../../proto/gen/auth/v1/auth_pb.js";
+} from "@movement-detection/proto/auth/v1";
+import { errorInfo, serviceError } from "@movement-detection/shared/errors";
+import { newId } from "@movement-detection/shared/ids";
+import { createLogger } from "@movement-detection/shared/logging";
+import type { Caller } from "@movement-detection/shared/security";
+import { expect } from "chai";
 import { loadDetectionConfig } from "../../../services/detection/config.js";
 import { createRuntimeTokenMinter } from "../../../services/detection/operations/runtime-token-minter.js";
-import { errorInfo, serviceError } from "../../../services/shared/errors/service-error.js";
-import { newId } from "../../../services/shared/ids/uuid-v7.js";
-import { createLogger } from "../../../services/shared/logging/logger.js";
-import type { Caller } from "../../../services/shared/security/caller.js";
 
 /**
  * The minter against an auth service built in memory with connect's router transport (the real

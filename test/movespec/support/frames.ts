@@ -2,7 +2,7 @@
  * Hand-made frames for engine tests: the 2D elbow angle of each arm is set exactly, so a test
  * can drive a signal through any sequence of values.
  */
-import { type CompiledSpec, load } from "../../../movespec/index.js";
+import { type CompiledSpec, load } from "@movement-detection/movespec";
 
 const ASPECT = 16 / 9;
 export type Frame = { seq: number; t: number; keypoints: number[][] };

@@ -12,7 +12,7 @@ import {
   createEngine,
   type DetectionEvent,
   load,
-} from "../../../movespec/index.js";
+} from "@movement-detection/movespec";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const FIXTURES = join(here, "..", "..", "fixtures", "posedata", "uiprmd");

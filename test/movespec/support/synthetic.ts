@@ -4,7 +4,7 @@
  * degrees; lengths in image heights; x is rendered on the 16:9 image-width scale like real frames.
  */
 
-import { TOPOLOGIES } from "../../../movespec/topology.js";
+import { TOPOLOGIES } from "@movement-detection/movespec";
 
 export type Frame = { seq: number; t: number; keypoints: number[][] };
 type V3 = [number, number, number];

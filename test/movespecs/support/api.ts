@@ -5,9 +5,9 @@
  */
 import { type Client, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
-import { AuthoringService } from "../../../proto/gen/authoring/v1/authoring_pb.js";
-import { CatalogueService } from "../../../proto/gen/catalogue/v1/catalogue_pb.js";
-import type { Workload } from "../../../services/shared/security/workloads.js";
+import { AuthoringService } from "@movement-detection/proto/authoring/v1";
+import { CatalogueService } from "@movement-detection/proto/catalogue/v1";
+import type { Workload } from "@movement-detection/shared/security";
 import { identityOf, type WorkloadTestSystem, workloadClient } from "../../support/workloads.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field with chai

@@ -1,4 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
+import { errorInfo } from "@movement-detection/shared/errors";
+import { withQueryTimeLimit } from "@movement-detection/shared/runtime";
+import { guardStore } from "@movement-detection/shared/store";
 import { expect } from "chai";
 import {
   type CommandStartedEvent,
@@ -7,9 +10,6 @@ import {
   MongoClient,
   MongoServerError,
 } from "mongodb";
-import { errorInfo } from "../../../services/shared/errors/service-error.js";
-import { withQueryTimeLimit } from "../../../services/shared/runtime/mongo.js";
-import { guardStore } from "../../../services/shared/store/store-errors.js";
 import { type EmbeddedMongoHandle, startEmbeddedMongo } from "../../support/embedded-mongo.js";
 import { fillSlowCollection, SLOW_FILTER, timed } from "../../support/slow-query.js";
 

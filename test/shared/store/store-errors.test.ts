@@ -1,4 +1,11 @@
 import { Code, ConnectError } from "@connectrpc/connect";
+import { errorInfo } from "@movement-detection/shared/errors";
+import {
+  classifyMongoError,
+  guardStore,
+  insertUnique,
+  translateStoreError,
+} from "@movement-detection/shared/store";
 import { expect } from "chai";
 import {
   MongoClient,
@@ -7,13 +14,6 @@ import {
   MongoNetworkTimeoutError,
   MongoServerError,
 } from "mongodb";
-import { errorInfo } from "../../../services/shared/errors/service-error.js";
-import { classifyMongoError } from "../../../services/shared/store/mongo-failure.js";
-import {
-  guardStore,
-  insertUnique,
-  translateStoreError,
-} from "../../../services/shared/store/store-errors.js";
 import { type EmbeddedMongoHandle, startEmbeddedMongo } from "../../support/embedded-mongo.js";
 
 function serverError(fields: { code: number; labels?: string[] }): MongoServerError {

@@ -5,19 +5,20 @@
  * an adaptive signal's moving thresholds and range on its source's panel, the phases as runs of
  * time, the service's repetitions and partial ones, and which signals to show at first.
  */
+
+import type { CompiledSpec } from "@movement-detection/movespec";
+import { forEachRef } from "@movement-detection/movespec";
+import type { DetectionEvent } from "@movement-detection/movespec/engine";
 import {
   adaptiveOverlays,
   type PlotSample,
+  signalTitle,
   type Threshold,
   thresholds,
-} from "../../../../movespec/cli/plot-svg.js";
-import { signalTitle } from "../../../../movespec/cli/units.js";
-import type { CompiledSpec } from "../../../../movespec/compiled-spec.js";
-import type { DetectionEvent } from "../../../../movespec/engine/events.js";
-import { forEachRef } from "../../../../movespec/expression/refs.js";
+} from "@movement-detection/movespec/plot";
 
 /** The threshold labels are placed as the CLI's SVG places them. */
-export { spreadLabels } from "../../../../movespec/cli/plot-layout.js";
+export { spreadLabels } from "@movement-detection/movespec/plot";
 
 export interface MovingThreshold {
   readonly label: string;

@@ -10,8 +10,9 @@
  * its scales and exposes them (`timeToX`, `view`), and it neither keeps nor decides the time: it
  * sets and follows the shared TimeState (time.ts) through `onTime`, like every time view.
  */
+
+import { PLOT_COLORS } from "@movement-detection/movespec/plot";
 import uPlot from "uplot";
-import { PLOT_COLORS } from "../../../../movespec/cli/plot-layout.js";
 import { h } from "../dom.js";
 import type { TimeState } from "../time.js";
 import { labelRoom, type PlotModel, type SignalSeries, spreadLabels } from "./plot-model.js";

@@ -4,9 +4,9 @@
  * cursor, the repetitions' table. A run that is refused or fails takes the last result off the
  * screen: what is shown is always what the last run produced.
  */
-import type { SessionSummary } from "../../../../movespec/engine/events.js";
-import { eventText } from "../../../../movespec/event-text.js";
-import { load } from "../../../../movespec/index.js";
+
+import { eventText, load } from "@movement-detection/movespec";
+import type { SessionSummary } from "@movement-detection/movespec/engine";
 import { errorText, h, say } from "../dom.js";
 import { plotModel } from "../plot/plot-model.js";
 import { createSignalPlot, type SignalPlot } from "../plot/signal-plot.js";

@@ -3,8 +3,7 @@
  * events as they come. The status line says what is true now: frames sent, how many held a
  * person, and, when the latest did not or the service lost tracking, that nobody is in view.
  */
-import { eventText } from "../../../../movespec/event-text.js";
-import { load } from "../../../../movespec/index.js";
+import { eventText, load } from "@movement-detection/movespec";
 import { type CameraStats, type LiveCamera, startLiveCamera } from "../camera.js";
 import { errorText, h, say } from "../dom.js";
 import { parseSummary } from "../outcome.js";

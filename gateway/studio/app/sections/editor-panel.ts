@@ -3,7 +3,7 @@
  * version picker and Release, the conflict box after a refused save, and the Problems list (each
  * problem a button to its line).
  */
-import { MdsApiError, type Version } from "../../../../sdk/src/index.js";
+import { MdsApiError, type Version } from "@movement-detection/sdk";
 import { errorText, h, say } from "../dom.js";
 import {
   defaultVersionId,

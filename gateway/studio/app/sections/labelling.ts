@@ -6,8 +6,8 @@
  * store; what they mean is labels.ts.
  */
 
-import type { Score } from "../../../../movespec/fit/search.js";
-import { FitError, type FitResult, fitMoveSpec } from "../../../../movespec/index.js";
+import { FitError, type FitResult, fitMoveSpec } from "@movement-detection/movespec";
+import type { Score } from "@movement-detection/movespec/fit";
 import { errorText, h, say } from "../dom.js";
 import {
   addSegment,

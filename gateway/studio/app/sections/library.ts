@@ -4,7 +4,7 @@
  * search; creating one; opening one by id; and the public catalogue, each entry with what a
  * reader chooses by (description, project, release, stars) and "Copy to my project".
  */
-import type { MoveSpec, ProjectMoveSpec } from "../../../../sdk/src/index.js";
+import type { MoveSpec, ProjectMoveSpec } from "@movement-detection/sdk";
 import { errorText, h, say } from "../dom.js";
 import { elements, type Studio } from "../studio.js";
 

@@ -2,7 +2,7 @@
  * Signing in and out, and the bundled samples the page offers (optional: the page works without
  * them and says so).
  */
-import { MdsApiError } from "../../../../sdk/src/index.js";
+import { MdsApiError } from "@movement-detection/sdk";
 import { signIn } from "../connection.js";
 import { errorText, say } from "../dom.js";
 import type { Samples } from "../state.js";

@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { createIdGenerator, uuidV7Millis } from "@movement-detection/shared/ids";
+import { ttlSeconds } from "@movement-detection/shared/store";
 import { expect } from "chai";
 import { loadDetectionConfig } from "../../../../services/detection/config.js";
 import {
@@ -7,8 +9,6 @@ import {
   recordChunkTtlMs,
   retentionMs,
 } from "../../../../services/detection/domain/session-retention.js";
-import { createIdGenerator, uuidV7Millis } from "../../../../services/shared/ids/uuid-v7.js";
-import { ttlSeconds } from "../../../../services/shared/store/ttl-index.js";
 
 const DAY_MS = 86_400_000;
 /** Any date works: the rules take the clock as an argument. */

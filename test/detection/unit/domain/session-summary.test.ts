@@ -1,5 +1,5 @@
+import type { HoldRecord, RepRecord } from "@movement-detection/movespec";
 import { expect } from "chai";
-import type { HoldRecord, RepRecord } from "../../../../movespec/index.js";
 import {
   finalSummary,
   type SummaryEvent,

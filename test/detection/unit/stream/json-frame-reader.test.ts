@@ -1,5 +1,5 @@
+import { ScannedFrame } from "@movement-detection/movespec";
 import { expect } from "chai";
-import { ScannedFrame } from "../../../../movespec/index.js";
 import {
   JsonFrameReader,
   MISSES_TO_PAUSE,

@@ -5,8 +5,9 @@
  * lost at each write included. The system tests (test/detection, test/realtime) cover the same
  * through real sockets and stores; these reach the paths those cannot steer.
  */
+
+import { restoreEngine } from "@movement-detection/movespec";
 import { expect } from "chai";
-import { restoreEngine } from "../../../../movespec/index.js";
 import {
   CloseCode,
   EndReason,

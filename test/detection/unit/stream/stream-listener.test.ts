@@ -1,9 +1,9 @@
 import { createServer as createHttpServer, get } from "node:http";
 import { connect as connectHttp2, createServer as createHttp2Server } from "node:http2";
 import { type AddressInfo, connect, type Server } from "node:net";
+import type { InternalIdentity } from "@movement-detection/shared/security";
 import { expect } from "chai";
 import { createStreamListener } from "../../../../services/detection/stream/stream-listener.js";
-import type { InternalIdentity } from "../../../../services/shared/security/internal-transport.js";
 
 /** Under h2c (no TLS): the protocol is told by the client's first bytes. */
 const H2C = { tls: undefined } as unknown as InternalIdentity;

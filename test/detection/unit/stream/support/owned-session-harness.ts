@@ -11,14 +11,16 @@
  * together spread their writes): a test that moves the clock before the session's first
  * checkpoint must not depend on whether one is written then.
  */
-import { Registry } from "prom-client";
+
 import {
   createEngine,
   type Engine,
   type PackedFrames,
   type SummaryRecords,
-} from "../../../../../movespec/index.js";
-import { encodeBinaryFrames } from "../../../../../sdk/src/index.js";
+} from "@movement-detection/movespec";
+import { encodeBinaryFrames } from "@movement-detection/sdk";
+import type { Logger } from "@movement-detection/shared/logging";
+import { Registry } from "prom-client";
 import type {
   DurabilitySettings,
   SessionLimits,
@@ -48,7 +50,6 @@ import {
 } from "../../../../../services/detection/stream/stream-metrics.js";
 import type { StreamSink } from "../../../../../services/detection/stream/stream-sink.js";
 import { TurnQueue } from "../../../../../services/detection/stream/turn-queue.js";
-import type { Logger } from "../../../../../services/shared/logging/logger.js";
 import {
   compile,
   ELBOW_SPEC,

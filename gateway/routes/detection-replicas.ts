@@ -1,8 +1,8 @@
 import type { Client } from "@connectrpc/connect";
 import { Code } from "@connectrpc/connect";
-import type { DetectionService } from "../../proto/gen/detection/v1/detection_pb.js";
-import { errorInfo } from "../../services/shared/errors/service-error.js";
-import type { Logger } from "../../services/shared/logging/logger.js";
+import type { DetectionService } from "@movement-detection/proto/detection/v1";
+import { errorInfo } from "@movement-detection/shared/errors";
+import type { Logger } from "@movement-detection/shared/logging";
 import {
   hostOf,
   isName,
@@ -10,7 +10,7 @@ import {
   refreshName,
   resolveWithDns,
   urlAt,
-} from "./name-resolution.js";
+} from "../realtime/name-resolution.js";
 
 type DetectionClient = Client<typeof DetectionService>;
 

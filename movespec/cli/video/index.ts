@@ -1,0 +1,2 @@
+export * from "./extract-command.js";
+export * from "./extract-video.js";

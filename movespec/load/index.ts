@@ -1,0 +1,2 @@
+export * from "./scalar-offsets.js";
+export * from "./yaml-tree.js";

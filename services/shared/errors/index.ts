@@ -1,0 +1,2 @@
+export * from "./reasons.js";
+export * from "./service-error.js";

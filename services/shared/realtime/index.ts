@@ -1,0 +1,2 @@
+export * from "./stream-path.js";
+export * from "./stream-tunnel.js";

@@ -1,0 +1,3 @@
+export * from "./config.js";
+export * from "./trace-context.js";
+export * from "./tracing.js";
