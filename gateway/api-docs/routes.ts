@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type Router from "@koa/router";
+import { assertRoutesWithin, DOCS_PATHS } from "../public-paths.js";
 import { createRouter } from "../routes/router.js";
 import type { GatewayState } from "../state.js";
 import { asyncApiDocument } from "./asyncapi.js";
@@ -84,5 +85,6 @@ export function apiDocsRoutes(): Router<GatewayState> {
       ctx.body = file(path);
     });
   }
+  assertRoutesWithin(router, DOCS_PATHS);
   return router;
 }

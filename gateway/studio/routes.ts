@@ -2,9 +2,10 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type Router from "@koa/router";
+import { GatewayReason } from "@movement-detection/shared/errors";
 import type { Context } from "koa";
-import { GatewayReason } from "../../services/shared/errors/reasons.js";
 import { ApiError } from "../errors/api-error.js";
+import { assertRoutesWithin, STUDIO_PATHS } from "../public-paths.js";
 import { createRouter } from "../routes/router.js";
 import type { GatewayState } from "../state.js";
 import { checkStudioBuildable, lazyStudioBundle } from "./bundle.js";
@@ -96,5 +97,6 @@ export function studioRoutes(): Router<GatewayState> {
       "public, max-age=3600",
     );
   });
+  assertRoutesWithin(router, STUDIO_PATHS);
   return router;
 }
