@@ -5,5 +5,5 @@
 # in a working checkout.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-node "$here/prune-package.mjs" package.json 'typescript,@types/*'
+node "$here/prune-package.mjs" --keep-workspaces package.json 'typescript,@types/*'
 npm ci --ignore-scripts --prefer-offline --no-audit --no-fund --loglevel=error

@@ -34,5 +34,9 @@ cp "$repo/package.json" "$repo/package-lock.json" "$out/"
 node "$repo/deploy/build/prune-package.mjs" "$out/package.json"
 (cd "$out" && npm ci --omit=dev --ignore-scripts --prefer-offline --no-audit --no-fund --loglevel=error)
 
-# 3. Files read at run time, besides the compiled code (keep in step with deploy/Dockerfile and
+# 3. The project's own packages (npm workspaces in the source tree): their compiled code and a
+#    package.json naming the .js files, in node_modules/@movement-detection/ as any dependency.
+node "$repo/deploy/build/place-packages.mjs" "$repo" "$out"
+
+# 4. Files read at run time, besides the compiled code (keep in step with deploy/Dockerfile and
 #    .dockerignore). None yet: every service reads only its environment and MongoDB.

@@ -86,7 +86,10 @@ describe("production build (the image's /app, built and started outside Docker)"
     expect(pkg.type).to.equal("module");
     expect(pkg).to.not.have.property("devDependencies");
     const lock = JSON.parse(await readFile(join(REPO_ROOT, "package-lock.json"), "utf8")) as {
-      packages: Record<string, { dev?: boolean; optional?: boolean; devOptional?: boolean }>;
+      packages: Record<
+        string,
+        { dev?: boolean; optional?: boolean; devOptional?: boolean; link?: boolean }
+      >;
     };
     // A devDependency may be there only because a production package needs it too (protobufjs
     // needs @types/node); the tools themselves never are.
@@ -102,13 +105,36 @@ describe("production build (the image's /app, built and started outside Docker)"
     const missing: string[] = [];
     const extra: string[] = [];
     for (const [path, entry] of Object.entries(lock.packages)) {
-      if (path === "") continue;
+      // The project's own packages (workspaces): placed by the build, checked below.
+      if (path === "" || entry.link || !path.startsWith("node_modules/")) continue;
       const present = existsSync(join(app, path));
       if ((entry.dev || entry.devOptional) && present) extra.push(path);
       if (!entry.dev && !entry.devOptional && !entry.optional && !present) missing.push(path);
     }
     expect(extra, "development packages installed").to.deep.equal([]);
     expect(missing, "production packages missing").to.deep.equal([]);
+  });
+
+  it("holds the project's packages the services run, compiled, exporting only their .js files", async () => {
+    const scope = join(app, "node_modules/@movement-detection");
+    expect((await readdir(scope)).sort()).to.deep.equal(["movespec", "proto", "shared"]);
+    for (const name of await readdir(scope)) {
+      const pkg = JSON.parse(await readFile(join(scope, name, "package.json"), "utf8"));
+      const targets = Object.values(pkg.exports as Record<string, string>);
+      expect(targets.length, name).to.be.greaterThan(0);
+      for (const target of targets) {
+        expect(target, name).to.match(/\.js$/);
+        expect(existsSync(join(scope, name, target)), `${name} ${target}`).to.equal(true);
+      }
+      const files = (await readdir(join(scope, name), { recursive: true })).map(String);
+      expect(
+        files.filter((file) => file.endsWith(".ts")),
+        name,
+      ).to.deep.equal([]);
+    }
+    // The MoveSpec CLI is not in the build: not exported, so an import of it fails at once.
+    const movespec = JSON.parse(await readFile(join(scope, "movespec/package.json"), "utf8"));
+    expect(movespec.exports).to.not.have.property("./cli");
   });
 
   it("starts two replicas of every service together on an empty database, and the gateway, with plain node; each serves, then exits 0 within 10 s of SIGTERM", async () => {

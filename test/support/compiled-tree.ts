@@ -10,7 +10,7 @@
  * .ts files).
  */
 import { execFile } from "node:child_process";
-import { copyFileSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -41,8 +41,20 @@ async function build(): Promise<string> {
     const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
     throw new Error(`compiling the services for the test systems failed:\n${stdout}${stderr}`);
   }
-  // Bare imports resolve to the repository's dependencies; package.json makes the .js files ESM.
-  symlinkSync(join(REPO_ROOT, "node_modules"), join(root, "node_modules"), "dir");
+  // Bare imports resolve to the repository's dependencies, linked one by one, except the project's
+  // own packages: their compiled code is placed as the production build places it (their links
+  // in the repository lead to the .ts sources). package.json makes the .js files ESM.
+  const modules = join(root, "node_modules");
+  mkdirSync(modules);
+  for (const name of readdirSync(join(REPO_ROOT, "node_modules"))) {
+    if (name !== "@movement-detection")
+      symlinkSync(join(REPO_ROOT, "node_modules", name), join(modules, name), "dir");
+  }
+  await execFileAsync(process.execPath, [
+    join(REPO_ROOT, "deploy/build/place-packages.mjs"),
+    REPO_ROOT,
+    root,
+  ]);
   copyFileSync(join(REPO_ROOT, "package.json"), join(root, "package.json"));
   // Read by the running gateway from the source tree: the Studio's browser code (bundled on
   // first request) and the example MoveSpecs and UI-PRMD recordings it offers.
