@@ -1,7 +1,7 @@
 /**
  * What the interactive plot shows, computed from a run without any DOM (test/studio/plot-model.test.ts
  * runs it in Node): one series per signal over the frames' times, the thresholds the phases and
- * form rules compare each with (the CLI plot's own reading of the MoveSpec, movespec/cli/plot-svg.ts),
+ * form rules compare each with (the CLI plot's own reading of the MoveSpec, movespec/plot/plot-svg.ts),
  * an adaptive signal's moving thresholds and range on its source's panel, the phases as runs of
  * time, the service's repetitions and partial ones, and which signals to show at first.
  */
