@@ -1,6 +1,6 @@
 import { loadConfigOrExit } from "@movement-detection/shared/config";
 import { logProcessWarnings } from "@movement-detection/shared/logging";
-import { onShutdownRequest } from "@movement-detection/shared/runtime";
+import { onShutdownRequest } from "@movement-detection/shared/process";
 import { loadGatewayConfig } from "./config.js";
 import { startGateway } from "./server.js";
 

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { Socket } from "node:net";
 import { createLogger, type Logger } from "@movement-detection/shared/logging";
-import { createAdminServer, listen } from "@movement-detection/shared/runtime";
+import { createAdminServer, listen } from "@movement-detection/shared/process";
 import { loadInternalIdentity, PLAINTEXT_WARNING } from "@movement-detection/shared/security";
 import { startTracing } from "@movement-detection/shared/telemetry";
 import { createAuthServiceVerifier } from "@movement-detection/shared/tokens";

@@ -10,7 +10,7 @@ import { Reason } from "@movement-detection/shared/errors";
 import {
   IDEMPOTENCY_KEY_MAX_LENGTH,
   isValidIdempotencyKey,
-} from "@movement-detection/shared/idempotency";
+} from "@movement-detection/shared/idempotency/key";
 import { ApiError } from "../errors/api-error.js";
 import type { GatewayContext } from "../state.js";
 

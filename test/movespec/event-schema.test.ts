@@ -10,7 +10,7 @@ import { type DetectionEvent, load } from "@movement-detection/movespec";
 import {
   DETECTION_EVENTS,
   DetectionEvent as DetectionEventSchema,
-} from "@movement-detection/movespec/event-schema";
+} from "@movement-detection/movespec/contract";
 import * as stream from "@movement-detection/shared/api";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { expect } from "chai";

@@ -15,13 +15,13 @@ import {
   REQUEST_ID_HEADER,
   runWithRequestContext,
 } from "@movement-detection/shared/logging";
+import { listen } from "@movement-detection/shared/process";
 import {
   openConnectionWindow,
   streamPathSession,
   TUNNEL_SESSION_OPTIONS,
   tunnelledUpgrade,
 } from "@movement-detection/shared/realtime";
-import { listen } from "@movement-detection/shared/runtime";
 import {
   ASSERTED_WORKLOAD_HEADER,
   bearerToken,

@@ -6,7 +6,7 @@
  */
 import Type, { type TSchema } from "typebox";
 
-export { StringEnum, StringMap } from "@movement-detection/movespec";
+export { StringEnum, StringMap } from "@movement-detection/movespec/contract";
 export type { TSchema };
 export { Type };
 export type Static<T extends TSchema> = Type.Static<T>;

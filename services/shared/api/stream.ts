@@ -4,8 +4,11 @@
  * they carry, and the close and error codes. Served as the AsyncAPI document /asyncapi.json.
  */
 
-import { TOPOLOGY_NAMES } from "@movement-detection/movespec";
-import { DETECTION_EVENTS, DetectionEvent } from "@movement-detection/movespec/event-schema";
+import {
+  DETECTION_EVENTS,
+  DetectionEvent,
+  TOPOLOGY_NAMES,
+} from "@movement-detection/movespec/contract";
 import { type Static, StringEnum, Type, Uuid } from "./schema-kit.js";
 
 /** The keypoint layouts the engine knows (movespec/topology.ts). */

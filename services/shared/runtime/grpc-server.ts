@@ -10,9 +10,9 @@ import {
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { Reason } from "../errors/reasons.js";
 import { serviceError } from "../errors/service-error.js";
+import { listen } from "../process/listen.js";
 import type { InternalIdentity } from "../security/internal-transport.js";
 import { peerContextValues } from "../security/server-identity.js";
-import { listen } from "./listen.js";
 
 type RequestHandler = (
   request: http2.Http2ServerRequest,

@@ -6,6 +6,8 @@ import type { Db, MongoClient } from "mongodb";
 import type { ServiceConfig } from "../config/service-config.js";
 import { createLogger, type Logger } from "../logging/logger.js";
 import { logProcessWarnings } from "../logging/process-warnings.js";
+import { createAdminServer } from "../process/admin-server.js";
+import { onShutdownRequest } from "../process/supervision.js";
 import { authorizationInterceptor } from "../security/authorization-interceptor.js";
 import { PLAINTEXT_WARNING } from "../security/internal-security-config.js";
 import { type InternalIdentity, loadInternalIdentity } from "../security/internal-transport.js";
@@ -14,7 +16,6 @@ import { mongodbInstrumentation } from "../telemetry/mongodb-preload.js";
 import { serverTracingInterceptor } from "../telemetry/rpc-tracing.js";
 import { startTracing } from "../telemetry/tracing.js";
 import type { TokenVerifier } from "../tokens/index.js";
-import { createAdminServer } from "./admin-server.js";
 import { type DatabaseWatch, watchDatabase } from "./database-readiness.js";
 import { createGrpcServer } from "./grpc-server.js";
 import { createHealthService, HealthState, ServingStatus } from "./health.js";
@@ -22,7 +23,6 @@ import { type InFlight, observeInterceptor, requestContextInterceptor } from "./
 import { createServiceMetrics, type ServiceMetrics } from "./metrics.js";
 import { connectMongo } from "./mongo.js";
 import { registerReflection } from "./reflection.js";
-import { onShutdownRequest } from "./supervision.js";
 
 /** What a service hands the runtime: its gRPC services and how to start them on a database. */
 export interface ServiceDefinition<C extends ServiceConfig> {
