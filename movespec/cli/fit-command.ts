@@ -41,6 +41,7 @@ function labelled(found: Recording[], negative: boolean, seen: Set<string>): Lab
       expected: negative ? 0 : rec.expected,
       segments: negative ? undefined : rec.segments,
       topology: rec.topology,
+      aspectRatio: rec.aspectRatio,
       group: negative ? "negative" : (rec.exercise ?? "positive"),
     };
   });

@@ -2,7 +2,8 @@
  * Recordings with what a person counted in them: `<id>.jsonl` or `<id>.jsonl.gz` (JSON Lines of
  * pose frames) beside `<id>.manifest.json`. A manifest gives the expected count
  * (`expected_repetitions`), and may give the exercise, the true repetitions
- * (`rep_segments_seconds`), the topology and an id (`clip_id` or `sequence_id`). A directory of
+ * (`rep_segments_seconds`), the topology, the image's `aspect_ratio` (width / height: keypoints
+ * are normalised per axis, so angles depend on it) and an id (`clip_id` or `sequence_id`). A directory of
  * manifests holds them in the directory itself or in its `clips/` folder.
  *
  * `movespec fit` and the accuracy benchmark read recordings through here.
@@ -10,6 +11,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { gunzipSync } from "node:zlib";
+import { parseAspectRatio } from "../aspect-ratio.js";
 import type { Segment } from "../fit/scoring.js";
 import type { TopologyName } from "../topology.js";
 
@@ -22,6 +24,8 @@ export interface Recording {
   /** True repetitions in seconds, when the manifest has them. */
   segments?: Segment[];
   topology: TopologyName;
+  /** Width / height of the images, when the manifest says it (else the MoveSpec's camera's). */
+  aspectRatio?: number;
   /** The recording's file (JSON Lines, optionally gzipped). */
   path: string;
 }
@@ -33,6 +37,7 @@ interface RawManifest {
   expected_repetitions?: unknown;
   rep_segments_seconds?: unknown;
   topology?: unknown;
+  aspect_ratio?: unknown;
 }
 
 const MANIFEST_SUFFIX = ".manifest.json";
@@ -79,6 +84,9 @@ export function readManifest(where: string): Recording {
   const expected = m.expected_repetitions;
   if (typeof expected !== "number" || !Number.isInteger(expected) || expected < 0)
     throw new Error(`${where}: "expected_repetitions" must be a whole number`);
+  const aspectRatio = m.aspect_ratio === undefined ? undefined : parseAspectRatio(m.aspect_ratio);
+  if (m.aspect_ratio !== undefined && aspectRatio === undefined)
+    throw new Error(`${where}: "aspect_ratio" must be a width / height like 1.778 or "16:9"`);
   const path = [".jsonl.gz", ".jsonl"].map((ext) => stem + ext).find(existsSync);
   if (!path)
     throw new Error(`${where}: no ${basename(stem)}.jsonl or ${basename(stem)}.jsonl.gz beside it`);
@@ -94,6 +102,7 @@ export function readManifest(where: string): Recording {
     segments: segmentsOf(m.rep_segments_seconds),
     topology:
       typeof m.topology === "string" && /coco/i.test(m.topology) ? "coco-17" : "blazepose-33",
+    ...(aspectRatio === undefined ? {} : { aspectRatio }),
     path,
   };
 }

@@ -517,6 +517,15 @@ fit:
       expect(noManifest.stderr).to.include(
         `${bare}: no manifest beside it (bare.manifest.json) to say its count`,
       );
+      writeFileSync(
+        join(dir, "bare.manifest.json"),
+        JSON.stringify({ expected_repetitions: 1, aspect_ratio: "wide" }),
+      );
+      const badAspect = await cli(["fit", fitSpec(), bare]);
+      expect(badAspect.code).to.equal(1);
+      expect(badAspect.stderr).to.include(
+        `${join(dir, "bare.manifest.json")}: "aspect_ratio" must be a width / height like 1.778 or "16:9"`,
+      );
       const plain = join(dir, "plain.yaml");
       writeFileSync(plain, readFileSync(join(EXAMPLES, "plank.yaml"), "utf8"));
       const nothing = await cli(["fit", plain]);

@@ -154,6 +154,7 @@ describe("the Studio's labels of a recording", () => {
           [4, 5.5],
         ],
         topology: "coco-17",
+        aspectRatio: 1.778,
         path: jsonl,
       });
       const { frames, unreadable } = readFrames(jsonl);

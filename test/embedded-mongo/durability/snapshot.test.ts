@@ -182,18 +182,20 @@ describe("embedded-mongo durability: snapshots of any size", function () {
     await stop();
     expect(dataFiles()).to.deep.equal([walFile(0)]);
     fs.mkdirSync(path.join(dataDir, `${snapshotFile(1)}.tmp`));
+    // The retry waits long enough that a loaded machine still sees the failed attempt's files
+    // before the retry replaces them (at 100 ms it sometimes did not).
     const env = {
       EMBEDDED_MONGO_COMPACT_BYTES: String(64 * 1024),
-      EMBEDDED_MONGO_COMPACT_RETRY_MS: "100",
+      EMBEDDED_MONGO_COMPACT_RETRY_MS: "600",
     };
     // The log is past the threshold: start-up tries a snapshot, which fails.
     docs = await start(env);
     expect(await docs.countDocuments()).to.equal(100);
     expect(files()).to.include(walFile(1));
     expect(files()).not.to.include(snapshotFile(1));
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    await docs.insertOne({ _id: "retry" as never });
+    // The retry comes without any write (an idle store restarted on a long log).
     await until(() => files().includes(snapshotFile(2)), "the retried snapshot");
+    await docs.insertOne({ _id: "retry" as never });
     await stop();
     docs = await start(env);
     expect(await docs.countDocuments()).to.equal(101);
