@@ -40,6 +40,8 @@ export interface TerminalWrite {
   readonly error_code?: string;
   readonly error_message?: string;
   readonly checkpoint?: SessionDocument["checkpoint"];
+  /** A finalize ended here without a `finalizing` write first (session-lifecycle.ts). */
+  readonly finalize_requested_at?: Date;
 }
 
 /**
