@@ -289,7 +289,13 @@ export class SessionLifecycle {
       );
       await turns.next();
       outbox.events(events, undefined, final.text);
-      const progress = checkpoints.endState();
+      // No checkpoint goes with the terminal state: nothing resumes an ended session, and the
+      // engine's snapshot (about 10 KB) would be serialised, written and kept for the retention
+      // for nothing; the store removes the last one (SessionStore.end).
+      const progress = {
+        accepted_frames_total: engine.acceptedFrames,
+        last_seq: engine.lastSeq >= 0 ? engine.lastSeq : undefined,
+      };
       const written = await store.end(sessionId, epoch, {
         status: ending.status,
         ended_at: new Date(now()),
@@ -299,7 +305,6 @@ export class SessionLifecycle {
         terminal_outcome: final.text,
         error_code: ending.code,
         error_message: ending.message,
-        checkpoint: progress.checkpoint,
         finalize_requested_at: finalizeRequestedAt,
       });
       if (!written) {
