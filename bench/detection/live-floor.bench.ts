@@ -19,7 +19,9 @@
  * BENCH_LIVE_SECONDS (10) s after a 2 s warm-up. Per run: p50/p99 frame-to-event, CPU µs per
  * frame of the gateway, detection (and the system's store, which takes its checkpoints) and this
  * load generator, the most live sessions at 30 fps the machine's cores could carry at that CPU
- * per frame (every core busy on nothing else), and the growth of the gateway's and detection's
+ * per frame (every core busy on nothing else), of the gateway's and detection's CPU what their
+ * threads other than the main one used (V8's garbage-collection and compiler helpers, libuv's
+ * pool: what a CPU profile of the main thread does not show), and the growth of the gateway's and detection's
  * resident memory per open session. Medians. BENCH_PROFILE_DIR: the system's detection and gateway
  * write CPU profiles there (bench/support/cpu-profile.ts); BENCH_NODE_OPTIONS: Node options for
  * those two (GC flags, say).
@@ -37,7 +39,7 @@ import { loadExample, readFrames, runFrames } from "../../test/movespec/support/
 import { median } from "../../test/support/statistics.js";
 import { startTestSystem } from "../../test/support/system.js";
 import { type FloorProcess, startFloor } from "../support/floor-process.js";
-import { residentBytes } from "../support/process-stats.js";
+import { helperThreadsCpuSeconds, residentBytes } from "../support/process-stats.js";
 import { profilingEnv } from "../support/profiling.js";
 import { inBatches, openStream, percentile, prepareFrames } from "./load.js";
 import { liveLevel, startLiveSending } from "./scenarios.js";
@@ -56,6 +58,8 @@ interface Run {
   readonly problems: number;
   /** CPU µs per frame: gateway, detection (with the store for the system), load generator, total. */
   readonly cpu: Map<string, number>;
+  /** Of `cpu`, the gateway's and detection's threads other than the main one, µs per frame. */
+  readonly helperCpu: Map<string, number>;
   /** Resident memory per open session, bytes, of the gateway and detection together. */
   readonly residentPerSession: number;
   /** The system's: resident and V8 heap growth per session of each process, KB. */
@@ -89,11 +93,13 @@ async function floorLevel(
   await sleep(WARM_UP_MS);
   live.measuring = true;
   const before = [floors.gateway.cpuSeconds(), floors.detection.cpuSeconds()];
+  const helpersBefore = pids.map(helperThreadsCpuSeconds);
   const generatorBefore = process.cpuUsage();
   await sleep(SECONDS * 1000);
   live.measuring = false;
   const generator = process.cpuUsage(generatorBefore);
   const after = [floors.gateway.cpuSeconds(), floors.detection.cpuSeconds()];
+  const helpersAfter = pids.map(helperThreadsCpuSeconds);
   const residentPerSession = (resident() - residentBefore) / count;
   const { samples, problems } = await live.stop();
   const perFrame = (seconds: number) => (seconds * 1e6) / live.framesInWindow;
@@ -102,6 +108,10 @@ async function floorLevel(
     p99: percentile(samples, 99),
     problems,
     residentPerSession,
+    helperCpu: new Map([
+      ["gateway", perFrame(helpersAfter[0] - helpersBefore[0])],
+      ["detection", perFrame(helpersAfter[1] - helpersBefore[1])],
+    ]),
     cpu: withTotal(
       new Map([
         ["gateway", perFrame(after[0] - before[0])],
@@ -194,6 +204,10 @@ try {
               cpu.set(name, micros);
             if (name.startsWith("detection")) cpu.set("detection", micros);
           }
+          const helperCpu = new Map<string, number>();
+          for (const [name, micros] of result.helperCpuPerFrame) {
+            helperCpu.set(name.startsWith("detection") ? "detection" : name, micros);
+          }
           let resident = 0;
           for (const bytes of result.bytesPerSession.values()) resident += bytes;
           run = {
@@ -202,6 +216,7 @@ try {
             problems: result.problems,
             residentPerSession: resident,
             cpu: withTotal(cpu),
+            helperCpu,
             memoryDetail: [...result.bytesPerSession]
               .map(
                 ([name, bytes]) =>
@@ -212,7 +227,7 @@ try {
         }
         runs[chain].push(run);
         console.log(
-          `  ${String(level).padStart(5)} sessions, ${chain.padEnd(6)}: p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms, ${run.problems} problems; CPU µs per frame: ${show(run.cpu)}; resident memory per session ${(run.residentPerSession / 1024).toFixed(1)} KB${run.memoryDetail ? ` (${run.memoryDetail})` : ""}`,
+          `  ${String(level).padStart(5)} sessions, ${chain.padEnd(6)}: p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms, ${run.problems} problems; CPU µs per frame: ${show(run.cpu)} (helper threads: ${show(run.helperCpu)}); resident memory per session ${(run.residentPerSession / 1024).toFixed(1)} KB${run.memoryDetail ? ` (${run.memoryDetail})` : ""}`,
         );
       }
     }
@@ -221,9 +236,13 @@ try {
       for (const name of runs[chain][0]?.cpu.keys() ?? []) {
         cpu.set(name, median(runs[chain].map((run) => run.cpu.get(name) ?? Number.NaN)));
       }
+      const helpers = new Map<string, number>();
+      for (const name of runs[chain][0]?.helperCpu.keys() ?? []) {
+        helpers.set(name, median(runs[chain].map((run) => run.helperCpu.get(name) ?? Number.NaN)));
+      }
       const total = cpu.get("total") ?? Number.NaN;
       console.log(
-        `  => ${level} sessions, ${chain}: p99 ${median(runs[chain].map((run) => run.p99)).toFixed(1)} ms (median); CPU µs per frame ${show(cpu)}; ${cores} cores at this CPU per frame carry at most ${sessionsAt(total)} sessions; resident memory per session ${(median(runs[chain].map((run) => run.residentPerSession)) / 1024).toFixed(1)} KB`,
+        `  => ${level} sessions, ${chain}: p99 ${median(runs[chain].map((run) => run.p99)).toFixed(1)} ms (median); CPU µs per frame ${show(cpu)} (helper threads: ${show(helpers)}); ${cores} cores at this CPU per frame carry at most ${sessionsAt(total)} sessions; resident memory per session ${(median(runs[chain].map((run) => run.residentPerSession)) / 1024).toFixed(1)} KB`,
       );
     }
   }

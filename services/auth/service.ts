@@ -7,7 +7,7 @@ import { createAuthHandlers } from "./handlers.js";
 import { createAccounts } from "./operations/accounts.js";
 import { bootstrapDevelopment, launcherChannel } from "./operations/dev-bootstrap.js";
 import { createFailureLimiter } from "./operations/failure-limiter.js";
-import { createRecentProjects } from "./operations/recent-projects.js";
+import { createRecentProjects, createRecentRecords } from "./operations/recent-projects.js";
 import { createRuntimeTokens } from "./operations/runtime-tokens.js";
 import { createSigningKeys } from "./operations/signing-keys.js";
 import { createTokenExchange } from "./operations/token-exchange.js";
@@ -68,12 +68,20 @@ export const authService: ServiceDefinition<AuthConfig> = {
       ttlMs: config.projectCacheMs,
       clock: Date.now,
     });
+    // A session creation asks whether the caller's credential is revoked: read once a
+    // `credentialCacheMs` per credential, like the project, not once per creation.
+    const recentCredentials = createRecentRecords({
+      find: (id) => credentials.find(id),
+      ttlMs: config.credentialCacheMs,
+      clock: Date.now,
+    });
     const accounts = createAccounts({
       organizations,
       projects,
       credentials,
       pepper,
       recentProjects,
+      recentCredentials,
     });
     const exchange = createTokenExchange({
       credentials,
@@ -103,7 +111,7 @@ export const authService: ServiceDefinition<AuthConfig> = {
         signer,
         settings: config.tokens,
         project: accounts.recentProject,
-        credential: (id) => credentials.find(id),
+        credential: recentCredentials.find,
       }),
       signingKeys: createSigningKeys({
         ring,

@@ -103,6 +103,18 @@ describe("services/auth: exchange rules", () => {
       ).to.equal(300);
     });
 
+    it("AUTH_CREDENTIAL_CACHE_MS: 1000 by default, 0 to 60,000, refused just past either edge", () => {
+      const dev = { AUTH_SECRET_PEPPER: "x".repeat(32), KEY_ENCRYPTION_KEYS: KEK };
+      const cacheMs = (value?: string) =>
+        loadAuthConfig({ ...dev, AUTH_CREDENTIAL_CACHE_MS: value }).credentialCacheMs;
+      expect(cacheMs()).to.equal(1000);
+      expect(cacheMs("0")).to.equal(0);
+      expect(cacheMs("60000")).to.equal(60_000);
+      expect(() => cacheMs("-1")).to.throw(/AUTH_CREDENTIAL_CACHE_MS/);
+      expect(() => cacheMs("60001")).to.throw(/AUTH_CREDENTIAL_CACHE_MS/);
+      expect(() => cacheMs("1.5")).to.throw(/AUTH_CREDENTIAL_CACHE_MS/);
+    });
+
     it("takes the pepper from configuration only, in development too (never from the database)", () => {
       expect(() => loadAuthConfig({ KEY_ENCRYPTION_KEYS: KEK })).to.throw(/AUTH_SECRET_PEPPER/);
       expect(() =>

@@ -61,7 +61,13 @@ describe("POST /api/auth/access-tokens (black box)", function () {
       devBootstrap: true,
       // A minute: an archive that the token paths did not see at once would show, however slow
       // the machine (the default is a second).
-      serviceEnv: { auth: { AUTH_FAILURE_LIMIT: "25", AUTH_PROJECT_CACHE_MS: "60000" } },
+      serviceEnv: {
+        auth: {
+          AUTH_FAILURE_LIMIT: "25",
+          AUTH_PROJECT_CACHE_MS: "60000",
+          AUTH_CREDENTIAL_CACHE_MS: "60000",
+        },
+      },
     });
     project = await createProjectWithKey(system, { name: "exchange" });
   });

@@ -98,6 +98,27 @@ describe("detection session store: writes fenced by the lease", function () {
     expect(await read(id)).not.to.have.property("started_at");
   });
 
+  it("removes the checkpoint with the terminal state (nothing resumes an ended session), or writes the one given", async () => {
+    const checkpoint = {
+      engine: '{"frames":12}',
+      accepted_frames_total: 12,
+      last_seq: 11,
+      at: new Date(T0 + 900),
+      record_chunks: 2,
+      recent_events: [],
+    };
+    const dropped = await insert(sessionDocument({ status: "streaming", checkpoint }));
+    expect(await store.end(dropped, 1, terminal(new Date(T0 + 1000)))).to.equal(true);
+    const ended = await read(dropped);
+    expect(ended).to.deep.include({ status: "completed", accepted_frames_total: 12 });
+    expect(ended).not.to.have.property("checkpoint");
+
+    const kept = await insert(sessionDocument({ status: "streaming" }));
+    const given = { ...terminal(new Date(T0 + 1000)), checkpoint };
+    expect(await store.end(kept, 1, given)).to.equal(true);
+    expect((await read(kept))?.checkpoint).to.deep.equal(checkpoint);
+  });
+
   it("writes nothing under a lost lease", async () => {
     const id = await insert(sessionDocument({ lease_epoch: 3 }));
     expect(await store.end(id, 2, terminal(new Date(T0 + 1000)))).to.equal(false);

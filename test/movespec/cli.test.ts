@@ -600,6 +600,7 @@ fit:
         ["run", SQUAT, M01, "--jsn"],
         ["extract", M01],
         ["extract", M01, "-o", join(dir, "x.jsonl"), "--topology", "blazepose-33"],
+        ["extract", M01, "-o", join(dir, "x.jsonl"), "--model", "posenet"],
       ]) {
         const r = await cli(args);
         expect(r.code, args.join(" ")).to.equal(2);
@@ -620,6 +621,10 @@ fit:
           ])
         ).stderr,
       ).to.include("extract makes coco-17 recordings");
+      expect(
+        (await inProcess(["extract", M01, "-o", join(dir, "x.jsonl"), "--model", "posenet"]))
+          .stderr,
+      ).to.include("the pose model must be one of movenet-lightning, movenet-thunder");
     });
   });
 });

@@ -7,15 +7,21 @@ import { createWriteStream, renameSync, rmSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import type { Writable } from "node:stream";
 import { createGzip } from "node:zlib";
-import type { PoseFrame } from "@movement-detection/sdk";
 import { SingleBar } from "cli-progress";
 import { InvalidArgumentError } from "commander";
+import {
+  DEFAULT_POSE_MODEL,
+  POSE_MODELS,
+  type PoseModelName,
+} from "../../../sdk/src/camera/pose-models.js";
+import type { PoseFrame } from "../../../sdk/src/generated/api.js";
 import type { Io } from "../output.js";
 import { type ExtractedVideo, extractVideo, type VideoProgress } from "./extract-video.js";
 
 export interface ExtractCommandOptions {
   output: string;
   topology?: "coco-17";
+  model?: PoseModelName;
   json?: boolean;
   progress?: boolean;
 }
@@ -27,6 +33,14 @@ export function parseExtractTopology(name: string): "coco-17" {
   if (name === EXTRACT_TOPOLOGY) return name;
   throw new InvalidArgumentError(
     `extract makes coco-17 recordings: its pose model (MoveNet Lightning, from @vladmandic/human) finds the 17 COCO keypoints${name === "blazepose-33" ? "; a blazepose-33 model is not part of this repository" : ""}`,
+  );
+}
+
+export function parseExtractModel(name: string): PoseModelName {
+  const model = POSE_MODELS.find((m) => m === name);
+  if (model) return model;
+  throw new InvalidArgumentError(
+    `the pose model must be one of ${POSE_MODELS.join(", ")} (default ${DEFAULT_POSE_MODEL})`,
   );
 }
 
@@ -109,6 +123,7 @@ export async function extractCommand(
   try {
     info = await extractVideo(video, {
       signal,
+      model: opts.model,
       onProgress: (p) => bar.update(p),
       onFrames: async (batch) => {
         for (const frame of batch) {
@@ -148,11 +163,12 @@ export async function extractCommand(
     seconds: Math.round(seconds * 10) / 10,
     frames_per_second: Math.round((frames / seconds) * 10) / 10,
     backend: info.backend,
+    model: info.model,
   };
   if (opts.json) io.stdout.write(`${JSON.stringify(summary)}\n`);
   else
     io.stdout.write(
-      `${opts.output}: ${frames} frames (${withPose} with a pose) of ${video}, ${info.width}x${info.height}, ${summary.duration} s; ${summary.seconds} s, ${summary.frames_per_second} frames/s (${info.backend})\n` +
+      `${opts.output}: ${frames} frames (${withPose} with a pose) of ${video}, ${info.width}x${info.height}, ${summary.duration} s; ${summary.seconds} s, ${summary.frames_per_second} frames/s (${info.model} on ${info.backend})\n` +
         `run it: npm run -s movespec -- run SPEC.yaml ${opts.output} --topology ${EXTRACT_TOPOLOGY} --aspect ${info.width}:${info.height}\n`,
     );
   return frames > 0 ? 0 : 1;

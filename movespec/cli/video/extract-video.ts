@@ -8,9 +8,10 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { PoseFrame } from "@movement-detection/sdk";
-import { poseAssets } from "@movement-detection/sdk/pose-assets";
 import type { Browser, Route } from "playwright-core";
+import { poseAssets } from "../../../sdk/scripts/pose-assets.js";
+import type { PoseModelName } from "../../../sdk/src/camera/pose-models.js";
+import type { PoseFrame } from "../../../sdk/src/generated/api.js";
 
 /** What the page learnt of the video (page/extract-page.ts answers it). */
 export interface ExtractedVideo {
@@ -18,6 +19,7 @@ export interface ExtractedVideo {
   readonly height: number;
   readonly duration: number;
   readonly backend: string;
+  readonly model: string;
 }
 
 export interface VideoProgress {
@@ -33,6 +35,8 @@ export interface ExtractOptions {
   readonly onProgress?: (progress: VideoProgress) => void;
   /** Closes the browser: extractVideo rejects with the signal's reason. */
   readonly signal?: AbortSignal;
+  /** The pose model (default: the camera kit's DEFAULT_POSE_MODEL). */
+  readonly model?: PoseModelName;
   /** Default: CHROMIUM_PATH, else /usr/bin/chromium (Debian's chromium package). */
   readonly chromiumPath?: string;
 }
@@ -118,7 +122,7 @@ export async function extractVideo(file: string, options: ExtractOptions): Promi
     await page.exposeFunction("movespecProgress", (progress: VideoProgress) =>
       options.onProgress?.(progress),
     );
-    await page.goto(`${ORIGIN}/`);
+    await page.goto(options.model ? `${ORIGIN}/?model=${options.model}` : `${ORIGIN}/`);
     await page.setInputFiles("#file", file);
     // A string: the page's own function (page/extract-page.ts), not one compiled here.
     return (await page.evaluate("window.extractVideo()")) as ExtractedVideo;

@@ -11,14 +11,18 @@ export {
 export {
   COCO_ORDER,
   chooseBackend,
+  DEFAULT_POSE_MODEL,
   type HumanConstructor,
   type HumanLike,
   keypointsOf,
   loadPoseModel,
   POSE_MODEL_FILE,
+  POSE_MODELS,
   type PoseInput,
   type PoseModel,
+  type PoseModelName,
   type PoseModelOptions,
+  poseModelFiles,
 } from "./pose-model.js";
 export {
   loaded,

@@ -6,6 +6,15 @@
  * them by URL, or a bundling app passes the library's `Human` class itself.
  */
 
+import {
+  DEFAULT_POSE_MODEL,
+  POSE_MODELS,
+  type PoseModelName,
+  poseModelFiles,
+} from "./pose-models.js";
+
+export { DEFAULT_POSE_MODEL, POSE_MODELS, type PoseModelName, poseModelFiles };
+
 /** The part of a Human instance the kit uses (structural: the SDK does not depend on the library). */
 export interface HumanLike {
   load(): Promise<void>;
@@ -21,8 +30,10 @@ export interface PoseModelOptions {
   readonly Human?: HumanConstructor;
   /** Where the page serves `@vladmandic/human/dist/human.esm.js` (when `Human` is not given). */
   readonly libraryUrl?: string;
-  /** The folder (ending in /) serving `movenet-lightning.json` and `movenet-lightning.bin`. */
+  /** The folder (ending in /) serving the model's `NAME.json` and `NAME.bin` (poseModelFiles). */
   readonly modelBaseUrl: string;
+  /** Which pose model (default DEFAULT_POSE_MODEL). */
+  readonly model?: PoseModelName;
   /** The folder (ending in /) serving TensorFlow.js's `tfjs-backend-wasm*.wasm` binaries. */
   readonly wasmBaseUrl: string;
   /** Default: `webgl` on a real GPU, else `wasm` (see chooseBackend). */
@@ -37,6 +48,8 @@ export type PoseInput = HTMLVideoElement | HTMLCanvasElement | HTMLImageElement 
 export interface PoseModel {
   /** The keypoints of the person in the picture in coco-17 order, or null when none was found. */
   detect(input: PoseInput): Promise<number[][] | null>;
+  /** Which model reads the pictures. */
+  readonly name: PoseModelName;
   /** TensorFlow.js's backend in use (`webgl`, `wasm`, `cpu`). */
   readonly backend: string;
   readonly topology: "coco-17";
@@ -63,7 +76,8 @@ export const COCO_ORDER = [
   "rightAnkle",
 ] as const;
 
-export const POSE_MODEL_FILE = "movenet-lightning.json";
+/** The default model's graph file. */
+export const POSE_MODEL_FILE = poseModelFiles()[0];
 
 /**
  * Pictures are read at most this wide or high: the model sees 192 x 192 pixels (of the whole
@@ -75,6 +89,8 @@ export const MAX_INPUT_SIDE = 640;
 /** Loads the library (once per URL) and the model; resolves when the model can detect. */
 export async function loadPoseModel(options: PoseModelOptions): Promise<PoseModel> {
   const Human = options.Human ?? (await humanFrom(options.libraryUrl));
+  const name = options.model ?? DEFAULT_POSE_MODEL;
+  if (!POSE_MODELS.includes(name)) throw new TypeError(`unknown pose model ${name}`);
   const human = new Human({
     backend: options.backend ?? chooseBackend(),
     modelBasePath: options.modelBaseUrl,
@@ -93,7 +109,7 @@ export async function loadPoseModel(options: PoseModelOptions): Promise<PoseMode
     segmentation: { enabled: false },
     body: {
       enabled: true,
-      modelPath: POSE_MODEL_FILE,
+      modelPath: poseModelFiles(name)[0],
       maxDetected: 1,
       minConfidence: options.minConfidence ?? 0.2,
     },
@@ -101,6 +117,7 @@ export async function loadPoseModel(options: PoseModelOptions): Promise<PoseMode
   await human.load();
   const canvas = document.createElement("canvas");
   return {
+    name,
     topology: "coco-17",
     get backend() {
       return human.tf.getBackend();

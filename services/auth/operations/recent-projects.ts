@@ -12,19 +12,30 @@ export const RECENT_PROJECTS_MAX = 10_000;
  * before it verify until they expire (15 minutes by default). Reads that must show the stored
  * project (GetProject) do not come here. `ttlMs` 0: every read goes to the store.
  */
-export function createRecentProjects(deps: {
-  find: (id: string) => Promise<ProjectRecord | null>;
+export function createRecentProjects(deps: RecentRecordsDeps<ProjectRecord>) {
+  return createRecentRecords(deps);
+}
+
+export interface RecentRecordsDeps<R> {
+  find: (id: string) => Promise<R | null>;
   ttlMs: number;
   clock: () => number;
   maxEntries?: number;
-}) {
+}
+
+/**
+ * Records by id, each kept for `ttlMs` after it was read, as createRecentProjects describes; a
+ * record this replica changes is `forget`-ten. The runtime-token path reads credentials through
+ * one (a revocation on another replica is seen there within `ttlMs`).
+ */
+export function createRecentRecords<R>(deps: RecentRecordsDeps<R>) {
   const maxEntries = deps.maxEntries ?? RECENT_PROJECTS_MAX;
-  const held = new Map<string, { readonly record: ProjectRecord; readonly at: number }>();
+  const held = new Map<string, { readonly record: R; readonly at: number }>();
   // A read that started before an archive must not put back what the archive removed.
   let forgets = 0;
 
   return {
-    async find(id: string): Promise<ProjectRecord | null> {
+    async find(id: string): Promise<R | null> {
       const now = deps.clock();
       const entry = held.get(id);
       // A clock that stepped back counts as expired, not as fresh for ever.
@@ -42,7 +53,7 @@ export function createRecentProjects(deps: {
       }
       return record;
     },
-    /** This replica changed the project: the next read goes to the store. */
+    /** This replica changed the record: the next read goes to the store. */
     forget(id: string): void {
       forgets += 1;
       held.delete(id);
@@ -54,3 +65,4 @@ export function createRecentProjects(deps: {
 }
 
 export type RecentProjects = ReturnType<typeof createRecentProjects>;
+export type RecentRecords<R> = ReturnType<typeof createRecentRecords<R>>;

@@ -39,6 +39,8 @@ export interface TerminalWrite {
   readonly error_code?: string;
   readonly error_message?: string;
   readonly checkpoint?: SessionDocument["checkpoint"];
+  /** A finalize ended here without a `finalizing` write first (session-lifecycle.ts). */
+  readonly finalize_requested_at?: Date;
 }
 
 /**
@@ -88,7 +90,11 @@ export interface SessionStore {
     from: SessionStatus,
     at: Date,
   ): Promise<SessionDocument | undefined>;
-  /** Writes the terminal state under the lease (and clears it); false if the lease is lost. */
+  /**
+   * Writes the terminal state under the lease (and clears it); false if the lease is lost. The
+   * session's checkpoint goes unless `terminal` carries one: nothing resumes an ended session, and
+   * ended sessions are kept for the retention.
+   */
   end(sessionId: string, epoch: number, terminal: TerminalWrite): Promise<boolean>;
   /** Active sessions that may need the sweeper: past a deadline, idle, or finalizing. */
   sweepCandidates(now: Date, idleSince: Date, limit: number): Promise<SessionDocument[]>;
@@ -211,7 +217,12 @@ export function createSessionStore(db: Db, options: SessionStoreOptions = {}): S
       const result = await sessions.updateOne(
         { ...leaseFilter(sessionId, epoch), status: { $in: [...ACTIVE_STATUSES] } },
         // $min: a missing started_at is set, an earlier one kept.
-        { $set: set, $inc: { lease_epoch: 1 }, ...(started_at ? { $min: { started_at } } : {}) },
+        {
+          $set: set,
+          $inc: { lease_epoch: 1 },
+          ...(started_at ? { $min: { started_at } } : {}),
+          ...(terminal.checkpoint ? {} : { $unset: { checkpoint: "" } }),
+        },
       );
       return result.modifiedCount === 1;
     },

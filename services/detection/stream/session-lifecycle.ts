@@ -1,5 +1,5 @@
-import type { Engine } from "@movement-detection/movespec";
-import type { Logger } from "@movement-detection/shared/logging";
+import type { Engine, SessionSummary } from "../../../movespec/index.js";
+import type { Logger } from "../../shared/logging/logger.js";
 import type { SessionLimits } from "../config.js";
 import type { SessionStatus } from "../domain/session-document.js";
 import { finalSummary, summaryEventOf } from "../domain/session-summary.js";
@@ -69,6 +69,22 @@ const DETACHED: Stage = { name: "detached" };
 const DONE = Promise.resolve();
 
 const LEASE_LOST = "another attachment of this session took over";
+
+/** A session is created at epoch 0; the first lease taken on it moves it to 1. */
+const FIRST_LEASE_EPOCH = 1;
+
+/**
+ * Whether records may be stored for the session: the engine's totals cover every repetition and
+ * hold since the session began (restored from checkpoints), taken out of it or not.
+ */
+function mayHaveStoredRecords(summary: SessionSummary): boolean {
+  return (
+    summary.count > 0 ||
+    summary.partials > 0 ||
+    summary.longest_hold > 0 ||
+    summary.holds.length > 0
+  );
+}
 
 export interface LifecycleInit {
   readonly sessionId: string;
@@ -237,12 +253,24 @@ export class SessionLifecycle {
     const { store, records, checkpoints, outbox, engine, turns, logger, sessionId, epoch, now } =
       this.init;
     try {
+      let finalizeRequestedAt: Date | undefined;
+      let finished: ReturnType<Engine["finish"]> | undefined;
       if (ending.status === "completed" && this.status !== "finalizing") {
-        await store.requestFinalize(sessionId, this.status, new Date(now()));
+        finalizeRequestedAt = new Date(now());
+        // `finalizing` is the finalize made durable while the end waits for a checkpoint being
+        // written or for stored records read back: a replica that dies meanwhile leaves the
+        // session to the sweeper, which completes it. With neither to wait for it would last
+        // one write: the terminal write goes alone (a crash before it leaves the session as a
+        // crash before the finalizing write did), one store write fewer per session.
+        if (!checkpoints.inFlight) finished = engine.finish();
+        if (!finished || mayHaveStoredRecords(finished.summary)) {
+          await store.requestFinalize(sessionId, this.status, finalizeRequestedAt);
+          finalizeRequestedAt = undefined;
+        }
         this.status = "finalizing";
       }
       await checkpoints.inFlight;
-      const { events } = engine.finish();
+      const { events } = finished ?? engine.finish();
       const stored = await checkpoints.records();
       if (stored.missing > 0) {
         logger.error(
@@ -261,7 +289,13 @@ export class SessionLifecycle {
       );
       await turns.next();
       outbox.events(events, undefined, final.text);
-      const progress = checkpoints.endState();
+      // No checkpoint goes with the terminal state: nothing resumes an ended session, and the
+      // engine's snapshot (about 10 KB) would be serialised, written and kept for the retention
+      // for nothing; the store removes the last one (SessionStore.end).
+      const progress = {
+        accepted_frames_total: engine.acceptedFrames,
+        last_seq: engine.lastSeq >= 0 ? engine.lastSeq : undefined,
+      };
       const written = await store.end(sessionId, epoch, {
         status: ending.status,
         ended_at: new Date(now()),
@@ -271,7 +305,7 @@ export class SessionLifecycle {
         terminal_outcome: final.text,
         error_code: ending.code,
         error_message: ending.message,
-        checkpoint: progress.checkpoint,
+        finalize_requested_at: finalizeRequestedAt,
       });
       if (!written) {
         outbox.closeWithError(StreamError.leaseLost, LEASE_LOST, CloseCode.replaced);
@@ -287,6 +321,9 @@ export class SessionLifecycle {
         errorMessage: ending.message,
       });
       outbox.close(ending.closeCode, ending.status);
+      // The session's first lease (no earlier attachment) and no record taken: no chunk was ever
+      // written, so there is nothing to remove (a store write fewer per short session).
+      if (epoch === FIRST_LEASE_EPOCH && stored.records.length === 0) return;
       await records
         .removeAll(sessionId)
         .catch((error) =>

@@ -3,10 +3,14 @@
  * the video file chosen in its file input goes through the camera kit's videoPoses, and the
  * frames go back to Node in batches through functions Node exposes to the page.
  */
-
-import type { PoseFrame } from "@movement-detection/sdk";
-import type { VideoProgress } from "@movement-detection/sdk/camera";
-import { loadPoseModel, openVideoFile, videoPoses } from "@movement-detection/sdk/camera";
+import {
+  loadPoseModel,
+  openVideoFile,
+  type PoseModelName,
+  videoPoses,
+} from "../../../../sdk/src/camera/index.js";
+import type { VideoProgress } from "../../../../sdk/src/camera/video-file.js";
+import type { PoseFrame } from "../../../../sdk/src/generated/api.js";
 
 /** What Node exposes (page.exposeFunction) and what it calls (page.evaluate). */
 declare global {
@@ -22,6 +26,7 @@ export interface ExtractedVideo {
   readonly height: number;
   readonly duration: number;
   readonly backend: string;
+  readonly model: string;
 }
 
 /** Frames per call back to Node: fewer round trips than one a frame, little held in the page. */
@@ -35,6 +40,8 @@ window.extractVideo = async () => {
     libraryUrl: new URL("human.esm.js", location.href).href,
     modelBaseUrl: new URL("./", location.href).href,
     wasmBaseUrl: new URL("./", location.href).href,
+    // The page's address names the model (extract-video.ts); else the kit's default.
+    model: (new URLSearchParams(location.search).get("model") as PoseModelName | null) ?? undefined,
   });
   const { video, release } = await openVideoFile(
     file,
@@ -57,6 +64,7 @@ window.extractVideo = async () => {
       height: video.videoHeight,
       duration: video.duration,
       backend: model.backend,
+      model: model.name,
     };
   } finally {
     release();

@@ -61,6 +61,9 @@ async function progressWrites(h: Harness): Promise<number> {
   return h.store.callsOf("saveProgress").length;
 }
 
+/** The record store's writes (`list` of no chunk reads nothing in the real store). */
+const recordWrites = (h: Harness) =>
+  h.records.calls.map((c) => c.method).filter((method) => method !== "list");
 const terminalOf = (h: Harness) => h.store.callsOf("end")[0]?.args[2] as TerminalWrite;
 
 describe("detection OwnedSession (one attached session: intake, checkpoints, flow, outbox, end)", () => {
@@ -709,7 +712,8 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       expect(
         summary.reps.map((r: { count: number; side: string }) => `${r.side}${r.count}`),
       ).to.have.members(["left1", "right1", "left2", "right2"]);
-      expect(terminal.checkpoint?.record_chunks).to.equal(1);
+      // No checkpoint with the terminal state: nothing resumes an ended session.
+      expect(terminal).not.to.have.property("checkpoint");
       const events = h.sink.messages("event");
       expect(events.at(-1).event).to.deep.equal(summary);
       const [end] = h.sink.messages("end");
@@ -766,7 +770,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       await checkpoint;
       await untilDetached(h);
       expect(turns.taken).to.equal(2);
-      expect(terminalOf(h).checkpoint?.record_chunks).to.equal(1);
+      expect(terminalOf(h)).not.to.have.property("checkpoint");
     });
 
     it("keeps the summary within summaryMaxBytes: the totals whole, the lists cut", async () => {
@@ -815,13 +819,63 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
 
     it("a failed finalize request: the same, nothing else written", async () => {
       const h = attach({ status: "streaming" });
-      h.session.onFrames(TWO_REPS.slice(0, 5));
+      // A repetition recorded: the end writes `finalizing` before it reads the records back.
+      h.session.onFrames(TWO_REPS);
       h.store.faults.fail("requestFinalize");
       h.session.finalize();
       await untilDetached(h);
       expect(h.store.callsOf("end")).to.have.length(0);
       expect(h.sink.messages("event").map((m) => m.event.type)).not.to.include("session.summary");
       expect(h.settled).to.deep.equal([SESSION_ID]);
+    });
+
+    it("nothing recorded and no checkpoint in flight: the terminal write alone, with finalize_requested_at; nothing to remove at the first lease", async () => {
+      const h = attach({ status: "streaming", epoch: 1 });
+      h.session.onFrames(TWO_REPS.slice(0, 5));
+      h.clock.now = T0 + 7_000;
+      h.session.finalize();
+      await untilDetached(h);
+      expect(h.store.calls.map((c) => c.method)).to.deep.equal(["end"]);
+      expect(terminalOf(h)).to.deep.include({
+        status: "completed",
+        finalize_requested_at: new Date(T0 + 7_000),
+        accepted_frames_total: 5,
+      });
+      expect(h.sink.messages("end").map((m) => m.status)).to.deep.equal(["completed"]);
+      expect(recordWrites(h)).to.deep.equal([]);
+    });
+
+    it("repetitions recorded: finalizing written first; chunks removed only if some were written", async () => {
+      const kept = attach({ status: "streaming", epoch: 1 });
+      kept.session.onFrames(TWO_REPS);
+      kept.session.finalize();
+      await untilDetached(kept);
+      expect(kept.store.calls.map((c) => c.method)).to.deep.equal(["requestFinalize", "end"]);
+      expect(terminalOf(kept).finalize_requested_at).to.equal(undefined);
+      expect(terminalOf(kept).terminal_outcome).to.include('"count":2');
+      // Still in the engine at the end: no chunk was written, none to remove.
+      expect(recordWrites(kept)).to.deep.equal([]);
+
+      const chunked = attach({ status: "streaming", epoch: 1 });
+      chunked.session.onFrames(TWO_REPS);
+      await chunked.session.checkpoint();
+      chunked.session.finalize();
+      await untilDetached(chunked);
+      expect(chunked.store.calls.map((c) => c.method)).to.deep.equal([
+        "saveProgress",
+        "requestFinalize",
+        "end",
+      ]);
+      expect(recordWrites(chunked)).to.deep.equal(["save", "removeAll"]);
+    });
+
+    it("nothing recorded at a later lease: what an earlier attachment may have stored is removed", async () => {
+      const h = attach({ status: "streaming", epoch: 2 });
+      h.session.onFrames(TWO_REPS.slice(0, 5));
+      h.session.finalize();
+      await untilDetached(h);
+      expect(h.store.calls.map((c) => c.method)).to.deep.equal(["end"]);
+      expect(recordWrites(h)).to.deep.equal(["removeAll"]);
     });
 
     it("a release during the end write waits for the end and writes nothing more", async () => {
