@@ -12,10 +12,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { extractVideo } from "../../movespec/cli/video/extract-video.js";
-import { createEngine, load } from "../../movespec/index.js";
-import { POSE_MODELS, type PoseModelName } from "../../sdk/src/camera/pose-models.js";
-import type { PoseFrame } from "../../sdk/src/generated/api.js";
+import { createEngine, load } from "@movement-detection/movespec";
+import { extractVideo } from "@movement-detection/movespec/video";
+import type { PoseFrame } from "@movement-detection/sdk";
+import { POSE_MODELS, type PoseModelName } from "@movement-detection/sdk/pose-models";
 import { SHARED_VIDEO_DIR, sharedVideos } from "../../test/support/shared-video.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");

@@ -1,7 +1,7 @@
-import "../shared/telemetry/mongodb-preload.js";
+import "@movement-detection/shared/telemetry/mongodb-preload";
 import { setFlagsFromString } from "node:v8";
-import { loadConfigOrExit } from "../shared/config/load-or-exit.js";
-import { runServiceProcess } from "../shared/runtime/service-runner.js";
+import { loadConfigOrExit } from "@movement-detection/shared/config";
+import { runServiceProcess } from "@movement-detection/shared/runtime";
 import { loadDetectionConfig } from "./config.js";
 import { detectionService } from "./service.js";
 

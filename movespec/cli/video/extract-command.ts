@@ -7,14 +7,14 @@ import { createWriteStream, renameSync, rmSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import type { Writable } from "node:stream";
 import { createGzip } from "node:zlib";
-import { SingleBar } from "cli-progress";
-import { InvalidArgumentError } from "commander";
+import type { PoseFrame } from "@movement-detection/sdk";
 import {
   DEFAULT_POSE_MODEL,
   POSE_MODELS,
   type PoseModelName,
-} from "../../../sdk/src/camera/pose-models.js";
-import type { PoseFrame } from "../../../sdk/src/generated/api.js";
+} from "@movement-detection/sdk/pose-models";
+import { SingleBar } from "cli-progress";
+import { InvalidArgumentError } from "commander";
 import type { Io } from "../output.js";
 import { type ExtractedVideo, extractVideo, type VideoProgress } from "./extract-video.js";
 

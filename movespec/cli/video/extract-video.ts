@@ -8,10 +8,10 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { PoseFrame } from "@movement-detection/sdk";
+import { poseAssets } from "@movement-detection/sdk/pose-assets";
+import type { PoseModelName } from "@movement-detection/sdk/pose-models";
 import type { Browser, Route } from "playwright-core";
-import { poseAssets } from "../../../sdk/scripts/pose-assets.js";
-import type { PoseModelName } from "../../../sdk/src/camera/pose-models.js";
-import type { PoseFrame } from "../../../sdk/src/generated/api.js";
 
 /** What the page learnt of the video (page/extract-page.ts answers it). */
 export interface ExtractedVideo {

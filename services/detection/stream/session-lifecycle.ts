@@ -1,5 +1,5 @@
-import type { Engine, SessionSummary } from "../../../movespec/index.js";
-import type { Logger } from "../../shared/logging/logger.js";
+import type { Engine, SessionSummary } from "@movement-detection/movespec";
+import type { Logger } from "@movement-detection/shared/logging";
 import type { SessionLimits } from "../config.js";
 import type { SessionStatus } from "../domain/session-document.js";
 import { finalSummary, summaryEventOf } from "../domain/session-summary.js";

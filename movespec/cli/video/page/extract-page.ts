@@ -3,14 +3,15 @@
  * the video file chosen in its file input goes through the camera kit's videoPoses, and the
  * frames go back to Node in batches through functions Node exposes to the page.
  */
+
+import type { PoseFrame } from "@movement-detection/sdk";
+import type { VideoProgress } from "@movement-detection/sdk/camera";
 import {
   loadPoseModel,
   openVideoFile,
   type PoseModelName,
   videoPoses,
-} from "../../../../sdk/src/camera/index.js";
-import type { VideoProgress } from "../../../../sdk/src/camera/video-file.js";
-import type { PoseFrame } from "../../../../sdk/src/generated/api.js";
+} from "@movement-detection/sdk/camera";
 
 /** What Node exposes (page.exposeFunction) and what it calls (page.evaluate). */
 declare global {
