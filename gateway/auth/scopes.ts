@@ -1,3 +1,4 @@
+import { streamPathSession } from "@movement-detection/shared/realtime";
 import type { Scope } from "@movement-detection/shared/tokens";
 import { DOCS_PATHS, STUDIO_PATHS } from "../public-paths.js";
 
@@ -82,6 +83,6 @@ export function ignoresAuthorization(method: string, path: string): boolean {
     (lookup === "GET" && STUDIO_PATHS.test(path)) ||
     (lookup === "POST" && /^\/api\/auth\/access-tokens\/?$/.test(path)) ||
     // The realtime stream authenticates with its runtime token, never an access token.
-    /^\/api\/detection\/sessions\/[^/]+\/stream\/?$/.test(path)
+    streamPathSession(path) !== undefined
   );
 }
