@@ -1,7 +1,7 @@
 import type { ProjectRecord } from "../store/projects-store.js";
 
-/** Projects held at most; past it the least recently read is dropped. */
-export const RECENT_PROJECTS_MAX = 10_000;
+/** Records held at most (per cache); past it the least recently read is dropped. */
+export const RECENT_RECORDS_MAX = 10_000;
 
 /**
  * The projects the token paths (the exchange, runtime tokens) read, each kept for `ttlMs` after it
@@ -29,7 +29,7 @@ export interface RecentRecordsDeps<R> {
  * one (a revocation on another replica is seen there within `ttlMs`).
  */
 export function createRecentRecords<R>(deps: RecentRecordsDeps<R>) {
-  const maxEntries = deps.maxEntries ?? RECENT_PROJECTS_MAX;
+  const maxEntries = deps.maxEntries ?? RECENT_RECORDS_MAX;
   const held = new Map<string, { readonly record: R; readonly at: number }>();
   // A read that started before an archive must not put back what the archive removed.
   let forgets = 0;

@@ -129,11 +129,6 @@ export class Checkpoints {
     return this.save(this.take(), true, false);
   }
 
-  /** What the session's end writes with its terminal state: no record is taken out. */
-  endState(): Progress {
-    return this.progress(this.init.ledger.committedChunks);
-  }
-
   /** Every record the engine handed over (./record-ledger.ts). */
   records(): ReturnType<RecordLedger["all"]> {
     return this.init.ledger.all();

@@ -22,11 +22,6 @@ export class RecordLedger {
     this.committed = committedChunks;
   }
 
-  /** Chunks durable so far (counted by the last durable checkpoint). */
-  get committedChunks(): number {
-    return this.committed;
-  }
-
   /** Takes the engine's new records; returns the chunk count the next checkpoint records. */
   take(engine: Engine): number {
     const taken = engine.takeRecords();
