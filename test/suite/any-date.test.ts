@@ -4,8 +4,9 @@
  * SHIFT_DAYS ahead (test/support/shifted-clock.ts), so a new test or code path that only works
  * before some date fails today, on any machine, without faketime.
  *
- * Files that start processes (the system, the embedded store, a CLI) are left out: their children
- * would keep the real clock. The whole suite, children included, is checked on demand with
+ * Files that start processes (the system, the embedded store, a CLI, Chromium) are left out: their
+ * children would keep the real clock. A file that skips steps under faketime says so itself
+ * (`skipUnderFakedClock`: a tool it drives reads the real clock). The whole suite, children included, is checked on demand with
  * `faketime -f '+400d' npm run test:only` (docs/testing.md).
  */
 import { spawn } from "node:child_process";
@@ -22,7 +23,7 @@ const PRELOAD = join(REPO, "test/support/shifted-clock.ts");
 const MOCHA = createRequire(import.meta.url).resolve("mocha/bin/mocha.js");
 /** What a test file that starts processes mentions (directly or through its local harness). */
 const STARTS_PROCESSES =
-  /startTestSystem|startEmbeddedMongo|startStack|startLauncher|node:child_process|\/harness\.js/;
+  /startTestSystem|startEmbeddedMongo|startStack|startLauncher|node:child_process|\/harness\.js|skipUnderFakedClock/;
 
 async function testFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
@@ -81,6 +82,7 @@ describe(`the suite at any date: in-process tests with the clock ${SHIFT_DAYS} d
     expect(inProcess).to.include("test/shared/ids.test.ts");
     expect(inProcess).to.include("test/movespec/engine.test.ts");
     expect(inProcess).not.to.include("test/auth/key-rotation.test.ts");
+    expect(inProcess, "drives Chromium").not.to.include("test/movespec/extract-video.test.ts");
     expect(inProcess).not.to.include("test/suite/any-date.test.ts");
   });
 
