@@ -1,18 +1,6 @@
 import { parseArgs } from "node:util";
-import { readFrames } from "../../test/movespec/support/recordings.js";
-import { api } from "../../test/movespecs/support/api.js";
-import { median } from "../../test/support/statistics.js";
-import { busyMsPerItem, idleCpuRates, startBenchStack, systemCpu } from "../support/bench-stack.js";
 import { readCommandLine } from "../support/command-line.js";
-import { cpuSeconds } from "../support/process-stats.js";
-import { squatTenant } from "../support/squat-tenant.js";
-import {
-  type BenchSocket,
-  binaryBatchMessage,
-  inBatches,
-  openStream,
-  prepareFrames,
-} from "./load.js";
+import type { BenchSocket } from "./load.js";
 
 const USAGE = `usage: node --import tsx bench/detection/end-burst.bench.ts [options]
 
@@ -52,6 +40,18 @@ function parseOptions() {
 }
 
 const options = parseOptions();
+// Loaded once the command line is read: --help and a refused option answer at once, without
+// loading the system the benchmark drives.
+const { readFrames } = await import("../../test/movespec/support/recordings.js");
+const { api } = await import("../../test/movespecs/support/api.js");
+const { median } = await import("../../test/support/statistics.js");
+const { busyMsPerItem, idleCpuRates, startBenchStack, systemCpu } = await import(
+  "../support/bench-stack.js"
+);
+const { cpuSeconds } = await import("../support/process-stats.js");
+const { squatTenant } = await import("../support/squat-tenant.js");
+const { binaryBatchMessage, inBatches, openStream, prepareFrames } = await import("./load.js");
+
 const FPS = 30;
 /** Frames per binary message: a batch of 100 stays under the 64 KiB message limit. */
 const BATCH = 100;

@@ -1,18 +1,6 @@
 import { parseArgs } from "node:util";
-import { readFrames } from "../../test/movespec/support/recordings.js";
-import { api } from "../../test/movespecs/support/api.js";
-import { median } from "../../test/support/statistics.js";
-import { busyMsPerItem, idleCpuRates, startBenchStack, systemCpu } from "../support/bench-stack.js";
 import { readCommandLine } from "../support/command-line.js";
-import { squatTenant } from "../support/squat-tenant.js";
-import {
-  type BenchSocket,
-  batchMessage,
-  inBatches,
-  openStream,
-  percentile,
-  prepareFrames,
-} from "./load.js";
+import type { BenchSocket } from "./load.js";
 
 const USAGE = `usage: node --import tsx bench/detection/lifecycle.bench.ts [options]
 
@@ -62,6 +50,19 @@ function parseOptions() {
 }
 
 const options = parseOptions();
+// Loaded once the command line is read: --help and a refused option answer at once, without
+// loading the system the benchmark drives.
+const { readFrames } = await import("../../test/movespec/support/recordings.js");
+const { api } = await import("../../test/movespecs/support/api.js");
+const { median } = await import("../../test/support/statistics.js");
+const { busyMsPerItem, idleCpuRates, startBenchStack, systemCpu } = await import(
+  "../support/bench-stack.js"
+);
+const { squatTenant } = await import("../support/squat-tenant.js");
+const { batchMessage, inBatches, openStream, percentile, prepareFrames } = await import(
+  "./load.js"
+);
+
 const out = options.json ? process.stderr : process.stdout;
 const say = (line: string) => out.write(`${line}\n`);
 const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;

@@ -30,26 +30,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import {
-  createSession,
-  createTenant,
-  exampleYaml,
-  publishMoveSpec,
-  type TestTenant,
-} from "../../test/detection/support/session-api.js";
-import { readFrames } from "../../test/movespec/support/recordings.js";
-import { startTestSystem, type TestSystem } from "../../test/support/system.js";
+import type { TestTenant } from "../../test/detection/support/session-api.js";
+import type { TestSystem } from "../../test/support/system.js";
 import { readCommandLine } from "../support/command-line.js";
-import {
-  type BenchSocket,
-  binaryBatchMessage,
-  type Encoding,
-  inBatches,
-  loopedTime,
-  openStream,
-  type PreparedFrames,
-  prepareFrames,
-} from "./load.js";
+import type { BenchSocket, Encoding, PreparedFrames } from "./load.js";
 
 const USAGE = `usage: node --import tsx bench/detection/session-memory.bench.ts [options]
 
@@ -103,6 +87,17 @@ const WARM_UP_SESSIONS = 50;
 const PERIOD_MS = 1000 / 30;
 
 const options = parseOptions();
+// Loaded once the command line is read: --help and a refused option answer at once, without
+// loading the system the benchmark drives.
+const { createSession, createTenant, exampleYaml, publishMoveSpec } = await import(
+  "../../test/detection/support/session-api.js"
+);
+const { readFrames } = await import("../../test/movespec/support/recordings.js");
+const { startTestSystem } = await import("../../test/support/system.js");
+const { binaryBatchMessage, inBatches, loopedTime, openStream, prepareFrames } = await import(
+  "./load.js"
+);
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const kb = (bytes: number) => (bytes / 1024).toFixed(1);
 const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);

@@ -38,30 +38,10 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import type { LogLine } from "../../deploy/local/child-process.js";
 import { loadLauncherConfig } from "../../deploy/local/config.js";
-import { startStack } from "../../deploy/local/stack.js";
-import {
-  exampleYaml,
-  publishMoveSpec,
-  type TestTenant,
-} from "../../test/detection/support/session-api.js";
-import { loadExample, readFrames } from "../../test/movespec/support/recordings.js";
-import { api } from "../../test/movespecs/support/api.js";
-import { createProjectWithKey, mintAccessToken } from "../../test/support/auth.js";
+import type { TestTenant } from "../../test/detection/support/session-api.js";
 import { readCommandLine } from "../support/command-line.js";
-import {
-  counterDelta,
-  cpuSeconds,
-  directoryBytes,
-  type Metrics,
-  machineCounters,
-  metric,
-  residentBytes,
-  scrapeMetrics,
-} from "../support/process-stats.js";
-import { profilingEnv } from "../support/profiling.js";
-import { type LiveObserver, LiveSession } from "./live-session.js";
-import { inBatches, percentile } from "./load.js";
-import { loopRecording } from "./looped-recording.js";
+import type { Metrics } from "../support/process-stats.js";
+import type { LiveObserver } from "./live-session.js";
 
 /** What `npm start` runs the control plane at (deploy/local/config.ts). */
 const DEFAULT_NICENESS = loadLauncherConfig({}).controlPlaneNiceness;
@@ -88,6 +68,29 @@ const USAGE = `usage: node --import tsx bench/detection/soak.bench.ts [options]
 `;
 
 const { values: args } = parseOptions();
+// Loaded once the command line is read: --help and a refused option answer at once, without
+// loading the system the benchmark drives.
+const { startStack } = await import("../../deploy/local/stack.js");
+const { exampleYaml, publishMoveSpec } = await import(
+  "../../test/detection/support/session-api.js"
+);
+const { loadExample, readFrames } = await import("../../test/movespec/support/recordings.js");
+const { api } = await import("../../test/movespecs/support/api.js");
+const { createProjectWithKey, mintAccessToken } = await import("../../test/support/auth.js");
+const {
+  counterDelta,
+  cpuSeconds,
+  directoryBytes,
+  machineCounters,
+  metric,
+  residentBytes,
+  scrapeMetrics,
+} = await import("../support/process-stats.js");
+const { profilingEnv } = await import("../support/profiling.js");
+const { LiveSession } = await import("./live-session.js");
+type LiveSession = import("./live-session.js").LiveSession;
+const { inBatches, percentile } = await import("./load.js");
+const { loopRecording } = await import("./looped-recording.js");
 
 function parseOptions() {
   return readCommandLine("soak.bench", USAGE, (help) => {
