@@ -11,6 +11,8 @@ type V3 = [number, number, number];
 
 const ASPECT = 16 / 9;
 const RAD = Math.PI / 180;
+/** The floor's height in the picture, in image heights from the top. */
+const FLOOR = 0.92;
 
 /** Joint angles of one instant; omitted values mean standing relaxed. */
 export interface Pose {
@@ -52,7 +54,7 @@ function add(a: V3, b: V3, k = 1): V3 {
 function body(p: Pose): Record<string, V3> {
   const j: Record<string, V3> = {};
   if (p.prone) return proneBody(p.prone.elbow, p.prone.sag ?? 0);
-  const floor = 0.92;
+  const floor = FLOOR;
   for (const side of ["left", "right"] as const) {
     const sx = side === "left" ? 1 : -1;
     const flex = (side === "left" ? p.kneeLeft : p.kneeRight) ?? p.knee ?? 0;
@@ -114,7 +116,7 @@ function body(p: Pose): Record<string, V3> {
 
 function proneBody(elbowFlex: number, sag: number): Record<string, V3> {
   const j: Record<string, V3> = {};
-  const floor = 0.92;
+  const floor = FLOOR;
   const e = elbowFlex * RAD;
   // Shoulder height above the wrist: the two arm segments with the given elbow angle.
   const a = L.upperArm;
@@ -189,6 +191,33 @@ export function render(pose: Pose, view = 0): number[][] {
 
 function round(x: number): number {
   return Math.round(x * 1e5) / 1e5;
+}
+
+/**
+ * Frames rendered by `render` (a camera far away) as a camera `height` above the floor and
+ * `distance` in front of the body's nearest point would see them: farther points look smaller and
+ * nearer the camera's eye level. A push-up filmed head-on by a camera at the shoulders' height or
+ * above: the hips, farther and lower than the shoulders, show above them.
+ */
+export function perspective(
+  frames: Frame[],
+  camera: { height: number; distance: number },
+): Frame[] {
+  const eye = FLOOR - camera.height;
+  const cx = 0.5 * ASPECT;
+  const nearest = Math.max(...frames.flatMap((f) => f.keypoints.map((p) => p[2] * ASPECT)));
+  return frames.map((f) => ({
+    ...f,
+    keypoints: f.keypoints.map(([x, y, z, visibility]) => {
+      const k = camera.distance / (camera.distance + nearest - z * ASPECT);
+      return [
+        round((cx + (x * ASPECT - cx) * k) / ASPECT),
+        round(eye + (y - eye) * k),
+        z,
+        visibility,
+      ];
+    }),
+  }));
 }
 
 /** Samples `poseAt(t)` at `fps` for `seconds`. */
