@@ -7,7 +7,8 @@ import { createAuthHandlers } from "./handlers.js";
 import { createAccounts } from "./operations/accounts.js";
 import { bootstrapDevelopment, launcherChannel } from "./operations/dev-bootstrap.js";
 import { createFailureLimiter } from "./operations/failure-limiter.js";
-import { createRecentProjects, createRecentRecords } from "./operations/recent-projects.js";
+import { createRecentCredentials } from "./operations/recent-credentials.js";
+import { createRecentProjects } from "./operations/recent-projects.js";
 import { createRuntimeTokens } from "./operations/runtime-tokens.js";
 import { createSigningKeys } from "./operations/signing-keys.js";
 import { createTokenExchange } from "./operations/token-exchange.js";
@@ -68,10 +69,10 @@ export const authService: ServiceDefinition<AuthConfig> = {
       ttlMs: config.projectCacheMs,
       clock: Date.now,
     });
-    // A session creation asks whether the caller's credential is revoked: read once a
-    // `credentialCacheMs` per credential, like the project, not once per creation.
-    const recentCredentials = createRecentRecords({
-      find: (id) => credentials.find(id),
+    // The exchange (by the secret's hash) and session creation (is the caller's credential
+    // revoked?) read a credential once a `credentialCacheMs`, like the project, not every time.
+    const recentCredentials = createRecentCredentials({
+      store: credentials,
       ttlMs: config.credentialCacheMs,
       clock: Date.now,
     });
@@ -84,7 +85,7 @@ export const authService: ServiceDefinition<AuthConfig> = {
       recentCredentials,
     });
     const exchange = createTokenExchange({
-      credentials,
+      credentials: recentCredentials,
       projects: recentProjects,
       pepper,
       signer,

@@ -20,7 +20,8 @@ import { AuthReason } from "../reasons.js";
 import type { CredentialRecord, CredentialsStore } from "../store/credentials-store.js";
 import type { OrganizationRecord, OrganizationsStore } from "../store/organizations-store.js";
 import type { ProjectRecord, ProjectsStore } from "../store/projects-store.js";
-import type { RecentProjects, RecentRecords } from "./recent-projects.js";
+import type { RecentCredentials } from "./recent-credentials.js";
+import type { RecentProjects } from "./recent-projects.js";
 
 const NAME_MAX = 120;
 
@@ -36,8 +37,8 @@ export function createAccounts(deps: {
   now?: () => number;
   /** The token paths' reads of projects; told when this replica archives one. */
   recentProjects?: RecentProjects;
-  /** The runtime-token path's credentials: a revocation here is seen there at once. */
-  recentCredentials?: RecentRecords<CredentialRecord>;
+  /** The token paths' reads of credentials: a revocation here is seen there at once. */
+  recentCredentials?: Pick<RecentCredentials, "forget">;
 }) {
   const now = () => new Date((deps.now ?? Date.now)());
 
@@ -179,7 +180,7 @@ export function createAccounts(deps: {
     },
     async revokeCredential(id: string): Promise<CredentialRecord> {
       const found = isUuid(id) ? await deps.credentials.revoke(id, now()) : null;
-      deps.recentCredentials?.forget(id);
+      deps.recentCredentials?.forget(id, found);
       if (!found) {
         throw serviceError(Code.NotFound, AuthReason.credentialNotFound, "credential not found", {
           credential_id: id,

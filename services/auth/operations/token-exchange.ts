@@ -39,7 +39,8 @@ export interface IssuedAccessToken {
  * and the scopes, and signs. Failed credential checks are counted per client address.
  */
 export function createTokenExchange(deps: {
-  credentials: CredentialsStore;
+  /** Found by the hash of the presented secret (recent-credentials.ts may answer). */
+  credentials: Pick<CredentialsStore, "findByHash">;
   /** Only asked whether the project exists and is archived (recent-projects.ts may answer). */
   projects: Pick<ProjectsStore, "find">;
   pepper: string;
