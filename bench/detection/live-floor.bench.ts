@@ -21,8 +21,11 @@
  * load generator, the most live sessions at 30 fps the machine's cores could carry at that CPU
  * per frame (every core busy on nothing else), of the gateway's and detection's CPU what their
  * threads other than the main one used (V8's garbage-collection and compiler helpers, libuv's
- * pool: what a CPU profile of the main thread does not show), and the growth of the gateway's and detection's
- * resident memory per open session. Medians. BENCH_PROFILE_DIR: the system's detection and gateway
+ * pool: what a CPU profile of the main thread does not show), and the gateway's and detection's
+ * resident memory per open session: their mean resident set over the window (sampled every 250 ms:
+ * under load it is a sawtooth, and one reading landed anywhere on it) less what they held just
+ * before the chain's first sessions (a later trial measured from its own start missed a resident
+ * set that never shrank back: it read negative). Medians. BENCH_PROFILE_DIR: the system's detection and gateway
  * write CPU profiles there (bench/support/cpu-profile.ts); BENCH_NODE_OPTIONS: Node options for
  * those two (GC flags, say).
  */
@@ -39,10 +42,10 @@ import { loadExample, readFrames, runFrames } from "../../test/movespec/support/
 import { median } from "../../test/support/statistics.js";
 import { startTestSystem } from "../../test/support/system.js";
 import { type FloorProcess, startFloor } from "../support/floor-process.js";
-import { helperThreadsCpuSeconds, residentBytes } from "../support/process-stats.js";
+import { helperThreadsCpuSeconds, meanWhile, residentBytes } from "../support/process-stats.js";
 import { profilingEnv } from "../support/profiling.js";
 import { inBatches, openStream, percentile, prepareFrames } from "./load.js";
-import { liveLevel, startLiveSending } from "./scenarios.js";
+import { liveLevel, type StreamMemory, startLiveSending, streamMemory } from "./scenarios.js";
 
 const LEVELS = (process.env.BENCH_LEVELS ?? "300,1000").split(",").map(Number);
 const TRIALS = Number(process.env.BENCH_TRIALS ?? 2);
@@ -72,14 +75,9 @@ async function floorLevel(
   floors: { gateway: FloorProcess; detection: FloorProcess },
   prepared: ReturnType<typeof prepareFrames>,
   count: number,
+  residentIdle: number,
 ): Promise<Run> {
   const pids = [floors.gateway.child.pid, floors.detection.child.pid];
-  const resident = () => {
-    let bytes = 0;
-    for (const pid of pids) bytes += residentBytes(pid);
-    return bytes;
-  };
-  const residentBefore = resident();
   const indices = Array.from({ length: count }, (_, index) => index);
   const sockets = await inBatches(indices, 32, (index) =>
     openStream(
@@ -95,12 +93,12 @@ async function floorLevel(
   const before = [floors.gateway.cpuSeconds(), floors.detection.cpuSeconds()];
   const helpersBefore = pids.map(helperThreadsCpuSeconds);
   const generatorBefore = process.cpuUsage();
-  await sleep(SECONDS * 1000);
+  const resident = await meanWhile(SECONDS * 1000, 250, () => floorResident(floors));
   live.measuring = false;
   const generator = process.cpuUsage(generatorBefore);
   const after = [floors.gateway.cpuSeconds(), floors.detection.cpuSeconds()];
   const helpersAfter = pids.map(helperThreadsCpuSeconds);
-  const residentPerSession = (resident() - residentBefore) / count;
+  const residentPerSession = ((resident.get("floor") ?? Number.NaN) - residentIdle) / count;
   const { samples, problems } = await live.stop();
   const perFrame = (seconds: number) => (seconds * 1e6) / live.framesInWindow;
   return {
@@ -120,6 +118,15 @@ async function floorLevel(
       ]),
     ),
   };
+}
+
+/** The floor's gateway and detection together, bytes resident, as `floor`. */
+function floorResident(floors: {
+  gateway: FloorProcess;
+  detection: FloorProcess;
+}): Map<string, number> {
+  const pids = [floors.gateway.child.pid, floors.detection.child.pid];
+  return new Map([["floor", residentBytes(pids[0]) + residentBytes(pids[1])]]);
 }
 
 function withTotal(cpu: Map<string, number>): Map<string, number> {
@@ -175,6 +182,10 @@ try {
   const { movespecId } = await publishMoveSpec(tenant, exampleYaml("squat"), { name: "squat" });
   const target = { name: "gateway" as const, url: (s: { stream_url: string }) => s.stream_url };
 
+  // Memory per session: the growth over what each chain held just before its first sessions
+  // (taken then, not at start-up: a process just started still holds its loading's garbage).
+  let systemIdle: StreamMemory | undefined;
+  let floorIdle: number | undefined;
   console.log(
     `machine: ${cores} cores, node ${process.version}; live binary sessions at ${FPS} fps`,
   );
@@ -186,8 +197,10 @@ try {
       for (const chain of order) {
         let run: Run;
         if (chain === "floor") {
-          run = await floorLevel(gateway.port, { gateway, detection }, prepared, level);
+          floorIdle ??= floorResident({ gateway, detection }).get("floor") ?? Number.NaN;
+          run = await floorLevel(gateway.port, { gateway, detection }, prepared, level, floorIdle);
         } else {
+          systemIdle ??= await streamMemory(system);
           const result = await liveLevel(
             system,
             tenant,
@@ -197,6 +210,7 @@ try {
             level,
             SECONDS,
             "binary",
+            systemIdle,
           );
           const cpu = new Map<string, number>();
           for (const [name, micros] of result.cpuPerFrame) {

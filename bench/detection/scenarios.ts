@@ -8,6 +8,7 @@ import type { TestTenant } from "../../test/detection/support/session-api.js";
 import type { TestSystem } from "../../test/support/system.js";
 import {
   helperThreadsCpuSeconds,
+  meanWhile,
   metric,
   residentBytes,
   scrapeMetrics,
@@ -272,6 +273,23 @@ function streamHelperCpu(system: TestSystem): Map<string, number> {
   return cpu;
 }
 
+/** The stream processes' resident memory and V8 heap in use, by process name. */
+export interface StreamMemory {
+  readonly rss: Map<string, number>;
+  readonly heap: Map<string, number>;
+}
+
+/** What the stream processes hold now (before any session: their idle memory). */
+export async function streamMemory(system: TestSystem): Promise<StreamMemory> {
+  return { rss: streamRss(system), heap: await streamHeap(system) };
+}
+
+/**
+ * `count` live sessions for `seconds`. Memory per session: the mean resident set over the window
+ * (sampled every 250 ms) less `idle` (what the processes held before their first level: a later
+ * level or trial would otherwise measure from a resident set that did not shrink back) or,
+ * without it, less this level's start; the heap at the window's end less the same.
+ */
 export async function liveLevel(
   system: TestSystem,
   tenant: TestTenant,
@@ -281,9 +299,9 @@ export async function liveLevel(
   count: number,
   seconds: number,
   encoding: Encoding = "json",
+  idle?: StreamMemory,
 ): Promise<LiveResult> {
-  const rssBefore = streamRss(system);
-  const heapBefore = await streamHeap(system);
+  const { rss: rssBefore, heap: heapBefore } = idle ?? (await streamMemory(system));
   const sessions = await createSessions(tenant, movespecId, "live", count);
   const sockets: BenchSocket[] = await inBatches(sessions, 32, (session) =>
     openStream(target.url(session), session.runtime_token, target.tls, encoding),
@@ -299,7 +317,7 @@ export async function liveLevel(
   await loopLag(system); // resets the windows
   const generatorLag = monitorEventLoopDelay({ resolution: 5 });
   generatorLag.enable();
-  await sleep(seconds * 1000);
+  const rssDuring = await meanWhile(seconds * 1000, 250, () => streamRss(system));
   live.measuring = false;
   const generatorUsage = process.cpuUsage(generatorBefore);
   const systemAfter = processCpu(system);
@@ -307,7 +325,6 @@ export async function liveLevel(
   // First: every scrape of /metrics resets the event-loop delay histogram, the heap's included
   // (it read 0.0 for runs where the heap's scrape came first).
   const systemLags = await loopLag(system);
-  const rssDuring = streamRss(system);
   const heapDuring = await streamHeap(system);
   const cpuPerFrame = cpuSpentPerProcess(systemBefore, systemAfter);
   cpuPerFrame.set("load generator", (generatorUsage.user + generatorUsage.system) / 1e6);

@@ -18,6 +18,29 @@ export function residentBytes(pid: number | undefined): number {
   }
 }
 
+/**
+ * The mean of `read()`'s values, by key, sampled every `everyMs` for `ms`: a resident set under
+ * steady load is a sawtooth (garbage piles up between collections), so one reading at the end
+ * lands anywhere on it; the mean over a window does not.
+ */
+export async function meanWhile(
+  ms: number,
+  everyMs: number,
+  read: () => Map<string, number>,
+): Promise<Map<string, number>> {
+  const sums = new Map<string, number>();
+  let samples = 0;
+  const end = performance.now() + ms;
+  for (;;) {
+    for (const [key, value] of read()) sums.set(key, (sums.get(key) ?? 0) + value);
+    samples += 1;
+    const left = end - performance.now();
+    if (left <= 0) break;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(everyMs, left)));
+  }
+  return new Map([...sums].map(([key, sum]) => [key, sum / samples]));
+}
+
 /** CPU seconds (user + system) a process used so far. */
 export function cpuSeconds(pid: number | undefined): number {
   if (pid === undefined) return Number.NaN;
