@@ -585,7 +585,7 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
   });
 
   studioIt("saves with If-Match, creates a version and releases it", async () => {
-    const movespecId = await ownMoveSpec("Saved squat");
+    const movespecId = await ownMoveSpec("Versioned squat");
     await page
       .locator(".cm-line")
       .nth(LINE - 1)
@@ -851,7 +851,7 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
   studioIt(
     "runs the bundled UI-PRMD squat recording with one key: 10 repetitions, 10 marks",
     async () => {
-      const name = "Run squat";
+      const name = "Counted squat";
       const movespecId = await ownMoveSpec(name, { yaml: TUNED, release: true });
       // The first recording, chosen from the start (no test chooses another; a file is put back).
       expect(await page.getByLabel("Recording").inputValue()).to.equal("m01_s01");
@@ -1314,7 +1314,10 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       await bundledRun();
       await page.setViewportSize({ width: 390, height: 844 });
       try {
-        const overflow = await page.evaluate("document.documentElement.scrollWidth - innerWidth");
+        // Measured two frames on: the plot fits itself to a new width from a ResizeObserver, which
+        // runs after the frame's layout.
+        const overflow = await page.evaluate(`new Promise((resolve) => requestAnimationFrame(() =>
+        requestAnimationFrame(() => resolve(document.documentElement.scrollWidth - innerWidth))))`);
         expect(overflow).to.be.at.most(0);
         await shot("4-narrow");
       } finally {
