@@ -56,11 +56,11 @@ phases:
 repetition:
   cycle: [together, apart, together]
 `;
-/** The line the editing step types into: the up phase's exit in examples/movespecs/squat.yaml. */
+/** The line the editing tests type into: the up phase's exit in examples/movespecs/squat.yaml. */
 const LINE_TEXT = "    exit: depth > 0.4";
 const SQUAT = readFileSync(join(ROOT, "examples/movespecs/squat.yaml"), "utf8");
 const LINE = SQUAT.split("\n").indexOf(LINE_TEXT) + 1;
-/** The squat as the editing test leaves it: its up phase's exit line tuned. */
+/** The squat with that line tuned, as the editing test leaves it: where most other tests start. */
 const TUNED = SQUAT.replace(`${LINE_TEXT}\n`, `${LINE_TEXT} # tuned in the Studio\n`);
 
 describe("MoveSpec Studio (/studio) in Chromium", function () {
@@ -259,7 +259,7 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       await openById(id);
       await page
         .locator("#spec-title")
-        .filter({ hasText: new RegExp(`^${name.replace(/[()]/g, "\\$&")}$`) })
+        .filter({ hasText: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`) })
         .waitFor();
     }
     return id;
@@ -1310,7 +1310,7 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
   studioIt(
     "fits a narrow screen, with no console error, no CSP violation and nothing fetched elsewhere",
     async () => {
-      // With a MoveSpec open and its run's result shown: the widest the page gets.
+      // With a MoveSpec open and a run's result shown, its plot included.
       await bundledRun();
       await page.setViewportSize({ width: 390, height: 844 });
       try {
