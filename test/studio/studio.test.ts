@@ -5,6 +5,10 @@
  * version, release, run a bundled UI-PRMD recording through a replay session and see it counted
  * (and marked on the plot), upload a recording and run it. No console error, no CSP violation.
  * Screenshots go to test/studio/screenshots/ (gitignored) for a person to look at.
+ *
+ * One browser page serves every test (a fresh page and sign-in each would cost a second a test),
+ * but no test needs another to have run: each signs the page in if it is not, and makes, opens
+ * and runs its own MoveSpec (helpers below); any one passes alone or in any order.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,7 +16,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
 import { expect } from "chai";
-import type { Browser, Page, WebSocketRoute } from "playwright-core";
+import type { Browser, Dialog, Page, WebSocketRoute } from "playwright-core";
 import { studioCsp } from "../../gateway/studio/routes.js";
 import { createProjectWithToken } from "../support/auth.js";
 import { launchChromium } from "../support/chromium.js";
@@ -52,22 +56,15 @@ phases:
 repetition:
   cycle: [together, apart, together]
 `;
-/** The line the editing step types into: the up phase's exit in examples/movespecs/squat.yaml. */
+/** The line the editing tests type into: the up phase's exit in examples/movespecs/squat.yaml. */
 const LINE_TEXT = "    exit: depth > 0.4";
-const LINE =
-  readFileSync(join(HERE, "../../examples/movespecs/squat.yaml"), "utf8")
-    .split("\n")
-    .indexOf(LINE_TEXT) + 1;
+const SQUAT = readFileSync(join(ROOT, "examples/movespecs/squat.yaml"), "utf8");
+const LINE = SQUAT.split("\n").indexOf(LINE_TEXT) + 1;
+/** The squat with that line tuned, as the editing test leaves it: where most other tests start. */
+const TUNED = SQUAT.replace(`${LINE_TEXT}\n`, `${LINE_TEXT} # tuned in the Studio\n`);
 
 describe("MoveSpec Studio (/studio) in Chromium", function () {
   this.timeout(180_000);
-  // Each step builds on the one before: after a failure the rest would only time out, so they are
-  // skipped. (Not mocha's bail: a suite with bail is skipped whole after any earlier failure in
-  // the run, whichever file it was in.)
-  let failed = false;
-  beforeEach(function () {
-    if (failed) this.skip();
-  });
   let system: TestSystem;
   let browser: Browser | undefined;
   let page: Page;
@@ -79,6 +76,9 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
   let offline = false;
   /** The page's securitypolicyviolation events, as `directive: blocked`. */
   const violations: string[] = [];
+  /** Set by the reconnecting test while it holds the page's WebSockets (see there). */
+  let webSockets: ((socket: WebSocketRoute) => void) | undefined;
+  let webSocketsRouted = false;
 
   before(async function () {
     skipUnderFakedClock(this, "Chromium");
@@ -136,11 +136,31 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     await system?.stop();
   });
 
-  afterEach(function () {
-    if (this.currentTest?.state !== "failed") return;
-    failed = true;
-    return page?.screenshot({ path: join(SHOTS, "failure.png"), fullPage: true });
+  afterEach(async function () {
+    if (this.currentTest?.state !== "failed" || !page) return;
+    const name = this.currentTest.title.replace(/[^A-Za-z0-9]+/g, "-").slice(0, 60);
+    await page.screenshot({ path: join(SHOTS, `failure-${name}.png`), fullPage: true });
+    // Whatever the failed test left (a run, a route, a dialog's question) goes with the page: the
+    // next test signs in afresh.
+    await leaving(() => page.goto("about:blank")).catch(() => {});
   });
+
+  /**
+   * A test of the page: besides its own checks, no console error (but those it expects), no CSP
+   * violation and nothing fetched elsewhere while it ran. Checked in the test, not in an
+   * afterEach hook: a failed hook would skip every test after it.
+   */
+  const studioIt = (title: string, body: () => Promise<void>) =>
+    it(title, async () => {
+      problems.length = 0;
+      violations.length = 0;
+      foreign.length = 0;
+      expectedErrors.length = 0;
+      await body();
+      expect(problems, problems.join("\n")).to.deep.equal([]);
+      expect(violations, violations.join("\n")).to.deep.equal([]);
+      expect(foreign).to.deep.equal([]);
+    });
 
   const shot = (name: string) =>
     page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
@@ -160,13 +180,131 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     return {
       status: response.status,
       body: (await response.json()) as {
+        movespec_id: string;
+        movespec_version_id: string;
         yaml_source: string;
         version_number: number;
         items: unknown[];
       },
     };
   };
-  let movespecId = "";
+  const send = (method: string, path: string, body?: unknown) =>
+    api(path, {
+      method,
+      ...(body === undefined
+        ? {}
+        : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+    });
+
+  /**
+   * Runs `action` answering the page's "unsaved changes" questions yes (a test before may have
+   * left its text unsaved); without a listener Playwright dismisses every dialog.
+   */
+  async function leaving<T>(action: () => Promise<T>): Promise<T> {
+    const accept = (dialog: Dialog) => void dialog.accept();
+    page.on("dialog", accept);
+    try {
+      return await action();
+    } finally {
+      page.off("dialog", accept);
+    }
+  }
+
+  /** The page signed in with the development key, as a person does, unless it already is. */
+  async function signedIn() {
+    if (await page.locator("#workspace").isVisible()) return;
+    await leaving(() => page.goto(`${system.gatewayUrl}/studio`));
+    await page.getByLabel("API key").fill(system.devCredentials?.api_key ?? "");
+    await page.getByLabel("API key").press("Enter");
+    await page.locator("#workspace").waitFor({ state: "visible" });
+  }
+
+  /** Opens one of the project's MoveSpecs in the page by its id, as "Open by id" does. */
+  async function openById(id: string) {
+    await leaving(async () => {
+      await page.getByLabel("Open by id").fill(id);
+      await page.getByRole("button", { name: "Open", exact: true }).click();
+      await page.locator(`#editor-panel[data-movespec-id="${id}"]`).waitFor();
+    });
+    await page.locator("#editor-status", { hasText: /^Draft loaded\.$/ }).waitFor();
+  }
+
+  /**
+   * A new MoveSpec of the project made through the API (its draft `yaml`, the squat by default;
+   * with `release`, version 1 of it released), opened in the signed-in page unless `open` is false.
+   */
+  async function ownMoveSpec(
+    name: string,
+    options: { yaml?: string; release?: boolean; open?: boolean } = {},
+  ): Promise<string> {
+    const created = await send("POST", "/api/movespecs", {
+      name,
+      project_id: system.devCredentials?.project_id,
+    });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const id = created.body.movespec_id;
+    const draft = await send("PUT", `/api/movespecs/${id}/draft`, {
+      yaml_source: options.yaml ?? SQUAT,
+    });
+    expect(draft.status, JSON.stringify(draft.body)).to.equal(200);
+    if (options.release) {
+      const version = await send("POST", `/api/movespecs/${id}/versions`);
+      expect(version.status, JSON.stringify(version.body)).to.equal(201);
+      const path = `/api/movespecs/${id}/versions/${version.body.movespec_version_id}/release`;
+      const released = await send("POST", path);
+      expect(released.status, JSON.stringify(released.body)).to.equal(200);
+    }
+    if (options.open !== false) {
+      await signedIn();
+      await openById(id);
+      await page
+        .locator("#spec-title")
+        .filter({ hasText: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`) })
+        .waitFor();
+    }
+    return id;
+  }
+
+  /** Run runs the bundled m01_s01 again, not a file chosen by a test before. */
+  async function chooseBundled() {
+    const again = page.getByRole("button", { name: "Use the bundled one" });
+    if (await again.isVisible()) await again.click();
+    await page
+      .locator("#bench-source", { hasText: /^Runs the bundled m01_s01 \(deep squat\)\.$/ })
+      .waitFor();
+  }
+
+  /** The MoveSpec whose run of m01_s01 the page shows, if it still does (see bundledRun). */
+  let bundled: { id: string; name: string } | undefined;
+  let bundledRuns = 0;
+
+  /**
+   * The tuned squat's released version 1 run on the bundled m01_s01 (10 repetitions) and shown
+   * in the page: the run a test before left on the screen if it still is, else a new one.
+   */
+  async function bundledRun() {
+    await signedIn();
+    if (bundled) {
+      const shown =
+        (await page.getAttribute("#editor-panel", "data-movespec-id")) === bundled.id &&
+        (await page.locator("#result").isVisible()) &&
+        (await page.textContent("#result-caption")) ===
+          `Last run: m01_s01 with version 1 of ${bundled.name}.` &&
+        (await page.getByRole("button", { name: /Save draft/ }).isDisabled());
+      if (shown) return bundled;
+    }
+    const name = `Bundled squat ${++bundledRuns}`;
+    const id = await ownMoveSpec(name, { yaml: TUNED, release: true });
+    await chooseBundled();
+    await page.keyboard.press("Control+Enter");
+    await page
+      .locator("#bench-status")
+      .filter({ hasText: /^completed:/ })
+      .waitFor({ timeout: 60_000 });
+    expect(await page.textContent("#count")).to.equal("10");
+    bundled = { id, name };
+    return bundled;
+  }
 
   it("serves the page under a strict CSP, and only allow-listed files", async () => {
     const response = await fetch(`${system.gatewayUrl}/studio`);
@@ -212,127 +350,147 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     );
   });
 
-  it("says the optional examples could not be loaded when samples.json is not their list", async () => {
-    const error = page.locator("#sign-in-error");
-    const answers = [
-      { status: 404, contentType: "text/html", body: "<h1>Not Found</h1>" },
-      { status: 200, contentType: "text/html", body: "<html>a proxy's page</html>" },
-    ];
-    const said: (string | null)[] = [];
-    for (const answer of answers) {
-      if (answer.status === 404) expectedErrors.push(/status of 404/);
-      await page.route("**/studio/samples.json", (route) => route.fulfill(answer));
-      try {
-        await page.goto(`${system.gatewayUrl}/studio`);
-        await page.locator("#sign-in").waitFor({ state: "visible" });
-        said.push(await error.textContent());
-        expect(await error.getAttribute("data-tone")).to.equal("error");
-        // Signing in is still offered: the samples are only a convenience.
-        expect(await page.getByLabel("API key").isEditable()).to.equal(true);
-      } finally {
-        await page.unroute("**/studio/samples.json");
+  studioIt(
+    "says the optional examples could not be loaded when samples.json is not their list",
+    async () => {
+      // Said as an alert (announced at once), in words.
+      const error = page.getByRole("alert");
+      const answers = [
+        { status: 404, contentType: "text/html", body: "<h1>Not Found</h1>" },
+        { status: 200, contentType: "text/html", body: "<html>a proxy's page</html>" },
+      ];
+      const said: (string | null)[] = [];
+      for (const answer of answers) {
+        if (answer.status === 404) expectedErrors.push(/status of 404/);
+        await page.route("**/studio/samples.json", (route) => route.fulfill(answer));
+        try {
+          await leaving(() => page.goto(`${system.gatewayUrl}/studio`));
+          await page.locator("#sign-in").waitFor({ state: "visible" });
+          said.push(await error.textContent());
+          expect(await error.getAttribute("id")).to.equal("sign-in-error");
+          // Signing in is still offered: the samples are only a convenience.
+          expect(await page.getByLabel("API key").isEditable()).to.equal(true);
+        } finally {
+          await page.unroute("**/studio/samples.json");
+        }
       }
-    }
-    expect(said).to.deep.equal([
-      "The bundled examples and recordings could not be loaded (the service answered HTTP 404). You can still sign in and work without them.",
-      "The bundled examples and recordings could not be loaded (the service's answer was not their list). You can still sign in and work without them.",
-    ]);
-    expect(expectedErrors).to.deep.equal([]);
-  });
+      expect(said).to.deep.equal([
+        "The bundled examples and recordings could not be loaded (the service answered HTTP 404). You can still sign in and work without them.",
+        "The bundled examples and recordings could not be loaded (the service's answer was not their list). You can still sign in and work without them.",
+      ]);
+      expect(expectedErrors).to.deep.equal([]);
+    },
+  );
 
-  it("signs in with the development key (kept out of storage), and creates the squat MoveSpec", async () => {
-    await page.goto(`${system.gatewayUrl}/studio`);
-    await page.getByLabel("API key").fill(system.devCredentials?.api_key ?? "");
-    await page.getByLabel("API key").press("Enter");
-    await page.locator("#workspace").waitFor({ state: "visible" });
-    expect(await page.textContent("#sign-in-error")).to.equal("");
-    // The project by its name; its id (a UUID says nothing to a reader) only on hover.
-    expect(await page.textContent("#who")).to.match(/^Project \S/);
-    expect(await page.textContent("#who")).to.not.contain(system.devCredentials?.project_id);
-    expect(await page.getAttribute("#who", "title")).to.contain(system.devCredentials?.project_id);
-    const stored = await page.evaluate("JSON.stringify({ ...localStorage, ...sessionStorage })");
-    expect(stored).to.not.contain(system.devCredentials?.api_key);
-    expect(await page.context().cookies()).to.deep.equal([]);
-
-    // Nothing open yet: nothing to find fault with (no "empty MoveSpec" error), and said so.
-    await page.locator("#issues li.hint", { hasText: "Open or create a MoveSpec" }).waitFor();
-    await page.waitForTimeout(500); // the markers' debounce (350 ms) and then some
-    expect(await page.locator(".cm-lint-marker-error, .cm-lintRange-error").count()).to.equal(0);
-    expect(await page.locator("#issues li.error").count()).to.equal(0);
-
-    await page.getByText("New MoveSpec").click();
-    await page.getByLabel("Name").fill("Studio squat");
-    expect(await page.getByLabel("Start from").inputValue()).to.equal("squat");
-    await page.getByRole("button", { name: "Create", exact: true }).click();
-    await page
-      .locator("#spec-title")
-      .filter({ hasText: /^Studio squat$/ })
-      .waitFor();
-    movespecId = (await page.getAttribute("#editor-panel", "data-movespec-id")) ?? "";
-    expect(movespecId).to.match(/^[0-9a-f-]{36}$/);
-    // Listed by the service under "Your MoveSpecs", and no UUID in the page's text.
-    await page.locator("#mine li", { hasText: "Studio squat" }).waitFor();
-    expect(await page.locator("#mine li").allTextContents()).to.have.length(1);
-    expect(await page.textContent("#spec-meta")).to.not.contain(movespecId);
-  });
-
-  it("lists the project's MoveSpecs in a new browser signed in with the same key, and finds them", async () => {
-    // A new context is a new browser profile: no storage, no cookies, nothing remembered.
-    const context = await (browser as Browser).newContext({
-      viewport: { width: 1280, height: 800 },
-    });
-    try {
-      const other = await context.newPage();
-      await other.goto(`${system.gatewayUrl}/studio`);
-      await other.getByLabel("API key").fill(system.devCredentials?.api_key ?? "");
-      await other.getByLabel("API key").press("Enter");
-      const mine = other.locator("#mine li");
-      await mine.filter({ hasText: "Studio squat" }).waitFor();
-      expect(await mine.first().textContent()).to.match(
-        /^Studio squatprivate · not released · edited /,
+  studioIt(
+    "signs in with the development key (kept out of storage), and creates the squat MoveSpec",
+    async () => {
+      await leaving(() => page.goto(`${system.gatewayUrl}/studio`));
+      await page.getByLabel("API key").fill(system.devCredentials?.api_key ?? "");
+      await page.getByLabel("API key").press("Enter");
+      await page.locator("#workspace").waitFor({ state: "visible" });
+      expect(await page.textContent("#sign-in-error")).to.equal("");
+      // The project by its name; its id (a UUID says nothing to a reader) only on hover.
+      expect(await page.textContent("#who")).to.match(/^Project \S/);
+      expect(await page.textContent("#who")).to.not.contain(system.devCredentials?.project_id);
+      expect(await page.getAttribute("#who", "title")).to.contain(
+        system.devCredentials?.project_id,
       );
-      await other.getByLabel("Find yours").fill("SQUAT");
-      await other.getByRole("button", { name: "Find", exact: true }).click();
-      await mine.filter({ hasText: "Studio squat" }).waitFor();
-      await other.getByLabel("Find yours").fill("no such words");
-      await other.getByRole("button", { name: "Find", exact: true }).click();
-      await mine.filter({ hasText: "None of yours matches." }).waitFor();
-      // Answers out of order: a listing held back (the order changed, no words) answers after the
-      // search typed next; the page keeps the answer to the latest.
-      await other.getByLabel("Find yours").fill("");
-      let release: () => void = () => {};
-      const held = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      const listing = (url: string) =>
-        /\/api\/projects\/[^/]+\/movespecs\?/.test(url) && !new URL(url).searchParams.has("q");
-      const heldAnswered = other.waitForResponse((r) => listing(r.url()));
-      await context.route("**/api/projects/*/movespecs?*", async (route) => {
-        if (listing(route.request().url())) await held;
-        return route.continue();
-      });
-      await other.getByLabel("Order yours by").selectOption("name");
-      await other.getByLabel("Find yours").fill("no such words");
-      await other.getByRole("button", { name: "Find", exact: true }).click();
-      await mine.filter({ hasText: "None of yours matches." }).waitFor();
-      release();
-      await context.unroute("**/api/projects/*/movespecs?*");
-      await heldAnswered;
-      await other.waitForTimeout(200);
-      expect(await mine.allTextContents()).to.deep.equal(["None of yours matches."]);
-      await other.getByLabel("Order yours by").selectOption("recent");
-      // Opened from the list, in the other browser, as in the first.
-      await other.getByLabel("Find yours").fill("");
-      await other.getByRole("button", { name: "Find", exact: true }).click();
-      await other.locator("#mine button.link", { hasText: "Studio squat" }).click();
-      await other.locator("#editor-status", { hasText: "Draft loaded." }).waitFor();
-      expect(await other.getAttribute("#editor-panel", "data-movespec-id")).to.equal(movespecId);
-    } finally {
-      await context.close();
-    }
-  });
+      const stored = await page.evaluate("JSON.stringify({ ...localStorage, ...sessionStorage })");
+      expect(stored).to.not.contain(system.devCredentials?.api_key);
+      expect(await page.context().cookies()).to.deep.equal([]);
 
-  it("marks an error at its line as you type, and clears it when fixed", async () => {
+      // Nothing open yet: nothing to find fault with (no "empty MoveSpec" error), and said so.
+      await page.locator("#issues li.hint", { hasText: "Open or create a MoveSpec" }).waitFor();
+      await page.waitForTimeout(500); // the markers' debounce (350 ms) and then some
+      expect(await page.locator(".cm-lint-marker-error, .cm-lintRange-error").count()).to.equal(0);
+      expect(await page.locator("#issues li.error").count()).to.equal(0);
+
+      await page.getByText("New MoveSpec").click();
+      await page.getByLabel("Name").fill("Studio squat");
+      expect(await page.getByLabel("Start from").inputValue()).to.equal("squat");
+      await page.getByRole("button", { name: "Create", exact: true }).click();
+      await page
+        .locator("#spec-title")
+        .filter({ hasText: /^Studio squat$/ })
+        .waitFor();
+      const movespecId = (await page.getAttribute("#editor-panel", "data-movespec-id")) ?? "";
+      expect(movespecId).to.match(/^[0-9a-f-]{36}$/);
+      // Listed by the service under "Your MoveSpecs" (once, among what other tests made), and no
+      // UUID in the page's text.
+      const listed = page.locator("#mine li", {
+        has: page.getByRole("button", { name: "Studio squat", exact: true }),
+      });
+      await listed.waitFor();
+      expect(await listed.count()).to.equal(1);
+      expect(await listed.getAttribute("data-movespec-id")).to.equal(movespecId);
+      expect(await page.textContent("#spec-meta")).to.not.contain(movespecId);
+    },
+  );
+
+  studioIt(
+    "lists the project's MoveSpecs in a new browser signed in with the same key, and finds them",
+    async () => {
+      // The latest edited of the project's MoveSpecs: first in the list.
+      const movespecId = await ownMoveSpec("Listed squat", { open: false });
+      // A new context is a new browser profile: no storage, no cookies, nothing remembered.
+      const context = await (browser as Browser).newContext({
+        viewport: { width: 1280, height: 800 },
+      });
+      try {
+        const other = await context.newPage();
+        await other.goto(`${system.gatewayUrl}/studio`);
+        await other.getByLabel("API key").fill(system.devCredentials?.api_key ?? "");
+        await other.getByLabel("API key").press("Enter");
+        const mine = other.locator("#mine li");
+        await mine.filter({ hasText: "Listed squat" }).waitFor();
+        expect(await mine.first().textContent()).to.match(
+          /^Listed squatprivate · not released · edited /,
+        );
+        await other.getByLabel("Find yours").fill("SQUAT");
+        await other.getByRole("button", { name: "Find", exact: true }).click();
+        await mine.filter({ hasText: "Listed squat" }).waitFor();
+        await other.getByLabel("Find yours").fill("no such words");
+        await other.getByRole("button", { name: "Find", exact: true }).click();
+        await mine.filter({ hasText: "None of yours matches." }).waitFor();
+        // Answers out of order: a listing held back (the order changed, no words) answers after the
+        // search typed next; the page keeps the answer to the latest.
+        await other.getByLabel("Find yours").fill("");
+        let release: () => void = () => {};
+        const held = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        const listing = (url: string) =>
+          /\/api\/projects\/[^/]+\/movespecs\?/.test(url) && !new URL(url).searchParams.has("q");
+        const heldAnswered = other.waitForResponse((r) => listing(r.url()));
+        await context.route("**/api/projects/*/movespecs?*", async (route) => {
+          if (listing(route.request().url())) await held;
+          return route.continue();
+        });
+        await other.getByLabel("Order yours by").selectOption("name");
+        await other.getByLabel("Find yours").fill("no such words");
+        await other.getByRole("button", { name: "Find", exact: true }).click();
+        await mine.filter({ hasText: "None of yours matches." }).waitFor();
+        release();
+        await context.unroute("**/api/projects/*/movespecs?*");
+        await heldAnswered;
+        await other.waitForTimeout(200);
+        expect(await mine.allTextContents()).to.deep.equal(["None of yours matches."]);
+        await other.getByLabel("Order yours by").selectOption("recent");
+        // Opened from the list, in the other browser, as in the first.
+        await other.getByLabel("Find yours").fill("");
+        await other.getByRole("button", { name: "Find", exact: true }).click();
+        await other.locator("#mine button.link", { hasText: "Listed squat" }).click();
+        await other.locator("#editor-status", { hasText: "Draft loaded." }).waitFor();
+        expect(await other.getAttribute("#editor-panel", "data-movespec-id")).to.equal(movespecId);
+      } finally {
+        await context.close();
+      }
+    },
+  );
+
+  studioIt("marks an error at its line as you type, and clears it when fixed", async () => {
+    await ownMoveSpec("Marked squat");
     const line = page.locator(".cm-line").nth(LINE - 1);
     expect(LINE).to.be.above(0);
     expect(await line.textContent()).to.equal(LINE_TEXT);
@@ -363,26 +521,29 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     expect(await page.locator(".cm-lintRange-error").count()).to.equal(0);
   });
 
-  it("names an over-indented line itself, not only the lines YAML then misreads", async () => {
-    const lines = readFileSync(join(HERE, "../../examples/movespecs/squat.yaml"), "utf8").split(
-      "\n",
-    );
-    const hipAngle = lines.findIndex((l) => l.startsWith("  hip_angle:")) + 1;
-    const line = page.locator(".cm-line").nth(hipAngle - 1);
-    await line.click();
-    await page.keyboard.press("Home");
-    await page.keyboard.type("  ");
-    const first = page.locator("#issues li.error").first();
-    await first.filter({ hasText: "indented 4 spaces" }).waitFor();
-    expect(await first.textContent()).to.contain(`line ${hipAngle},`);
-    const marked = page.locator(".cm-line", { has: page.locator(".cm-lintRange-error") });
-    expect(await marked.allTextContents()).to.include(`    ${lines[hipAngle - 1].trimStart()}`);
-    await page.keyboard.press("Control+z");
-    await page.locator("#issues li.ok").waitFor();
-    expect(await line.textContent()).to.equal(lines[hipAngle - 1]);
-  });
+  studioIt(
+    "names an over-indented line itself, not only the lines YAML then misreads",
+    async () => {
+      await ownMoveSpec("Indented squat");
+      const lines = SQUAT.split("\n");
+      const hipAngle = lines.findIndex((l) => l.startsWith("  hip_angle:")) + 1;
+      const line = page.locator(".cm-line").nth(hipAngle - 1);
+      await line.click();
+      await page.keyboard.press("Home");
+      await page.keyboard.type("  ");
+      const first = page.locator("#issues li.error").first();
+      await first.filter({ hasText: "indented 4 spaces" }).waitFor();
+      expect(await first.textContent()).to.contain(`line ${hipAngle},`);
+      const marked = page.locator(".cm-line", { has: page.locator(".cm-lintRange-error") });
+      expect(await marked.allTextContents()).to.include(`    ${lines[hipAngle - 1].trimStart()}`);
+      await page.keyboard.press("Control+z");
+      await page.locator("#issues li.ok").waitFor();
+      expect(await line.textContent()).to.equal(lines[hipAngle - 1]);
+    },
+  );
 
-  it("types over a selection of several lines without a CSP violation", async () => {
+  studioIt("types over a selection of several lines without a CSP violation", async () => {
+    await ownMoveSpec("Selected squat", { yaml: TUNED });
     const editorText = () => page.locator(".cm-content").innerText();
     const before = await editorText();
     const lineCount = await page.locator(".cm-line").count();
@@ -423,7 +584,18 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     expect(await editorText()).to.equal(before);
   });
 
-  it("saves with If-Match, creates a version and releases it", async () => {
+  studioIt("saves with If-Match, creates a version and releases it", async () => {
+    const movespecId = await ownMoveSpec("Versioned squat");
+    await page
+      .locator(".cm-line")
+      .nth(LINE - 1)
+      .click();
+    await page.keyboard.press("End");
+    await page.keyboard.type(" # tuned in the Studio");
+    await page
+      .getByRole("button", { name: /Save draft/ })
+      .and(page.locator(":enabled"))
+      .waitFor();
     await page.keyboard.press("Control+s");
     await page
       .locator("#editor-status")
@@ -459,135 +631,143 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     );
   });
 
-  it("refuses to overwrite a draft changed elsewhere (412), then loads it or overwrites it", async () => {
-    const draftPath = `/api/movespecs/${movespecId}/draft`;
-    const putDraft = (yaml_source: string) =>
-      api(draftPath, {
-        method: "PUT",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ yaml_source }),
-      });
-    const status = page.locator("#editor-status");
-    const line = (index: number) => page.locator(".cm-line").nth(index).textContent();
-    const saveButton = page.getByRole("button", { name: /Save draft/ });
-    // The change elsewhere is a first line: in view whatever the editor's scroll.
-    const other = `# edited elsewhere\n${(await api(draftPath)).body.yaml_source}`;
-    expect((await putDraft(other)).status).to.equal(200);
-    await page
-      .locator(".cm-line")
-      .nth(LINE - 1)
-      .click();
-    await page.keyboard.press("End");
-    await page.keyboard.type("!");
-    const mine = `${LINE_TEXT} # tuned in the Studio!`;
-    expectedErrors.push(/status of 412/);
-    await saveButton.click();
-    await status.filter({ hasText: /changed elsewhere/ }).waitFor({ timeout: 30_000 });
-    expect((await api(draftPath)).body.yaml_source).to.equal(other);
-    expect(expectedErrors).to.deep.equal([]);
-    // Two ways out, explained, with the focus on the first.
-    const conflict = page.getByRole("group", { name: /saved this draft after you opened it/ });
-    await conflict.waitFor();
-    expect(await page.evaluate("document.activeElement.id")).to.equal("conflict-load");
-    await shot("6-save-conflict");
-
-    // Load the latest draft (by keyboard): the other text, nothing to save, and the user's text
-    // one undo away.
-    await page.keyboard.press("Enter");
-    await status
-      .filter({ hasText: /^Loaded the latest draft\. Your text is one undo away \(Ctrl\+Z\)\.$/ })
-      .waitFor();
-    expect(await conflict.isHidden()).to.equal(true);
-    expect(await line(0)).to.equal("# edited elsewhere");
-    expect(await line(LINE)).to.equal(`${LINE_TEXT} # tuned in the Studio`);
-    expect(await saveButton.isDisabled()).to.equal(true);
-    await page.keyboard.press("Control+z");
-    expect(await line(LINE - 1)).to.equal(mine);
-    expect(await line(0)).to.not.equal("# edited elsewhere");
-    expect(await saveButton.isEnabled()).to.equal(true);
-
-    // Changed elsewhere again: this time the user's text overwrites it, with the new ETag.
-    expect((await putDraft(`# and again\n${other}`)).status).to.equal(200);
-    expectedErrors.push(/status of 412/);
-    await saveButton.click();
-    await conflict.waitFor();
-    await page.getByRole("button", { name: "Overwrite with my text" }).click();
-    await status.filter({ hasText: /^Saved\./ }).waitFor({ timeout: 30_000 });
-    expect(expectedErrors).to.deep.equal([]);
-    expect(await conflict.isHidden()).to.equal(true);
-    const overwritten = (await api(draftPath)).body.yaml_source;
-    expect(overwritten).to.contain(`${mine}\n`).and.not.contain("# and again");
-    expect(overwritten).to.not.contain("# edited elsewhere");
-    expect(await saveButton.isDisabled()).to.equal(true);
-
-    // Back to the released text (reopening takes the draft as it is now; put it back first).
-    const released = (await api(`/api/movespecs/${movespecId}/released-source`)).body.yaml_source;
-    await putDraft(released);
-    await page.locator("#mine button.link", { hasText: "Studio squat" }).click();
-    await status.filter({ hasText: /^Draft loaded\.$/ }).waitFor();
-    // Opening starts the undo history afresh: undo brings back nothing of the text before it
-    // (which Save would then write to this draft).
-    const editorText = () => page.locator(".cm-content").innerText();
-    const loaded = await editorText();
-    await page.locator(".cm-line").first().click();
-    await page.keyboard.press("Control+z");
-    await page.keyboard.press("Control+z");
-    expect(await editorText()).to.equal(loaded);
-    expect(await page.getByRole("button", { name: /Save draft/ }).isDisabled()).to.equal(true);
-  });
-
-  it("says what to do when the service cannot be reached, and saves once it can", async () => {
-    const status = page.locator("#editor-status");
-    const unreachable = "cannot reach the service. Check your connection and try again.";
-    await page
-      .locator(".cm-line")
-      .nth(LINE - 1)
-      .click();
-    await page.keyboard.press("End");
-    // One input event, so one undo step even on a slow machine (typed keys more than 500 ms apart are two).
-    await page.keyboard.insertText(" # offline");
-    offline = true;
-    await page.route("**/api/**", (route) => route.abort("internetdisconnected"));
-    try {
-      await page.getByRole("button", { name: /Save draft/ }).click();
-      // Whether the PUT reached the service before the connection failed the page cannot tell.
-      await status.filter({ hasText: /^Not known to be saved: / }).waitFor({ timeout: 30_000 });
-      expect(await status.textContent()).to.equal(
-        "Not known to be saved: the connection was lost before the service answered. Check your connection and save again (that save finds out whether this one arrived).",
-      );
-      expect(await status.getAttribute("data-tone")).to.equal("error");
-      // A read the SDK retries (with backoff) before it gives up says the same.
-      await page.getByRole("button", { name: "Search" }).click();
+  studioIt(
+    "refuses to overwrite a draft changed elsewhere (412), then loads it or overwrites it",
+    async () => {
+      const movespecId = await ownMoveSpec("Conflicting squat", { yaml: TUNED, release: true });
+      const draftPath = `/api/movespecs/${movespecId}/draft`;
+      const putDraft = (yaml_source: string) =>
+        api(draftPath, {
+          method: "PUT",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ yaml_source }),
+        });
+      const status = page.locator("#editor-status");
+      const line = (index: number) => page.locator(".cm-line").nth(index).textContent();
+      const saveButton = page.getByRole("button", { name: /Save draft/ });
+      // The change elsewhere is a first line: in view whatever the editor's scroll.
+      const other = `# edited elsewhere\n${(await api(draftPath)).body.yaml_source}`;
+      expect((await putDraft(other)).status).to.equal(200);
       await page
-        .locator("#catalogue li.error")
-        .filter({ hasText: `Search failed: ${unreachable}` })
-        .waitFor({ timeout: 30_000 });
-    } finally {
-      await page.unroute("**/api/**");
-      offline = false;
-    }
-    await page.getByRole("button", { name: /Save draft/ }).click();
-    await status.filter({ hasText: /^Saved\./ }).waitFor({ timeout: 30_000 });
-    const draftPath = `/api/movespecs/${movespecId}/draft`;
-    expect((await api(draftPath)).body.yaml_source).to.contain(
-      `${LINE_TEXT} # tuned in the Studio # offline\n`,
-    );
-    // Back to version 1's text, which the next step runs without a new version.
-    await page.locator(".cm-content").focus();
-    await page.keyboard.press("Control+z");
-    // The status already says "Saved." (the save before): wait for the service to hold the text.
-    await page.keyboard.press("Control+s");
-    await eventually(
-      async () => !String((await api(draftPath)).body.yaml_source).includes("# offline"),
-      30_000,
-    ).catch(() => {});
-    await status.filter({ hasText: /^Saved\./ }).waitFor({ timeout: 30_000 });
-    expect((await api(draftPath)).body.yaml_source).to.not.contain("# offline");
-    await page.getByRole("button", { name: "Search" }).click();
-    await page.locator("#catalogue li.error").waitFor({ state: "detached" });
-  });
+        .locator(".cm-line")
+        .nth(LINE - 1)
+        .click();
+      await page.keyboard.press("End");
+      await page.keyboard.type("!");
+      const mine = `${LINE_TEXT} # tuned in the Studio!`;
+      expectedErrors.push(/status of 412/);
+      await saveButton.click();
+      await status.filter({ hasText: /changed elsewhere/ }).waitFor({ timeout: 30_000 });
+      expect((await api(draftPath)).body.yaml_source).to.equal(other);
+      expect(expectedErrors).to.deep.equal([]);
+      // Two ways out, explained, with the focus on the first.
+      const conflict = page.getByRole("group", { name: /saved this draft after you opened it/ });
+      await conflict.waitFor();
+      expect(await page.evaluate("document.activeElement.id")).to.equal("conflict-load");
+      await shot("6-save-conflict");
 
-  it("finds out whether a save whose answer was lost went through", async () => {
+      // Load the latest draft (by keyboard): the other text, nothing to save, and the user's text
+      // one undo away.
+      await page.keyboard.press("Enter");
+      await status
+        .filter({ hasText: /^Loaded the latest draft\. Your text is one undo away \(Ctrl\+Z\)\.$/ })
+        .waitFor();
+      expect(await conflict.isHidden()).to.equal(true);
+      expect(await line(0)).to.equal("# edited elsewhere");
+      expect(await line(LINE)).to.equal(`${LINE_TEXT} # tuned in the Studio`);
+      expect(await saveButton.isDisabled()).to.equal(true);
+      await page.keyboard.press("Control+z");
+      expect(await line(LINE - 1)).to.equal(mine);
+      expect(await line(0)).to.not.equal("# edited elsewhere");
+      expect(await saveButton.isEnabled()).to.equal(true);
+
+      // Changed elsewhere again: this time the user's text overwrites it, with the new ETag.
+      expect((await putDraft(`# and again\n${other}`)).status).to.equal(200);
+      expectedErrors.push(/status of 412/);
+      await saveButton.click();
+      await conflict.waitFor();
+      await page.getByRole("button", { name: "Overwrite with my text" }).click();
+      await status.filter({ hasText: /^Saved\./ }).waitFor({ timeout: 30_000 });
+      expect(expectedErrors).to.deep.equal([]);
+      expect(await conflict.isHidden()).to.equal(true);
+      const overwritten = (await api(draftPath)).body.yaml_source;
+      expect(overwritten).to.contain(`${mine}\n`).and.not.contain("# and again");
+      expect(overwritten).to.not.contain("# edited elsewhere");
+      expect(await saveButton.isDisabled()).to.equal(true);
+
+      // Back to the released text (reopening takes the draft as it is now; put it back first).
+      const released = (await api(`/api/movespecs/${movespecId}/released-source`)).body.yaml_source;
+      await putDraft(released);
+      await openById(movespecId);
+      // Opening starts the undo history afresh: undo brings back nothing of the text before it
+      // (which Save would then write to this draft).
+      const editorText = () => page.locator(".cm-content").innerText();
+      const loaded = await editorText();
+      await page.locator(".cm-line").first().click();
+      await page.keyboard.press("Control+z");
+      await page.keyboard.press("Control+z");
+      expect(await editorText()).to.equal(loaded);
+      expect(await page.getByRole("button", { name: /Save draft/ }).isDisabled()).to.equal(true);
+    },
+  );
+
+  studioIt(
+    "says what to do when the service cannot be reached, and saves once it can",
+    async () => {
+      const movespecId = await ownMoveSpec("Offline squat", { yaml: TUNED });
+      const status = page.locator("#editor-status");
+      const unreachable = "cannot reach the service. Check your connection and try again.";
+      await page
+        .locator(".cm-line")
+        .nth(LINE - 1)
+        .click();
+      await page.keyboard.press("End");
+      // One input event, so one undo step even on a slow machine (typed keys more than 500 ms apart are two).
+      await page.keyboard.insertText(" # offline");
+      offline = true;
+      await page.route("**/api/**", (route) => route.abort("internetdisconnected"));
+      try {
+        await page.getByRole("button", { name: /Save draft/ }).click();
+        // Whether the PUT reached the service before the connection failed the page cannot tell.
+        await status.filter({ hasText: /^Not known to be saved: / }).waitFor({ timeout: 30_000 });
+        expect(await status.textContent()).to.equal(
+          "Not known to be saved: the connection was lost before the service answered. Check your connection and save again (that save finds out whether this one arrived).",
+        );
+        expect(await status.getAttribute("role")).to.equal("status");
+        // A read the SDK retries (with backoff) before it gives up says the same.
+        await page.getByRole("button", { name: "Search" }).click();
+        await page
+          .locator("#catalogue li.error")
+          .filter({ hasText: `Search failed: ${unreachable}` })
+          .waitFor({ timeout: 30_000 });
+      } finally {
+        await page.unroute("**/api/**");
+        offline = false;
+      }
+      await page.getByRole("button", { name: /Save draft/ }).click();
+      await status.filter({ hasText: /^Saved\./ }).waitFor({ timeout: 30_000 });
+      const draftPath = `/api/movespecs/${movespecId}/draft`;
+      expect((await api(draftPath)).body.yaml_source).to.contain(
+        `${LINE_TEXT} # tuned in the Studio # offline\n`,
+      );
+      // Back to the text before, undone in the editor and saved.
+      await page.locator(".cm-content").focus();
+      await page.keyboard.press("Control+z");
+      // The status already says "Saved." (the save before): wait for the service to hold the text.
+      await page.keyboard.press("Control+s");
+      await eventually(
+        async () => !String((await api(draftPath)).body.yaml_source).includes("# offline"),
+        30_000,
+      ).catch(() => {});
+      await status.filter({ hasText: /^Saved\./ }).waitFor({ timeout: 30_000 });
+      expect((await api(draftPath)).body.yaml_source).to.not.contain("# offline");
+      await page.getByRole("button", { name: "Search" }).click();
+      await page.locator("#catalogue li.error").waitFor({ state: "detached" });
+    },
+  );
+
+  studioIt("finds out whether a save whose answer was lost went through", async () => {
+    const movespecId = await ownMoveSpec("Unanswered squat", { yaml: TUNED, release: true });
     const status = page.locator("#editor-status");
     const draftPath = `/api/movespecs/${movespecId}/draft`;
     const draft = async () => (await api(draftPath)).body.yaml_source;
@@ -647,7 +827,7 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       expect(await status.textContent()).to.equal(
         "Not known to be saved: the connection was lost before the service answered. Check your connection and save again (that save finds out whether this one arrived).",
       );
-      expect(await status.getAttribute("data-tone")).to.equal("error");
+      expect(await status.getAttribute("role")).to.equal("status");
       expect(await draft()).to.contain(" # request lost # both lost\n");
     } finally {
       await page.unroute("**/api/**");
@@ -662,372 +842,407 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     expect(await page.locator("#conflict").isHidden()).to.equal(true);
     expect(await draft()).to.contain(" # answer lost # request lost # both lost # back\n");
 
-    // Back to version 1's text, which the next step runs without a new version.
-    await api(draftPath, {
-      method: "PUT",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ yaml_source: released }),
-    });
-    await page.locator("#mine button.link", { hasText: "Studio squat" }).click();
-    await status.filter({ hasText: /^Draft loaded\.$/ }).waitFor();
+    // Back to version 1's text, reopened: nothing left unsaved.
+    await send("PUT", draftPath, { yaml_source: released });
+    await openById(movespecId);
+    expect(await saveButton.isDisabled()).to.equal(true);
   });
 
-  it("runs the bundled UI-PRMD squat recording with one key: 10 repetitions, 10 marks", async () => {
-    expect(await page.getByLabel("Recording").inputValue()).to.equal("m01_s01");
-    await page.keyboard.press("Control+Enter");
-    await page
-      .locator("#bench-status")
-      .filter({ hasText: /^completed:/ })
-      .waitFor({ timeout: 60_000 });
-    expect(await page.textContent("#count")).to.equal("10");
-    // The plot numbers each counted repetition in its marker lane (plot/signal-plot.ts).
-    const marks = await page.locator("#plot .rep-mark").allTextContents();
-    expect(marks).to.deep.equal(["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"]);
-    expect(await page.locator("#reps tbody tr").count()).to.equal(10);
-    // The run used the released version 1 (the same text): no new version.
-    expect((await api(`/api/movespecs/${movespecId}/versions`)).body.items).to.have.length(1);
-    await page.getByLabel(/^Time/).fill("300");
-    expect(await page.textContent("#scrub-time")).to.equal("10.00 s");
-    // The cursor on the plot follows: at the first frame on the time axis' left end, at 10 s of
-    // 22.97 s a little less than half-way along it.
-    const axis = await page.locator("#plot .u-over").first().boundingBox();
-    const cursorX = async () => (await page.locator("#cursor").boundingBox())?.x ?? -1;
-    expect(await page.getAttribute("#cursor", "data-t")).to.equal("10.000");
-    expect(await cursorX()).to.be.closeTo((axis?.x ?? 0) + (10 / 22.9667) * (axis?.width ?? 0), 3);
-    await page.getByLabel(/^Time/).fill("0");
-    expect(await cursorX()).to.be.closeTo(axis?.x ?? 0, 2);
-    await page.getByLabel(/^Time/).fill("300");
-    await shot("2-bundled-run");
-  });
+  studioIt(
+    "runs the bundled UI-PRMD squat recording with one key: 10 repetitions, 10 marks",
+    async () => {
+      const name = "Counted squat";
+      const movespecId = await ownMoveSpec(name, { yaml: TUNED, release: true });
+      // The first recording, chosen from the start (no test chooses another; a file is put back).
+      expect(await page.getByLabel("Recording").inputValue()).to.equal("m01_s01");
+      await chooseBundled();
+      await page.keyboard.press("Control+Enter");
+      await page
+        .locator("#bench-status")
+        .filter({ hasText: /^completed:/ })
+        .waitFor({ timeout: 60_000 });
+      expect(await page.textContent("#count")).to.equal("10");
+      // The plot numbers each counted repetition in its marker lane (plot/signal-plot.ts).
+      const marks = await page.locator("#plot .rep-mark").allTextContents();
+      expect(marks).to.deep.equal(["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"]);
+      expect(await page.locator("#reps tbody tr").count()).to.equal(10);
+      // The run used the released version 1 (the same text): no new version.
+      expect((await api(`/api/movespecs/${movespecId}/versions`)).body.items).to.have.length(1);
+      await page.getByLabel(/^Time/).fill("300");
+      expect(await page.textContent("#scrub-time")).to.equal("10.00 s");
+      // The cursor on the plot follows: at the first frame on the time axis' left end, at 10 s of
+      // 22.97 s a little less than half-way along it.
+      const axis = await page.locator("#plot .u-over").first().boundingBox();
+      const cursorX = async () => (await page.locator("#cursor").boundingBox())?.x ?? -1;
+      expect(await page.getAttribute("#cursor", "data-t")).to.equal("10.000");
+      expect(await cursorX()).to.be.closeTo(
+        (axis?.x ?? 0) + (10 / 22.9667) * (axis?.width ?? 0),
+        3,
+      );
+      await page.getByLabel(/^Time/).fill("0");
+      expect(await cursorX()).to.be.closeTo(axis?.x ?? 0, 2);
+      await page.getByLabel(/^Time/).fill("300");
+      await shot("2-bundled-run");
+      bundled = { id: movespecId, name };
+    },
+  );
 
-  it("explores the run on the plot at 1280x800: legible labels, hover values, drag to zoom, click to move the time", async () => {
-    await page.setViewportSize({ width: 1280, height: 800 });
-    try {
-      const plot = page.locator("#plot .signal-plot");
-      await plot.scrollIntoViewIfNeeded();
-      const box = await plot.boundingBox();
-      // The squat's default signals (what its phases and rules compare) within one screen.
-      expect(await plot.getAttribute("data-panels")).to.equal("7");
-      expect(box?.height).to.be.at.most(800);
-      await page.evaluate("document.querySelector('#plot').scrollIntoView()");
-      await page.screenshot({ path: join(SHOTS, "7-plot-1280x800.png") });
-      // Every label at least 11 px, and no two of one panel (nor two repetition numbers) overlap.
-      const boxes = (await page.evaluate(`[...document.querySelectorAll(
+  studioIt(
+    "explores the run on the plot at 1280x800: legible labels, hover values, drag to zoom, click to move the time",
+    async () => {
+      await bundledRun();
+      await page.setViewportSize({ width: 1280, height: 800 });
+      try {
+        const plot = page.locator("#plot .signal-plot");
+        await plot.scrollIntoViewIfNeeded();
+        const box = await plot.boundingBox();
+        // The squat's default signals (what its phases and rules compare) within one screen.
+        expect(await plot.getAttribute("data-panels")).to.equal("7");
+        expect(box?.height).to.be.at.most(800);
+        await page.evaluate("document.querySelector('#plot').scrollIntoView()");
+        await page.screenshot({ path: join(SHOTS, "7-plot-1280x800.png") });
+        // Every label at least 11 px, and no two of one panel (nor two repetition numbers) overlap.
+        const boxes = (await page.evaluate(`[...document.querySelectorAll(
         "#plot .plot-labels, #plot .plot-lane")].map((group) => [...group.children].map((label) => {
           const r = label.getBoundingClientRect();
           return { top: r.top, bottom: r.bottom, left: r.left, right: r.right,
             size: parseFloat(getComputedStyle(label).fontSize), text: label.textContent };
         }))`)) as {
-        top: number;
-        bottom: number;
-        left: number;
-        right: number;
-        size: number;
-        text: string;
-      }[][];
-      expect(boxes.flat().length).to.be.above(20);
-      for (const group of boxes)
-        for (const [i, a] of group.entries()) {
-          expect(a.size, a.text).to.be.at.least(11);
-          for (const b of group.slice(i + 1)) {
-            const apart =
-              a.bottom <= b.top + 0.5 ||
-              b.bottom <= a.top + 0.5 ||
-              a.right <= b.left + 0.5 ||
-              b.right <= a.left + 0.5;
-            expect(apart, `${a.text} / ${b.text}`).to.equal(true);
+          top: number;
+          bottom: number;
+          left: number;
+          right: number;
+          size: number;
+          text: string;
+        }[][];
+        expect(boxes.flat().length).to.be.above(20);
+        for (const group of boxes)
+          for (const [i, a] of group.entries()) {
+            expect(a.size, a.text).to.be.at.least(11);
+            for (const b of group.slice(i + 1)) {
+              const apart =
+                a.bottom <= b.top + 0.5 ||
+                b.bottom <= a.top + 0.5 ||
+                a.right <= b.left + 0.5 ||
+                b.right <= a.left + 0.5;
+              expect(apart, `${a.text} / ${b.text}`).to.equal(true);
+            }
           }
-        }
 
-      const over = page.locator("#plot .plot-panel[data-signal='depth'] .u-over");
-      const area = (await over.boundingBox()) as {
-        x: number;
-        y: number;
-        width: number;
-        height: number;
-      };
-      const at = (fraction: number) => area.x + fraction * area.width;
-      const y = area.y + area.height / 2;
-      const view = async () => ({
-        from: Number(await plot.getAttribute("data-from")),
-        to: Number(await plot.getAttribute("data-to")),
-      });
-      const whole = await view();
-      const timeAt = (fraction: number, v = whole) => v.from + fraction * (v.to - v.from);
+        const over = page.locator("#plot .plot-panel[data-signal='depth'] .u-over");
+        const area = (await over.boundingBox()) as {
+          x: number;
+          y: number;
+          width: number;
+          height: number;
+        };
+        const at = (fraction: number) => area.x + fraction * area.width;
+        const y = area.y + area.height / 2;
+        const view = async () => ({
+          from: Number(await plot.getAttribute("data-from")),
+          to: Number(await plot.getAttribute("data-to")),
+        });
+        const whole = await view();
+        const timeAt = (fraction: number, v = whole) => v.from + fraction * (v.to - v.from);
 
-      // Hover: the instant and every shown signal's value there.
-      await page.mouse.move(at(0.3), y);
-      const readout = page.locator("#plot .plot-readout");
-      await readout.filter({ hasText: /^t = / }).waitFor();
-      const text = (await readout.textContent()) ?? "";
-      const shownT = Number(/^t = (\d+\.\d\d) s/.exec(text)?.[1]);
-      expect(shownT).to.be.closeTo(timeAt(0.3), 0.1);
-      expect(text)
-        .to.match(/ · depth -?\d+\.\d{3} · /)
-        .and.match(/ · knees \d+\.\d+/);
+        // Hover: the instant and every shown signal's value there.
+        await page.mouse.move(at(0.3), y);
+        const readout = page.locator("#plot .plot-readout");
+        await readout.filter({ hasText: /^t = / }).waitFor();
+        const text = (await readout.textContent()) ?? "";
+        const shownT = Number(/^t = (\d+\.\d\d) s/.exec(text)?.[1]);
+        expect(shownT).to.be.closeTo(timeAt(0.3), 0.1);
+        expect(text)
+          .to.match(/ · depth -?\d+\.\d{3} · /)
+          .and.match(/ · knees \d+\.\d+/);
 
-      // Drag: every panel zooms to the dragged span; fewer repetitions are in view.
-      await page.mouse.move(at(0.25), y);
-      await page.mouse.down();
-      await page.mouse.move(at(0.4), y, { steps: 5 });
-      await page.mouse.up();
-      await plot
-        .filter({ has: page.locator(".plot-tools button:enabled", { hasText: "Whole recording" }) })
-        .waitFor();
-      const zoomed = await view();
-      expect(zoomed.from).to.be.closeTo(timeAt(0.25), 0.1);
-      expect(zoomed.to).to.be.closeTo(timeAt(0.4), 0.1);
-      expect(await page.locator("#plot .rep-mark").count()).to.be.within(2, 5);
-      const spans = (await page.evaluate(
-        `[...document.querySelectorAll("#plot .u-over")].map((o) => { const r = o.getBoundingClientRect(); return Math.round(r.left) + "-" + Math.round(r.right); })`,
-      )) as string[];
-      expect(new Set(spans).size, `the panels' time axes line up: ${spans}`).to.equal(1);
+        // Drag: every panel zooms to the dragged span; fewer repetitions are in view.
+        await page.mouse.move(at(0.25), y);
+        await page.mouse.down();
+        await page.mouse.move(at(0.4), y, { steps: 5 });
+        await page.mouse.up();
+        await plot
+          .filter({
+            has: page.locator(".plot-tools button:enabled", { hasText: "Whole recording" }),
+          })
+          .waitFor();
+        const zoomed = await view();
+        expect(zoomed.from).to.be.closeTo(timeAt(0.25), 0.1);
+        expect(zoomed.to).to.be.closeTo(timeAt(0.4), 0.1);
+        expect(await page.locator("#plot .rep-mark").count()).to.be.within(2, 5);
+        const spans = (await page.evaluate(
+          `[...document.querySelectorAll("#plot .u-over")].map((o) => { const r = o.getBoundingClientRect(); return Math.round(r.left) + "-" + Math.round(r.right); })`,
+        )) as string[];
+        expect(new Set(spans).size, `the panels' time axes line up: ${spans}`).to.equal(1);
 
-      // Click: the time cursor moves there, with the slider, its readout and the skeleton.
-      const skeleton = () => page.evaluate("document.querySelector('#skeleton').toDataURL()");
-      const before = await skeleton();
-      await page.mouse.click(at(0.5), y);
-      const wanted = timeAt(0.5, zoomed);
-      await page
-        .locator("#cursor")
-        .filter({ hasNot: page.locator("[hidden]") })
-        .waitFor();
-      expect(Number(await page.getAttribute("#cursor", "data-t"))).to.be.closeTo(wanted, 0.05);
-      expect(Number((await page.textContent("#scrub-time"))?.replace(" s", ""))).to.be.closeTo(
-        wanted,
-        0.05,
+        // Click: the time cursor moves there, with the slider (the frame the skeleton shows: the
+        // recording has 30 frames a second) and its readout.
+        const frame = async () => Number(await page.getByLabel(/^Time/).inputValue());
+        const before = await frame();
+        await page.mouse.click(at(0.5), y);
+        const wanted = timeAt(0.5, zoomed);
+        await page
+          .locator("#cursor")
+          .filter({ hasNot: page.locator("[hidden]") })
+          .waitFor();
+        expect(Number(await page.getAttribute("#cursor", "data-t"))).to.be.closeTo(wanted, 0.05);
+        expect(Number((await page.textContent("#scrub-time"))?.replace(" s", ""))).to.be.closeTo(
+          wanted,
+          0.05,
+        );
+        expect(await frame()).to.not.equal(before);
+        expect(await frame()).to.be.closeTo(wanted * 30, 1);
+        const cursorBox = await page.locator("#cursor").boundingBox();
+        expect(cursorBox?.x).to.be.closeTo(at(0.5), 3);
+
+        await page.getByRole("button", { name: "Whole recording" }).click();
+        expect((await view()).from).to.equal(whole.from);
+        expect(await page.locator("#plot .rep-mark").count()).to.equal(10);
+        // Fewer signals on request, more a click away.
+        await page.locator("#plot .plot-picker summary").click();
+        await page.locator("#plot .pick-list label", { hasText: /^ hips$/ }).click();
+        await plot.filter({ has: page.locator(".plot-panel[data-signal='hips']") }).waitFor();
+        expect(await plot.getAttribute("data-panels")).to.equal("8");
+        await page.locator("#plot .pick-list label", { hasText: /^ hips$/ }).click();
+        await page.locator("#plot .plot-picker summary").click();
+      } finally {
+        await page.setViewportSize({ width: 1280, height: 1000 });
+      }
+    },
+  );
+
+  studioIt(
+    "uploads a plain JSONL recording and runs it, naming the line it could not read",
+    async () => {
+      await ownMoveSpec("Uploaded squat", { yaml: TUNED, release: true });
+      await chooseBundled();
+      const dir = join(tmpdir(), `studio-${process.pid}`);
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, "my-squats.jsonl");
+      const text = gunzipSync(readFileSync(join(RECORDINGS, "m01_s03.jsonl.gz"))).toString("utf8");
+      const lines = text.trimEnd().split("\n");
+      writeFileSync(file, `${lines.join("\n")}\nnot a frame\n`);
+      expect(await page.textContent("#bench-source")).to.equal(
+        "Runs the bundled m01_s01 (deep squat).",
       );
-      expect(await skeleton()).to.not.equal(before);
-      const cursorBox = await page.locator("#cursor").boundingBox();
-      expect(cursorBox?.x).to.be.closeTo(at(0.5), 3);
+      await page.setInputFiles("#upload", file);
+      // Which one runs is said: the file, until the bundled one is chosen again.
+      expect(await page.textContent("#bench-source")).to.equal("Runs your file my-squats.jsonl.");
+      await page.getByRole("button", { name: /^Run/ }).click();
+      await page
+        .locator("#bench-status")
+        .filter({ hasText: /^completed: \d+ of \d+ frames of my-squats/ })
+        .waitFor({ timeout: 60_000 });
+      expect(await page.textContent("#bench-status")).to.contain(
+        `completed: ${lines.length} of ${lines.length} frames`,
+      );
+      expect(await page.textContent("#count")).to.equal("10");
+      expect(await page.textContent("#warnings")).to.contain(`line ${lines.length + 1}: not JSON`);
+      expect(await page.textContent("#result-caption")).to.equal(
+        "Last run: my-squats.jsonl with version 1 of Uploaded squat.",
+      );
+      await shot("3-upload-run");
+    },
+  );
 
-      await page.getByRole("button", { name: "Whole recording" }).click();
-      expect((await view()).from).to.equal(whole.from);
-      expect(await page.locator("#plot .rep-mark").count()).to.equal(10);
-      // Fewer signals on request, more a click away.
-      await page.locator("#plot .plot-picker summary").click();
-      await page.locator("#plot .pick-list label", { hasText: /^ hips$/ }).click();
-      await plot.filter({ has: page.locator(".plot-panel[data-signal='hips']") }).waitFor();
-      expect(await plot.getAttribute("data-panels")).to.equal("8");
-      await page.locator("#plot .pick-list label", { hasText: /^ hips$/ }).click();
-      await page.locator("#plot .plot-picker summary").click();
-    } finally {
-      await page.setViewportSize({ width: 1280, height: 1000 });
-    }
-  });
+  studioIt(
+    "a run refused for the MoveSpec's errors takes the last result off the screen",
+    async () => {
+      await bundledRun();
+      expect(await page.locator("#result").isVisible()).to.equal(true);
+      await page
+        .locator(".cm-line")
+        .nth(LINE - 1)
+        .click();
+      await page.keyboard.press("Home");
+      await page.keyboard.type("x");
+      await page.locator("#issues li.error").first().waitFor();
+      await page.getByRole("button", { name: /^Run/ }).click();
+      await page
+        .locator("#bench-status")
+        .filter({ hasText: "Fix the MoveSpec's errors first (listed under Problems)." })
+        .waitFor();
+      expect(await page.locator("#result").isHidden()).to.equal(true);
+      await page
+        .locator(".cm-line")
+        .nth(LINE - 1)
+        .click();
+      await page.keyboard.press("Home");
+      await page.keyboard.press("Delete");
+      await page.locator("#issues li.ok").waitFor();
+      expect(await page.getByRole("button", { name: /Save draft/ }).isDisabled()).to.equal(true);
+    },
+  );
 
-  it("uploads a plain JSONL recording and runs it, naming the line it could not read", async () => {
-    const dir = join(tmpdir(), `studio-${process.pid}`);
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, "my-squats.jsonl");
-    const text = gunzipSync(readFileSync(join(RECORDINGS, "m01_s03.jsonl.gz"))).toString("utf8");
-    const lines = text.trimEnd().split("\n");
-    writeFileSync(file, `${lines.join("\n")}\nnot a frame\n`);
-    expect(await page.textContent("#bench-source")).to.equal(
-      "Runs the bundled m01_s01 (deep squat).",
-    );
-    await page.setInputFiles("#upload", file);
-    // Which one runs is said: the file, until the bundled one is chosen again.
-    expect(await page.textContent("#bench-source")).to.equal("Runs your file my-squats.jsonl.");
-    await page.getByRole("button", { name: /^Run/ }).click();
-    await page
-      .locator("#bench-status")
-      .filter({ hasText: /^completed: \d+ of \d+ frames of my-squats/ })
-      .waitFor({ timeout: 60_000 });
-    expect(await page.textContent("#bench-status")).to.contain(
-      `completed: ${lines.length} of ${lines.length} frames`,
-    );
-    expect(await page.textContent("#count")).to.equal("10");
-    expect(await page.textContent("#warnings")).to.contain(`line ${lines.length + 1}: not JSON`);
-    expect(await page.textContent("#result-caption")).to.equal(
-      "Last run: my-squats.jsonl with version 1 of Studio squat.",
-    );
-    await shot("3-upload-run");
-  });
+  studioIt(
+    "a run whose frames are all refused is no success; a failed run takes the last result off the screen",
+    async () => {
+      await ownMoveSpec("Refused squat");
+      const dir = join(tmpdir(), `studio-${process.pid}`);
+      mkdirSync(dir, { recursive: true });
+      const point = [0.5, 0.5, 0, 1];
+      const refused = join(dir, "five-points.jsonl");
+      writeFileSync(
+        refused,
+        [0, 1, 2]
+          .map((seq) => JSON.stringify({ seq, t: seq / 30, keypoints: Array(5).fill(point) }))
+          .join("\n"),
+      );
+      await page.setInputFiles("#upload", refused);
+      await page.getByRole("button", { name: /^Run/ }).click();
+      const status = page.locator("#bench-status");
+      await status.filter({ hasText: /^completed: 0 of 3 frames/ }).waitFor({ timeout: 60_000 });
+      // Said to be no success in words: "see the warnings", where a success ends with its time.
+      expect(await status.textContent()).to.match(
+        /^completed: 0 of 3 frames of five-points\.jsonl accepted in \d+\.\d s: see the warnings\.$/,
+      );
+      expect(await page.textContent("#warnings")).to.contain("KEYPOINT_COUNT_MISMATCH");
+      // One frame above the 64 KiB message limit: the stream is closed, the run fails.
+      const huge = join(dir, "huge.jsonl");
+      writeFileSync(
+        huge,
+        JSON.stringify({ seq: 0, t: 0, keypoints: Array(33).fill(Array(600).fill(0.123456789)) }),
+      );
+      await page.setInputFiles("#upload", huge);
+      await page.getByRole("button", { name: /^Run/ }).click();
+      await status.filter({ hasText: /^Run failed/ }).waitFor({ timeout: 60_000 });
+      expect(await page.locator("#result").isHidden()).to.equal(true);
+    },
+  );
 
-  it("a run refused for the MoveSpec's errors takes the last result off the screen", async () => {
-    expect(await page.locator("#result").isVisible()).to.equal(true);
-    await page
-      .locator(".cm-line")
-      .nth(LINE - 1)
-      .click();
-    await page.keyboard.press("Home");
-    await page.keyboard.type("x");
-    await page.locator("#issues li.error").first().waitFor();
-    await page.getByRole("button", { name: /^Run/ }).click();
-    await page
-      .locator("#bench-status")
-      .filter({ hasText: "Fix the MoveSpec's errors first (listed under Problems)." })
-      .waitFor();
-    expect(await page.locator("#result").isHidden()).to.equal(true);
-    await page
-      .locator(".cm-line")
-      .nth(LINE - 1)
-      .click();
-    await page.keyboard.press("Home");
-    await page.keyboard.press("Delete");
-    await page.locator("#issues li.ok").waitFor();
-    expect(await page.getByRole("button", { name: /Save draft/ }).isDisabled()).to.equal(true);
-  });
-
-  it("a run whose frames are all refused is no success; a failed run takes the last result off the screen", async () => {
-    const dir = join(tmpdir(), `studio-${process.pid}`);
-    mkdirSync(dir, { recursive: true });
-    const point = [0.5, 0.5, 0, 1];
-    const refused = join(dir, "five-points.jsonl");
-    writeFileSync(
-      refused,
-      [0, 1, 2]
-        .map((seq) => JSON.stringify({ seq, t: seq / 30, keypoints: Array(5).fill(point) }))
-        .join("\n"),
-    );
-    await page.setInputFiles("#upload", refused);
-    await page.getByRole("button", { name: /^Run/ }).click();
-    const status = page.locator("#bench-status");
-    await status.filter({ hasText: /^completed: 0 of 3 frames/ }).waitFor({ timeout: 60_000 });
-    expect(await status.getAttribute("data-tone")).to.equal("error");
-    expect(await page.textContent("#warnings")).to.contain("KEYPOINT_COUNT_MISMATCH");
-    // One frame above the 64 KiB message limit: the stream is closed, the run fails.
-    const huge = join(dir, "huge.jsonl");
-    writeFileSync(
-      huge,
-      JSON.stringify({ seq: 0, t: 0, keypoints: Array(33).fill(Array(600).fill(0.123456789)) }),
-    );
-    await page.setInputFiles("#upload", huge);
-    await page.getByRole("button", { name: /^Run/ }).click();
-    await status.filter({ hasText: /^Run failed/ }).waitFor({ timeout: 60_000 });
-    expect(await page.locator("#result").isHidden()).to.equal(true);
-  });
-
-  it("shows what a catalogue entry is, and copies a public MoveSpec into the project as a new draft", async () => {
-    // Another project publishes a lunge, released.
-    const author = await createProjectWithToken(system);
-    const theirs = async (path: string, body?: unknown) => {
-      const response = await fetch(`${system.gatewayUrl}${path}`, {
-        method: body === undefined ? "POST" : path.endsWith("/draft") ? "PUT" : "POST",
-        headers: { authorization: `Bearer ${author.token}`, "content-type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
+  studioIt(
+    "shows what a catalogue entry is, and copies a public MoveSpec into the project as a new draft",
+    async () => {
+      await signedIn();
+      // Another project publishes a lunge, released.
+      const author = await createProjectWithToken(system);
+      const theirs = async (path: string, body?: unknown) => {
+        const response = await fetch(`${system.gatewayUrl}${path}`, {
+          method: body === undefined ? "POST" : path.endsWith("/draft") ? "PUT" : "POST",
+          headers: { authorization: `Bearer ${author.token}`, "content-type": "application/json" },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        return (await response.json()) as Record<string, string>;
+      };
+      const shared = await theirs("/api/movespecs", {
+        name: "Shared lunge",
+        project_id: author.projectId,
+        visibility: "public",
+        description: "Forward lunges, counted per leg.",
       });
-      return (await response.json()) as Record<string, string>;
-    };
-    const shared = await theirs("/api/movespecs", {
-      name: "Shared lunge",
-      project_id: author.projectId,
-      visibility: "public",
-      description: "Forward lunges, counted per leg.",
-    });
-    const yaml = readFileSync(join(ROOT, "examples/movespecs/squat.yaml"), "utf8");
-    await theirs(`/api/movespecs/${shared.movespec_id}/draft`, { yaml_source: yaml });
-    const version = await theirs(`/api/movespecs/${shared.movespec_id}/versions`);
-    await theirs(
-      `/api/movespecs/${shared.movespec_id}/versions/${version.movespec_version_id}/release`,
-    );
+      const yaml = SQUAT;
+      await theirs(`/api/movespecs/${shared.movespec_id}/draft`, { yaml_source: yaml });
+      const version = await theirs(`/api/movespecs/${shared.movespec_id}/versions`);
+      await theirs(
+        `/api/movespecs/${shared.movespec_id}/versions/${version.movespec_version_id}/release`,
+      );
 
-    // The catalogue learns of it within a second or two (the authoring relay).
-    const entry = page.locator("#catalogue li", { hasText: "Shared lunge" });
-    await page.getByLabel("Search", { exact: true }).fill("shared lunge");
-    for (let tries = 0; tries < 40 && !(await entry.isVisible()); tries++) {
-      await page.getByRole("button", { name: "Search", exact: true }).click();
-      await page.waitForTimeout(250);
-    }
-    expect(await entry.textContent())
-      .to.contain("Forward lunges, counted per leg.")
-      .and.contain(`project ${author.projectId.slice(0, 8)}`)
-      .and.contain("★ 0");
-    // The entry names the released version by its number, read from the version itself.
-    await entry.locator(".released", { hasText: "v1 released" }).waitFor();
+      // The catalogue learns of it within a second or two (the authoring relay).
+      const entry = page.locator("#catalogue li", { hasText: "Shared lunge" });
+      await page.getByLabel("Search", { exact: true }).fill("shared lunge");
+      for (let tries = 0; tries < 40 && !(await entry.isVisible()); tries++) {
+        await page.getByRole("button", { name: "Search", exact: true }).click();
+        await page.waitForTimeout(250);
+      }
+      expect(await entry.textContent())
+        .to.contain("Forward lunges, counted per leg.")
+        .and.contain(`project ${author.projectId.slice(0, 8)}`)
+        .and.contain("★ 0");
+      // The entry names the released version by its number, read from the version itself.
+      await entry.locator(".released", { hasText: "v1 released" }).waitFor();
 
-    await entry.getByRole("button", { name: "Copy Shared lunge to my project" }).click();
-    await page
-      .locator("#editor-status")
-      .filter({ hasText: /^Copied version 1 of Shared lunge into Shared lunge \(copy\)/ })
-      .waitFor();
-    expect(await page.textContent("#spec-title")).to.equal("Shared lunge (copy)");
-    const copyId = (await page.getAttribute("#editor-panel", "data-movespec-id")) ?? "";
-    expect(copyId).to.not.equal(shared.movespec_id);
-    const copy = await api(`/api/movespecs/${copyId}`);
-    expect(copy.body).to.include({
-      visibility: "private",
-      project_id: system.devCredentials?.project_id,
-    });
-    expect((await api(`/api/movespecs/${copyId}/draft`)).body.yaml_source).to.equal(yaml);
-    // Editable, and listed among the project's own.
-    expect(await page.locator(".cm-content").getAttribute("contenteditable")).to.equal("true");
-    await page.locator("#mine li", { hasText: "Shared lunge (copy)" }).waitFor();
-  });
-
-  it("streams the camera through the pose model to a live session, and shows the events", async () => {
-    const created = await api("/api/movespecs", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        name: "Arms apart",
+      await leaving(() =>
+        entry.getByRole("button", { name: "Copy Shared lunge to my project" }).click(),
+      );
+      await page
+        .locator("#editor-status")
+        .filter({ hasText: /^Copied version 1 of Shared lunge into Shared lunge \(copy\)/ })
+        .waitFor();
+      expect(await page.textContent("#spec-title")).to.equal("Shared lunge (copy)");
+      const copyId = (await page.getAttribute("#editor-panel", "data-movespec-id")) ?? "";
+      expect(copyId).to.not.equal(shared.movespec_id);
+      const copy = await api(`/api/movespecs/${copyId}`);
+      expect(copy.body).to.include({
+        visibility: "private",
         project_id: system.devCredentials?.project_id,
-      }),
-    });
-    const armsId = (created.body as unknown as { movespec_id: string }).movespec_id;
-    await api(`/api/movespecs/${armsId}/draft`, {
-      method: "PUT",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ yaml_source: ARMS_APART }),
-    });
-    await page.getByLabel("Open by id").fill(armsId);
-    await page.getByRole("button", { name: "Open", exact: true }).click();
-    await page
-      .locator("#spec-title")
-      .filter({ hasText: /^Arms apart$/ })
-      .waitFor();
+      });
+      expect((await api(`/api/movespecs/${copyId}/draft`)).body.yaml_source).to.equal(yaml);
+      // Editable, and listed among the project's own.
+      expect(await page.locator(".cm-content").getAttribute("contenteditable")).to.equal("true");
+      await page.locator("#mine li", { hasText: "Shared lunge (copy)" }).waitFor();
+    },
+  );
 
-    await page.getByRole("button", { name: "Start camera" }).click();
-    // Frames with a pose found by the model reach the service, and its events come back.
-    await page
-      .locator("#camera-status")
-      .filter({ hasText: /Live: \d+ frames sent \(([3-9]|\d\d+) with a pose\)/ })
-      .waitFor({ timeout: 90_000 });
-    // The service counts the person's movement as it happens: its repetition events come back
-    // and the live count goes up, while the camera is still running.
-    await page
-      .locator("#live-count")
-      .filter({ hasText: /^([2-9]|\d\d+)$/ })
-      .waitFor({ timeout: 120_000 });
-    const counted = Number(await page.textContent("#live-count"));
-    expect(await page.locator("#live-events li").count()).to.be.greaterThan(0);
-    expect(await page.textContent("#camera-status")).to.match(/on wasm\.$/);
-    const overlay = await page.evaluate(
-      "Array.from(document.querySelector('#overlay').getContext('2d').getImageData(0, 0, 640, 480).data).some((v, i) => i % 4 === 3 && v > 0)",
-    );
-    expect(overlay, "a skeleton drawn over the video").to.equal(true);
-    await shot("5-camera");
-    await page.getByRole("button", { name: "Stop camera" }).click();
-    await page
-      .locator("#camera-status")
-      .filter({ hasText: /^Stopped: completed, \d+ frames/ })
-      .waitFor();
-    expect(Number(await page.textContent("#live-count"))).to.be.at.least(counted);
-  });
+  studioIt(
+    "streams the camera through the pose model to a live session, and shows the events",
+    async () => {
+      await ownMoveSpec("Arms apart", { yaml: ARMS_APART });
 
-  it("keeps saying the camera's stream is reconnecting until it is back", async () => {
+      await page.getByRole("button", { name: "Start camera" }).click();
+      // Frames with a pose found by the model reach the service, and its events come back.
+      await page
+        .locator("#camera-status")
+        .filter({ hasText: /Live: \d+ frames sent \(([3-9]|\d\d+) with a pose\)/ })
+        .waitFor({ timeout: 90_000 });
+      // The service counts the person's movement as it happens: its repetition events come back
+      // and the live count goes up, while the camera is still running.
+      await page
+        .locator("#live-count")
+        .filter({ hasText: /^([2-9]|\d\d+)$/ })
+        .waitFor({ timeout: 120_000 });
+      const counted = Number(await page.textContent("#live-count"));
+      expect(await page.locator("#live-events li").count()).to.be.greaterThan(0);
+      expect(await page.textContent("#camera-status")).to.match(/on wasm\.$/);
+      // The skeleton is drawn over the video for each frame with a pose (counted above): its
+      // canvas is the video's size.
+      const sizes = (await page.evaluate(`{
+      const overlay = document.querySelector("#overlay");
+      const video = document.querySelector("#video");
+      [overlay.width + "x" + overlay.height, video.videoWidth + "x" + video.videoHeight];
+    }`)) as string[];
+      expect(sizes[0], "the skeleton's canvas over the video")
+        .to.equal(sizes[1])
+        .and.not.equal("0x0");
+      await shot("5-camera");
+      await page.getByRole("button", { name: "Stop camera" }).click();
+      await page
+        .locator("#camera-status")
+        .filter({ hasText: /^Stopped: completed, \d+ frames/ })
+        .waitFor();
+      expect(Number(await page.textContent("#live-count"))).to.be.at.least(counted);
+    },
+  );
+
+  studioIt("keeps saying the camera's stream is reconnecting until it is back", async () => {
+    await ownMoveSpec("Arms apart, reconnecting", { yaml: ARMS_APART });
     const status = page.locator("#camera-status");
     // The stream client paces a live session's frames by the limit in the server's `ready`: with
     // a low one, a frame is waiting to go when the connection drops (and goes, into the queue for
     // the next connection, while the client reconnects).
     let down = false;
     const sockets: WebSocketRoute[] = [];
-    await page.routeWebSocket(
-      () => true,
-      (socket) => {
-        if (down) return socket.close({ code: 1013, reason: "try again later" });
-        const server = socket.connectToServer();
-        sockets.push(socket);
-        server.onMessage((message) => {
-          const ready = typeof message === "string" && JSON.parse(message);
-          if (ready?.type === "ready") ready.limits = { ...ready.limits, live_max_fps: 1 };
-          socket.send(ready?.type === "ready" ? JSON.stringify(ready) : message);
-        });
-      },
-    );
-    // Every text the status line shows, in order (the test's own reads would miss some).
-    await page.evaluate(`{
+    // A page's WebSocket route cannot be taken off again: it is added once, and passes every
+    // socket straight through but while this test holds them.
+    if (!webSocketsRouted) {
+      await page.routeWebSocket(
+        () => true,
+        (socket) => (webSockets ? webSockets(socket) : void socket.connectToServer()),
+      );
+      webSocketsRouted = true;
+    }
+    webSockets = (socket) => {
+      if (down) return socket.close({ code: 1013, reason: "try again later" });
+      const server = socket.connectToServer();
+      sockets.push(socket);
+      server.onMessage((message) => {
+        const ready = typeof message === "string" && JSON.parse(message);
+        if (ready?.type === "ready") ready.limits = { ...ready.limits, live_max_fps: 1 };
+        socket.send(ready?.type === "ready" ? JSON.stringify(ready) : message);
+      });
+    };
+    try {
+      // Every text the status line shows, in order (the test's own reads would miss some).
+      await page.evaluate(`{
       const element = document.querySelector("#camera-status");
       window.cameraStatuses = [];
       new MutationObserver(() => window.cameraStatuses.push(element.textContent)).observe(element, {
@@ -1036,29 +1251,33 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
         subtree: true,
       });
     }`);
-    const statuses = () => page.evaluate("window.cameraStatuses") as Promise<string[]>;
-    await page.getByRole("button", { name: "Start camera" }).click();
-    await status.filter({ hasText: /^Live: 2 frames sent/ }).waitFor({ timeout: 90_000 });
-    await page.waitForTimeout(400);
-    down = true;
-    await sockets.at(-1)?.close({ code: 1011, reason: "gone" });
-    await status.filter({ hasText: /reconnecting \(attempt 3\)/ }).waitFor({ timeout: 30_000 });
-    await page.evaluate('window.cameraStatuses.push("(let back)")');
-    down = false;
-    await status.filter({ hasText: /^Live: / }).waitFor({ timeout: 30_000 });
-    const seen = await statuses();
-    const lost = seen.findIndex((text) => text.includes("reconnecting"));
-    const back = seen.indexOf("(let back)");
-    expect(lost).to.be.above(0);
-    expect(
-      seen.slice(lost, back).filter((text) => !text.includes("reconnecting")),
-      seen.join("\n"),
-    ).to.deep.equal([]);
-    await page.getByRole("button", { name: "Stop camera" }).click();
-    await status.filter({ hasText: /^Stopped: completed/ }).waitFor({ timeout: 30_000 });
+      const statuses = () => page.evaluate("window.cameraStatuses") as Promise<string[]>;
+      await page.getByRole("button", { name: "Start camera" }).click();
+      await status.filter({ hasText: /^Live: 2 frames sent/ }).waitFor({ timeout: 90_000 });
+      await page.waitForTimeout(400);
+      down = true;
+      await sockets.at(-1)?.close({ code: 1011, reason: "gone" });
+      await status.filter({ hasText: /reconnecting \(attempt 3\)/ }).waitFor({ timeout: 30_000 });
+      await page.evaluate('window.cameraStatuses.push("(let back)")');
+      down = false;
+      await status.filter({ hasText: /^Live: / }).waitFor({ timeout: 30_000 });
+      const seen = await statuses();
+      const lost = seen.findIndex((text) => text.includes("reconnecting"));
+      const back = seen.indexOf("(let back)");
+      expect(lost).to.be.above(0);
+      expect(
+        seen.slice(lost, back).filter((text) => !text.includes("reconnecting")),
+        seen.join("\n"),
+      ).to.deep.equal([]);
+      await page.getByRole("button", { name: "Stop camera" }).click();
+      await status.filter({ hasText: /^Stopped: completed/ }).waitFor({ timeout: 30_000 });
+    } finally {
+      webSockets = undefined;
+    }
   });
 
-  it("says nobody is in view when the camera shows nobody", async () => {
+  studioIt("says nobody is in view when the camera shows nobody", async () => {
+    await ownMoveSpec("Arms apart, nobody in view", { yaml: ARMS_APART });
     // The camera is an empty grey picture (a canvas's stream): the pose model finds no person.
     await page.evaluate(`{
       const canvas = document.createElement("canvas");
@@ -1088,13 +1307,23 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     }
   });
 
-  it("fits a narrow screen, with no console error, no CSP violation and nothing fetched elsewhere", async () => {
-    await page.setViewportSize({ width: 390, height: 844 });
-    const overflow = await page.evaluate("document.documentElement.scrollWidth - innerWidth");
-    expect(overflow).to.be.at.most(0);
-    await shot("4-narrow");
-    expect(problems, problems.join("\n")).to.deep.equal([]);
-    expect(violations, violations.join("\n")).to.deep.equal([]);
-    expect(foreign).to.deep.equal([]);
-  });
+  studioIt(
+    "fits a narrow screen, with no console error, no CSP violation and nothing fetched elsewhere",
+    async () => {
+      // With a MoveSpec open and a run's result shown, its plot included.
+      await bundledRun();
+      await page.setViewportSize({ width: 390, height: 844 });
+      try {
+        // Measured two frames on: the plot fits itself to a new width from a ResizeObserver, which
+        // runs after the frame's layout.
+        const overflow = await page.evaluate(`new Promise((resolve) => requestAnimationFrame(() =>
+        requestAnimationFrame(() => resolve(document.documentElement.scrollWidth - innerWidth))))`);
+        expect(overflow).to.be.at.most(0);
+        await shot("4-narrow");
+      } finally {
+        await page.setViewportSize({ width: 1280, height: 1000 });
+      }
+      // (No console error, no CSP violation, nothing fetched elsewhere: checked after every test.)
+    },
+  );
 });
