@@ -975,10 +975,11 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
         )) as string[];
         expect(new Set(spans).size, `the panels' time axes line up: ${spans}`).to.equal(1);
 
-        // Click: the time cursor moves there, with the slider (the frame the skeleton shows: the
-        // recording has 30 frames a second) and its readout.
+        // Click: the time cursor moves there, with the slider (the recording has 30 frames a
+        // second), its readout and the skeleton drawn at that frame (its label says what it shows).
         const frame = async () => Number(await page.getByLabel(/^Time/).inputValue());
         const before = await frame();
+        const skeletonBefore = await page.getAttribute("#skeleton", "aria-label");
         await page.mouse.click(at(0.5), y);
         const wanted = timeAt(0.5, zoomed);
         await page
@@ -992,6 +993,13 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
         );
         expect(await frame()).to.not.equal(before);
         expect(await frame()).to.be.closeTo(wanted * 30, 1);
+        const skeleton = (await page.getAttribute("#skeleton", "aria-label")) ?? "";
+        expect(skeleton).to.not.equal(skeletonBefore);
+        const drawn = /^Pose at (\d+\.\d\d) s: (\d+) bones seen$/.exec(skeleton);
+        expect(drawn, skeleton).to.not.equal(null);
+        expect(Number(drawn?.[1])).to.be.closeTo(wanted, 0.05);
+        // UI-PRMD's Kinect skeleton, mapped to BlazePose: every limb and the trunk.
+        expect(Number(drawn?.[2])).to.be.at.least(12);
         const cursorBox = await page.locator("#cursor").boundingBox();
         expect(cursorBox?.x).to.be.closeTo(at(0.5), 3);
 
@@ -1193,8 +1201,11 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       const counted = Number(await page.textContent("#live-count"));
       expect(await page.locator("#live-events li").count()).to.be.greaterThan(0);
       expect(await page.textContent("#camera-status")).to.match(/on wasm\.$/);
-      // The skeleton is drawn over the video for each frame with a pose (counted above): its
-      // canvas is the video's size.
+      // The skeleton is drawn over the video for each frame with a pose (counted above), on a
+      // canvas of the video's size: some of its bones, while the person is found.
+      await page
+        .locator('#overlay[data-bones]:not([data-bones="0"])')
+        .waitFor({ state: "attached", timeout: 30_000 });
       const sizes = (await page.evaluate(`{
       const overlay = document.querySelector("#overlay");
       const video = document.querySelector("#video");
@@ -1299,6 +1310,7 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       expect(await status.textContent()).to.match(
         /^Live: \d+ frames sent \(0 with a pose: nobody in view\)/,
       );
+      expect(await page.getAttribute("#overlay", "data-bones"), "no skeleton drawn").to.equal("0");
       await page.getByRole("button", { name: "Stop camera" }).click();
       await status.filter({ hasText: /^Stopped: / }).waitFor({ timeout: 30_000 });
     } finally {

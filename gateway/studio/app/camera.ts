@@ -90,7 +90,11 @@ export async function startLiveCamera(input: {
         onReady: () => input.onReady(),
       },
       onFrame: (frame, stats) => {
-        drawSkeleton(input.overlay, frame, width / height, null);
+        // The overlay is hidden from screen readers (the status line says what it shows); the
+        // bones drawn are kept on it for whoever inspects the page.
+        input.overlay.dataset.bones = String(
+          drawSkeleton(input.overlay, frame, width / height, null),
+        );
         if (stats.frames % 5 === 0 || stats.frames < 5) input.onStats(stats);
       },
       onFailure: input.onFailure,

@@ -24,7 +24,8 @@ const MIN_VISIBILITY = 0.3;
 
 /**
  * Draws one frame's pose, left side blue and right side red, keeping the image's aspect ratio
- * (keypoints are normalised to it, y down).
+ * (keypoints are normalised to it, y down). Returns the number of bones drawn (those whose two
+ * ends were seen), which the callers say in words: a canvas shows nothing to a screen reader.
  */
 export function drawSkeleton(
   canvas: HTMLCanvasElement,
@@ -32,15 +33,15 @@ export function drawSkeleton(
   aspectRatio = 16 / 9,
   /** null: a transparent canvas (over a video). */
   background: string | null = "#fafafa",
-): void {
+): number {
   const g = canvas.getContext("2d");
-  if (!g) return;
+  if (!g) return 0;
   if (background === null) g.clearRect(0, 0, canvas.width, canvas.height);
   else {
     g.fillStyle = background;
     g.fillRect(0, 0, canvas.width, canvas.height);
   }
-  if (!frame?.keypoints) return;
+  if (!frame?.keypoints) return 0;
   const { index } =
     frame.keypoints.length === TOPOLOGIES["coco-17"].keypointCount
       ? TOPOLOGIES["coco-17"]
@@ -57,10 +58,12 @@ export function drawSkeleton(
   };
   g.lineWidth = 3;
   g.lineCap = "round";
+  let bones = 0;
   for (const [a, b] of BONES) {
     const p = at(a);
     const q = at(b);
     if (!p || !q) continue;
+    bones += 1;
     g.strokeStyle =
       a.startsWith("left") && b.startsWith("left")
         ? "#1f5fa8"
@@ -80,4 +83,5 @@ export function drawSkeleton(
     g.arc(p[0], p[1], 3, 0, Math.PI * 2);
     g.fill();
   }
+  return bones;
 }

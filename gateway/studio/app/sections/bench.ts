@@ -247,7 +247,11 @@ export function mountBench(studio: Studio) {
     ui.scrub.value = String(index);
     ui.scrubTime.textContent = `${frames[index].t.toFixed(2)} s`;
     plot?.show(time);
-    drawSkeleton(ui.skeleton, frames[index]);
+    const bones = drawSkeleton(ui.skeleton, frames[index]);
+    ui.skeleton.setAttribute(
+      "aria-label",
+      `Pose at ${ui.scrubTime.textContent}: ${bones === 0 ? "nobody seen" : `${bones} bones seen`}`,
+    );
   }
 
   ui.scrub.addEventListener("input", () => {
