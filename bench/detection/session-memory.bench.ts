@@ -24,21 +24,29 @@
  *
  * Before the first level a warm-up opens and closes 50 sessions. Every session must stay
  * problem-free (no error, no warning, no unexpected close) or the run fails.
+ *
+ * `--chain floor` measures live-floor.bench.ts's floor processes the same way (the libraries and
+ * hops with none of our code, binary frames only): the settled figure that "memory per session
+ * within 2x the floor" can be read against, where the floor's resident set under load is noise.
  */
+
+import type { ChildProcess } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { TestTenant } from "../../test/detection/support/session-api.js";
-import type { TestSystem } from "../../test/support/system.js";
 import { readCommandLine } from "../support/command-line.js";
+import type { FloorProcess } from "../support/floor-process.js";
 import type { BenchSocket, Encoding, PreparedFrames } from "./load.js";
 
 const USAGE = `usage: node --import tsx bench/detection/session-memory.bench.ts [options]
 
   --levels A,B,...   open live sessions at each measurement, rising (100,300,500)
-  --encoding E       json or binary frames (json)
+  --chain C          system (the gateway and detection) or floor (live-floor's floor processes:
+                     the same libraries and hops with none of our code; binary frames)
+  --encoding E       json or binary frames (json; binary with --chain floor)
   --settle S         seconds of streaming at a level before measuring (10)
   --help             this text
 `;
@@ -49,7 +57,8 @@ function parseOptions() {
       options: {
         help: { type: "boolean", default: false },
         levels: { type: "string", default: "100,300,500" },
-        encoding: { type: "string", default: "json" },
+        chain: { type: "string", default: "system" },
+        encoding: { type: "string" },
         settle: { type: "string", default: "10" },
       },
     });
@@ -62,13 +71,25 @@ function parseOptions() {
     ) {
       throw new Error("--levels must be whole numbers of sessions, 1 or more, rising");
     }
-    if (values.encoding !== "json" && values.encoding !== "binary") {
+    if (values.chain !== "system" && values.chain !== "floor") {
+      throw new Error("--chain must be system or floor");
+    }
+    const encoding = values.encoding ?? (values.chain === "floor" ? "binary" : "json");
+    if (encoding !== "json" && encoding !== "binary") {
       throw new Error("--encoding must be json or binary");
+    }
+    if (values.chain === "floor" && encoding !== "binary") {
+      throw new Error("--chain floor streams binary frames only (the floor reads no JSON)");
     }
     const settle = Number(values.settle);
     if (!Number.isFinite(settle) || settle < 1)
       throw new Error("--settle must be 1 second or more");
-    return { levels, encoding: values.encoding as Encoding, settleMs: settle * 1000 };
+    return {
+      levels,
+      chain: values.chain as "system" | "floor",
+      encoding: encoding as Encoding,
+      settleMs: settle * 1000,
+    };
   });
 }
 
@@ -94,6 +115,8 @@ const { createSession, createTenant, exampleYaml, publishMoveSpec } = await impo
 );
 const { readFrames } = await import("../../test/movespec/support/recordings.js");
 const { startTestSystem } = await import("../../test/support/system.js");
+const { ensureLocalPki } = await import("../../deploy/local/local-pki.js");
+const { startFloor } = await import("../support/floor-process.js");
 const { binaryBatchMessage, inBatches, loopedTime, openStream, prepareFrames } = await import(
   "./load.js"
 );
@@ -114,23 +137,54 @@ function frameMessage(prepared: PreparedFrames, seq: number, encoding: Encoding)
   return `{"type":"frame","seq":${seq},"t":${loopedTime(prepared, seq)},"keypoints":${keypoints}}`;
 }
 
+/** `count` streams opened and attached (hello -> ready), each with its session's id. */
+type Connect = (count: number) => Promise<{ readonly id: string; readonly socket: BenchSocket }[]>;
+
+/** Through the system: sessions created through the API, their streams through the gateway. */
+function systemStreams(tenant: TestTenant, movespecId: string): Connect {
+  return async (count) => {
+    const created = await inBatches(Array.from({ length: count }), 16, () =>
+      createSession(tenant, { movespec_id: movespecId, mode: "live" }),
+    );
+    return inBatches(created, 32, async (session) => ({
+      id: session.session_id,
+      socket: await openStream(
+        session.stream_url,
+        session.runtime_token,
+        undefined,
+        options.encoding,
+      ),
+    }));
+  };
+}
+
+/** Through the floor: streams of made-up session ids (the floor checks nothing). */
+function floorStreams(gatewayPort: number): Connect {
+  let next = 0;
+  return (count) =>
+    inBatches(
+      Array.from({ length: count }, () => `floor-${next++}`),
+      32,
+      async (id) => ({
+        id,
+        socket: await openStream(
+          `ws://127.0.0.1:${gatewayPort}/api/detection/sessions/${id}/stream`,
+          "floor",
+          undefined,
+          "binary",
+        ),
+      }),
+    );
+}
+
 async function openSessions(
-  tenant: TestTenant,
-  movespecId: string,
+  connect: Connect,
   prepared: PreparedFrames,
   count: number,
   problems: string[],
 ): Promise<Streaming[]> {
-  const created = await inBatches(Array.from({ length: count }), 16, () =>
-    createSession(tenant, { movespec_id: movespecId, mode: "live" }),
-  );
-  return inBatches(created, 32, async (session) => {
-    const socket = await openStream(
-      session.stream_url,
-      session.runtime_token,
-      undefined,
-      options.encoding,
-    );
+  const opened = await connect(count);
+  return opened.map(({ id, socket }) => {
     socket.onText((text) => {
       if (text.startsWith('{"type":"error"') || text.startsWith('{"type":"warning"')) {
         problems.push(text.slice(0, 200));
@@ -138,7 +192,7 @@ async function openSessions(
     });
     let closing = false;
     socket.ws.on("close", (code) => {
-      if (!closing) problems.push(`session ${session.session_id} closed with ${code}`);
+      if (!closing) problems.push(`session ${id} closed with ${code}`);
     });
     // Users are not in step: each session starts at its own point of the recording and its own
     // moment of the 33 ms period.
@@ -165,11 +219,14 @@ async function openSessions(
 }
 
 /** Memory of each measured process after it collected all its garbage. */
-async function probe(system: TestSystem, dir: string): Promise<Map<Measured, Memory>> {
+async function probe(
+  processes: Map<Measured, ChildProcess>,
+  dir: string,
+): Promise<Map<Measured, Memory>> {
   const result = new Map<Measured, Memory>();
   await Promise.all(
     PROCESSES.map(async (name) => {
-      const child = system.processes.find((process) => process.name === name)?.child;
+      const child = processes.get(name);
       if (!child?.pid) throw new Error(`no ${name} process`);
       const file = join(dir, `${child.pid}.json`);
       await rm(file, { force: true });
@@ -195,12 +252,15 @@ async function probe(system: TestSystem, dir: string): Promise<Map<Measured, Mem
   return result;
 }
 
-async function main(): Promise<number> {
-  const dir = await mkdtemp(join(tmpdir(), "mds-memory-"));
-  const probeEnv = {
-    NODE_OPTIONS: `--import tsx --import ${fileURLToPath(new URL("../support/memory-probe.ts", import.meta.url))}`,
-    MEMORY_PROBE_DIR: dir,
-  };
+/** The chain the sessions go through, its measured processes, and how to stop it. */
+interface Chain {
+  readonly connect: Connect;
+  readonly processes: Map<Measured, ChildProcess>;
+  stop(): Promise<void>;
+}
+
+/** The whole system, detection and the gateway with the probe (the embedded store, the services). */
+async function startSystemChain(probeEnv: Record<string, string>): Promise<Chain> {
   const system = await startTestSystem({
     env: { LOG_LEVEL: "info" },
     serviceEnv: {
@@ -209,17 +269,76 @@ async function main(): Promise<number> {
     },
     startTimeoutMs: 120_000,
   });
-  const problems: string[] = [];
-  const open: Streaming[] = [];
   try {
     const tenant = await createTenant(system);
     const { movespecId } = await publishMoveSpec(tenant, exampleYaml("squat"), { name: "squat" });
+    const processes = new Map<Measured, ChildProcess>();
+    for (const name of PROCESSES) {
+      const child = system.processes.find((process) => process.name === name)?.child;
+      if (child) processes.set(name, child);
+    }
+    return { connect: systemStreams(tenant, movespecId), processes, stop: () => system.stop() };
+  } catch (error) {
+    await system.stop();
+    throw error;
+  }
+}
+
+/** live-floor.bench.ts's floor detection and gateway, under mutual TLS, with the probe. */
+async function startFloorChain(probeEnv: Record<string, string>): Promise<Chain> {
+  const pkiDir = await mkdtemp(join(tmpdir(), "mds-memory-floor-"));
+  const floors: FloorProcess[] = [];
+  const stop = async () => {
+    for (const floor of floors) floor.child.kill("SIGKILL");
+    await rm(pkiDir, { recursive: true, force: true });
+  };
+  try {
+    const pki = await ensureLocalPki({ dir: pkiDir });
+    const identity = (workload: "gateway" | "detection") => ({
+      FLOOR_TLS_DIR: pki.tlsDirOf(workload),
+      FLOOR_TRUST_DOMAIN: pki.trustDomain,
+    });
+    const detection = await startFloor(new URL("./floor/detection-floor.ts", import.meta.url), {
+      ...identity("detection"),
+      ...probeEnv,
+    });
+    floors.push(detection);
+    const gateway = await startFloor(new URL("./floor/gateway-floor.ts", import.meta.url), {
+      ...identity("gateway"),
+      FLOOR_DETECTION_PORT: String(detection.port),
+      ...probeEnv,
+    });
+    floors.push(gateway);
+    return {
+      connect: floorStreams(gateway.port),
+      processes: new Map([
+        ["detection", detection.child],
+        ["gateway", gateway.child],
+      ]),
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function main(): Promise<number> {
+  const dir = await mkdtemp(join(tmpdir(), "mds-memory-"));
+  const probeEnv = {
+    NODE_OPTIONS: `--import tsx --import ${fileURLToPath(new URL("../support/memory-probe.ts", import.meta.url))}`,
+    MEMORY_PROBE_DIR: dir,
+  };
+  const chain = await (options.chain === "floor" ? startFloorChain : startSystemChain)(probeEnv);
+  const problems: string[] = [];
+  const open: Streaming[] = [];
+  try {
     const prepared = prepareFrames(readFrames("m01_s01"), []);
     process.stdout.write(
-      `memory per open live session (${options.encoding} frames at 30 fps through the gateway), after a full garbage collection\n`,
+      `memory per open live session (${options.encoding} frames at 30 fps through the ${options.chain === "floor" ? "floor's gateway and detection" : "gateway"}), after a full garbage collection\n`,
     );
 
-    const warmUp = await openSessions(tenant, movespecId, prepared, WARM_UP_SESSIONS, problems);
+    const warmUp = await openSessions(chain.connect, prepared, WARM_UP_SESSIONS, problems);
     await sleep(options.settleMs);
     for (const session of warmUp) session.stop();
     await sleep(3000);
@@ -227,11 +346,9 @@ async function main(): Promise<number> {
     const levels = [0, ...options.levels];
     const measured: Map<Measured, Memory>[] = [];
     for (const level of levels) {
-      open.push(
-        ...(await openSessions(tenant, movespecId, prepared, level - open.length, problems)),
-      );
+      open.push(...(await openSessions(chain.connect, prepared, level - open.length, problems)));
       await sleep(level === 0 ? 1000 : options.settleMs);
-      const memory = await probe(system, dir);
+      const memory = await probe(chain.processes, dir);
       measured.push(memory);
       const cells = PROCESSES.map((name) => {
         const m = memory.get(name) as Memory;
@@ -270,7 +387,7 @@ async function main(): Promise<number> {
     return 0;
   } finally {
     for (const session of open) session.stop();
-    await system.stop();
+    await chain.stop();
     await rm(dir, { recursive: true, force: true });
   }
 }

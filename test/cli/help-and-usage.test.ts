@@ -313,7 +313,7 @@ describe("command-line tools: --help and bad arguments", function () {
     it("--help lists every option", async () => {
       const result = await tool("bench/detection/session-memory.bench.ts", "--help");
       expect(result.code).to.equal(0);
-      for (const option of ["--levels", "--encoding", "--settle"]) {
+      for (const option of ["--levels", "--chain", "--encoding", "--settle"]) {
         expect(result.stdout).to.contain(option);
       }
     });
@@ -329,6 +329,8 @@ describe("command-line tools: --help and bad arguments", function () {
           [["--levels", "100,2.5"], levels],
           [["--levels", "many"], levels],
           [["--encoding", "xml"], /--encoding must be json or binary/],
+          [["--chain", "both"], /--chain must be system or floor/],
+          [["--chain", "floor", "--encoding", "json"], /--chain floor streams binary frames only/],
           [["--settle", "0.99"], /--settle must be 1 second or more/],
           [["--settle", "soon"], /--settle must be 1 second or more/],
         ] as const,
