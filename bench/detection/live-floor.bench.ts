@@ -29,10 +29,7 @@
  * write CPU profiles there (bench/support/cpu-profile.ts); BENCH_NODE_OPTIONS: Node options for
  * those two (GC flags, say).
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { availableParallelism, tmpdir } from "node:os";
-import { join } from "node:path";
-import { ensureLocalPki } from "../../deploy/local/local-pki.js";
+import { availableParallelism } from "node:os";
 import {
   createTenant,
   exampleYaml,
@@ -41,9 +38,10 @@ import {
 import { loadExample, readFrames, runFrames } from "../../test/movespec/support/recordings.js";
 import { median } from "../../test/support/statistics.js";
 import { startTestSystem } from "../../test/support/system.js";
-import { type FloorProcess, startFloor } from "../support/floor-process.js";
+import type { FloorProcess } from "../support/floor-process.js";
 import { helperThreadsCpuSeconds, meanWhile, residentBytes } from "../support/process-stats.js";
 import { profilingEnv } from "../support/profiling.js";
+import { type LiveFloor, startLiveFloor } from "./floor/live-floor-chain.js";
 import { inBatches, openStream, percentile, prepareFrames } from "./load.js";
 import { liveLevel, type StreamMemory, startLiveSending, streamMemory } from "./scenarios.js";
 
@@ -160,24 +158,12 @@ const system = await startTestSystem({
     gateway: profiling,
   },
 });
-const pkiDir = await mkdtemp(join(tmpdir(), "mds-live-floor-"));
-const floors: FloorProcess[] = [];
+let floor: LiveFloor | undefined;
 try {
-  const pki = await ensureLocalPki({ dir: pkiDir });
-  const identity = (workload: "gateway" | "detection") => ({
-    FLOOR_TLS_DIR: pki.tlsDirOf(workload),
-    FLOOR_TRUST_DOMAIN: pki.trustDomain,
+  floor = await startLiveFloor({
+    detection: { FLOOR_EVENT_SEQS: [...prepared.eventSeqs].join(",") },
   });
-  const detection = await startFloor(new URL("./floor/detection-floor.ts", import.meta.url), {
-    ...identity("detection"),
-    FLOOR_EVENT_SEQS: [...prepared.eventSeqs].join(","),
-  });
-  floors.push(detection);
-  const gateway = await startFloor(new URL("./floor/gateway-floor.ts", import.meta.url), {
-    ...identity("gateway"),
-    FLOOR_DETECTION_PORT: String(detection.port),
-  });
-  floors.push(gateway);
+  const { detection, gateway } = floor;
   const tenant = await createTenant(system);
   const { movespecId } = await publishMoveSpec(tenant, exampleYaml("squat"), { name: "squat" });
   const target = { name: "gateway" as const, url: (s: { stream_url: string }) => s.stream_url };
@@ -261,7 +247,6 @@ try {
     }
   }
 } finally {
-  for (const floor of floors) floor.child.kill("SIGKILL");
+  await floor?.stop();
   await system.stop();
-  await rm(pkiDir, { recursive: true, force: true });
 }

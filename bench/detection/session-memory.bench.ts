@@ -38,7 +38,6 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { TestTenant } from "../../test/detection/support/session-api.js";
 import { readCommandLine } from "../support/command-line.js";
-import type { FloorProcess } from "../support/floor-process.js";
 import type { BenchSocket, Encoding, PreparedFrames } from "./load.js";
 
 const USAGE = `usage: node --import tsx bench/detection/session-memory.bench.ts [options]
@@ -115,8 +114,7 @@ const { createSession, createTenant, exampleYaml, publishMoveSpec } = await impo
 );
 const { readFrames } = await import("../../test/movespec/support/recordings.js");
 const { startTestSystem } = await import("../../test/support/system.js");
-const { ensureLocalPki } = await import("../../deploy/local/local-pki.js");
-const { startFloor } = await import("../support/floor-process.js");
+const { startLiveFloor } = await import("./floor/live-floor-chain.js");
 const { binaryBatchMessage, inBatches, loopedTime, openStream, prepareFrames } = await import(
   "./load.js"
 );
@@ -286,41 +284,15 @@ async function startSystemChain(probeEnv: Record<string, string>): Promise<Chain
 
 /** live-floor.bench.ts's floor detection and gateway, under mutual TLS, with the probe. */
 async function startFloorChain(probeEnv: Record<string, string>): Promise<Chain> {
-  const pkiDir = await mkdtemp(join(tmpdir(), "mds-memory-floor-"));
-  const floors: FloorProcess[] = [];
-  const stop = async () => {
-    for (const floor of floors) floor.child.kill("SIGKILL");
-    await rm(pkiDir, { recursive: true, force: true });
+  const floor = await startLiveFloor({ detection: probeEnv, gateway: probeEnv });
+  return {
+    connect: floorStreams(floor.gateway.port),
+    processes: new Map([
+      ["detection", floor.detection.child],
+      ["gateway", floor.gateway.child],
+    ]),
+    stop: floor.stop,
   };
-  try {
-    const pki = await ensureLocalPki({ dir: pkiDir });
-    const identity = (workload: "gateway" | "detection") => ({
-      FLOOR_TLS_DIR: pki.tlsDirOf(workload),
-      FLOOR_TRUST_DOMAIN: pki.trustDomain,
-    });
-    const detection = await startFloor(new URL("./floor/detection-floor.ts", import.meta.url), {
-      ...identity("detection"),
-      ...probeEnv,
-    });
-    floors.push(detection);
-    const gateway = await startFloor(new URL("./floor/gateway-floor.ts", import.meta.url), {
-      ...identity("gateway"),
-      FLOOR_DETECTION_PORT: String(detection.port),
-      ...probeEnv,
-    });
-    floors.push(gateway);
-    return {
-      connect: floorStreams(gateway.port),
-      processes: new Map([
-        ["detection", detection.child],
-        ["gateway", gateway.child],
-      ]),
-      stop,
-    };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
 }
 
 async function main(): Promise<number> {
