@@ -274,6 +274,17 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       .waitFor();
   }
 
+  /** Runs the open MoveSpec on the bundled m01_s01 with the keyboard: its 10 squats counted. */
+  async function runBundledByKey() {
+    await chooseBundled();
+    await page.keyboard.press("Control+Enter");
+    await page
+      .locator("#bench-status")
+      .filter({ hasText: /^completed:/ })
+      .waitFor({ timeout: 60_000 });
+    expect(await page.textContent("#count")).to.equal("10");
+  }
+
   /** The MoveSpec whose run of m01_s01 the page shows, if it still does (see bundledRun). */
   let bundled: { id: string; name: string } | undefined;
   let bundledRuns = 0;
@@ -295,13 +306,7 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     }
     const name = `Bundled squat ${++bundledRuns}`;
     const id = await ownMoveSpec(name, { yaml: TUNED, release: true });
-    await chooseBundled();
-    await page.keyboard.press("Control+Enter");
-    await page
-      .locator("#bench-status")
-      .filter({ hasText: /^completed:/ })
-      .waitFor({ timeout: 60_000 });
-    expect(await page.textContent("#count")).to.equal("10");
+    await runBundledByKey();
     bundled = { id, name };
     return bundled;
   }
@@ -855,13 +860,7 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       const movespecId = await ownMoveSpec(name, { yaml: TUNED, release: true });
       // The first recording, chosen from the start (no test chooses another; a file is put back).
       expect(await page.getByLabel("Recording").inputValue()).to.equal("m01_s01");
-      await chooseBundled();
-      await page.keyboard.press("Control+Enter");
-      await page
-        .locator("#bench-status")
-        .filter({ hasText: /^completed:/ })
-        .waitFor({ timeout: 60_000 });
-      expect(await page.textContent("#count")).to.equal("10");
+      await runBundledByKey();
       // The plot numbers each counted repetition in its marker lane (plot/signal-plot.ts).
       const marks = await page.locator("#plot .rep-mark").allTextContents();
       expect(marks).to.deep.equal(["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"]);
