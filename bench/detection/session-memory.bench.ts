@@ -300,6 +300,9 @@ async function main(): Promise<number> {
   const probeEnv = {
     NODE_OPTIONS: `--import tsx --import ${fileURLToPath(new URL("../support/memory-probe.ts", import.meta.url))}`,
     MEMORY_PROBE_DIR: dir,
+    ...(process.env.MEMORY_PROBE_SNAPSHOT_DIR
+      ? { MEMORY_PROBE_SNAPSHOT_DIR: process.env.MEMORY_PROBE_SNAPSHOT_DIR }
+      : {}),
   };
   const chain = await (options.chain === "floor" ? startFloorChain : startSystemChain)(probeEnv);
   const problems: string[] = [];

@@ -9,13 +9,20 @@
  * beside it and renamed, so a reader never sees half a file), with `rssAnon`: the anonymous part
  * of the resident set on Linux. Without the collection, what a process holds for its open
  * sessions is lost in what it allocated lately and has not freed yet.
+ *
+ * With MEMORY_PROBE_SNAPSHOT_DIR set, each probe also writes a heap snapshot there
+ * (`<pid>-<n>.heapsnapshot`; bench/support/heap-snapshot-diff.ts compares two): what the objects
+ * that grew between two probes are.
  */
 
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector";
 import { join } from "node:path";
+import { writeHeapSnapshot } from "node:v8";
 
 const dir = process.env.MEMORY_PROBE_DIR;
+const snapshotDir = process.env.MEMORY_PROBE_SNAPSHOT_DIR;
+let probes = 0;
 if (dir) {
   const session = new Session();
   session.connect();
@@ -44,6 +51,9 @@ if (dir) {
         `${file}.part`,
         JSON.stringify({ at: Date.now(), ...process.memoryUsage(), rssAnon: anonymousResident() }),
       );
+      if (snapshotDir)
+        writeHeapSnapshot(join(snapshotDir, `${process.pid}-${probes}.heapsnapshot`));
+      probes++;
       renameSync(`${file}.part`, file);
     });
   });
