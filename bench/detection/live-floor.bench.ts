@@ -9,6 +9,10 @@
  *
  * - **the system** (the baseline): the gateway and a detection replica as `npm test` starts them
  *   (LOG_LEVEL=info, mutual TLS), sessions created through the API;
+ * - with BENCH_ENGINE_FLOOR=1, also **the floor with the engine** (`floor+engine`): the floor
+ *   detection running the squat MoveSpec's engine on every frame and sending its events
+ *   (detection-floor.ts's FLOOR_ENGINE), so that what our code costs around the engine can be
+ *   told apart from what detecting movements costs at all;
  * - **the floor**: the same libraries and hops with nothing of ours between them
  *   (`floor/gateway-floor.ts`: HTTP/1.1 upgrades piped into streams of one HTTP/2 connection over
  *   mutual TLS; `floor/detection-floor.ts`: the tunnel's HTTP/2 server handing each stream to a
@@ -159,11 +163,19 @@ const system = await startTestSystem({
   },
 });
 let floor: LiveFloor | undefined;
+let engineFloor: LiveFloor | undefined;
 try {
   floor = await startLiveFloor({
     detection: { FLOOR_EVENT_SEQS: [...prepared.eventSeqs].join(",") },
   });
   const { detection, gateway } = floor;
+  if (process.env.BENCH_ENGINE_FLOOR === "1") {
+    engineFloor = await startLiveFloor({ detection: { FLOOR_ENGINE: "squat" } });
+  }
+  const chains = engineFloor
+    ? (["system", "floor", "floor+engine"] as const)
+    : (["system", "floor"] as const);
+  type Chain = (typeof chains)[number];
   const tenant = await createTenant(system);
   const { movespecId } = await publishMoveSpec(tenant, exampleYaml("squat"), { name: "squat" });
   const target = { name: "gateway" as const, url: (s: { stream_url: string }) => s.stream_url };
@@ -172,19 +184,29 @@ try {
   // (taken then, not at start-up: a process just started still holds its loading's garbage).
   let systemIdle: StreamMemory | undefined;
   let floorIdle: number | undefined;
+  let engineFloorIdle: number | undefined;
   console.log(
     `machine: ${cores} cores, node ${process.version}; live binary sessions at ${FPS} fps`,
   );
   for (const level of LEVELS) {
-    const runs = { system: [] as Run[], floor: [] as Run[] };
+    const runs: Record<Chain, Run[]> = { system: [], floor: [], "floor+engine": [] };
     for (let trial = 0; trial < TRIALS; trial += 1) {
-      const order =
-        trial % 2 === 0 ? (["system", "floor"] as const) : (["floor", "system"] as const);
+      // Every chain first and last in turn, so that a machine slowing down weighs on each alike.
+      const order = trial % 2 === 0 ? [...chains] : [...chains].reverse();
       for (const chain of order) {
         let run: Run;
         if (chain === "floor") {
           floorIdle ??= floorResident({ gateway, detection }).get("floor") ?? Number.NaN;
           run = await floorLevel(gateway.port, { gateway, detection }, prepared, level, floorIdle);
+        } else if (chain === "floor+engine" && engineFloor) {
+          engineFloorIdle ??= floorResident(engineFloor).get("floor") ?? Number.NaN;
+          run = await floorLevel(
+            engineFloor.gateway.port,
+            engineFloor,
+            prepared,
+            level,
+            engineFloorIdle,
+          );
         } else {
           systemIdle ??= await streamMemory(system);
           const result = await liveLevel(
@@ -231,7 +253,8 @@ try {
         );
       }
     }
-    for (const chain of ["system", "floor"] as const) {
+    const totals = new Map<Chain, number>();
+    for (const chain of chains) {
       const cpu = new Map<string, number>();
       for (const name of runs[chain][0]?.cpu.keys() ?? []) {
         cpu.set(name, median(runs[chain].map((run) => run.cpu.get(name) ?? Number.NaN)));
@@ -241,12 +264,19 @@ try {
         helpers.set(name, median(runs[chain].map((run) => run.helperCpu.get(name) ?? Number.NaN)));
       }
       const total = cpu.get("total") ?? Number.NaN;
+      totals.set(chain, total);
       console.log(
         `  => ${level} sessions, ${chain}: p99 ${median(runs[chain].map((run) => run.p99)).toFixed(1)} ms (median); CPU µs per frame ${show(cpu)} (helper threads: ${show(helpers)}); ${cores} cores at this CPU per frame carry at most ${sessionsAt(total)} sessions; resident memory per session ${(median(runs[chain].map((run) => run.residentPerSession)) / 1024).toFixed(1)} KB`,
       );
     }
+    const ratio = (a: Chain, b: Chain) =>
+      ((totals.get(a) ?? Number.NaN) / (totals.get(b) ?? Number.NaN)).toFixed(2);
+    console.log(
+      `  => ${level} sessions, CPU per frame: system / floor ${ratio("system", "floor")}x${engineFloor ? `; floor+engine / floor ${ratio("floor+engine", "floor")}x; system / floor+engine ${ratio("system", "floor+engine")}x` : ""}`,
+    );
   }
 } finally {
+  await engineFloor?.stop();
   await floor?.stop();
   await system.stop();
 }
