@@ -25,6 +25,9 @@
  * Before the first level a warm-up opens and closes 50 sessions. Every session must stay
  * problem-free (no error, no warning, no unexpected close) or the run fails.
  *
+ * MEMORY_PROBE_SNAPSHOT_DIR=<dir> also writes a heap snapshot of each process at each level
+ * (bench/support/memory-probe.ts; compare two with bench/support/heap-snapshot-diff.ts --per N).
+ *
  * `--chain floor` measures live-floor.bench.ts's floor processes the same way (the libraries and
  * hops with none of our code, binary frames only): the settled figure that "memory per session
  * within 2x the floor" can be read against, where the floor's resident set under load is noise.

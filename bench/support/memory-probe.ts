@@ -12,7 +12,9 @@
  *
  * With MEMORY_PROBE_SNAPSHOT_DIR set, each probe also writes a heap snapshot there
  * (`<pid>-<n>.heapsnapshot`; bench/support/heap-snapshot-diff.ts compares two): what the objects
- * that grew between two probes are.
+ * that grew between two probes are. Taking one grows the process's resident set for good (about
+ * twice the anonymous resident memory per session in the run after): read the heap from such a
+ * run, not the resident figures.
  */
 
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
