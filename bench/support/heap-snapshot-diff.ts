@@ -12,6 +12,7 @@
 
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { readCommandLine } from "./command-line.js";
 
 interface SnapshotFile {
   readonly snapshot: {
@@ -60,27 +61,58 @@ function groups(path: string): Map<string, Group> {
   return result;
 }
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: { per: { type: "string", default: "1" }, top: { type: "string", default: "40" } },
+const USAGE = `usage: node --import tsx bench/support/heap-snapshot-diff.ts BEFORE.heapsnapshot AFTER.heapsnapshot [options]
+
+  --per N    divide the growth by N (the sessions added between the two snapshots; 1)
+  --top K    rows to print, largest growth first (40)
+  --help     this text
+`;
+
+const options = readCommandLine("heap-snapshot-diff", USAGE, (help) => {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      help: { type: "boolean", default: false },
+      per: { type: "string", default: "1" },
+      top: { type: "string", default: "40" },
+    },
+  });
+  if (values.help) help();
+  if (positionals.length !== 2) throw new Error("give two heap snapshots: BEFORE and AFTER");
+  const whole = (text: string, name: string) => {
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < 1)
+      throw new Error(`${name} must be a whole number, 1 or more`);
+    return value;
+  };
+  const per = whole(values.per, "--per");
+  const top = whole(values.top, "--top");
+  return { before: readSnapshot(positionals[0]), after: readSnapshot(positionals[1]), per, top };
 });
-if (positionals.length !== 2) {
-  process.stderr.write("usage: heap-snapshot-diff.ts BEFORE AFTER [--per N] [--top K]\n");
-  process.exit(2);
+
+/** A snapshot's groups, or the reason it cannot be read as one (a refusal, not a stack trace). */
+function readSnapshot(path: string): Map<string, Group> {
+  try {
+    return groups(path);
+  } catch (error) {
+    throw new Error(`cannot read ${path} as a heap snapshot: ${(error as Error).message}`);
+  }
 }
-const per = Number(values.per);
-const before = groups(positionals[0]);
-const after = groups(positionals[1]);
-const rows = [...after.entries()]
-  .map(([key, group]) => {
-    const old = before.get(key) ?? { count: 0, size: 0 };
-    return { key, count: (group.count - old.count) / per, size: (group.size - old.size) / per };
+
+const { before, after, per } = options;
+const none: Group = { count: 0, size: 0 };
+// Every kind in either snapshot: one that disappeared is a negative growth, counted in the total.
+const rows = [...new Set([...before.keys(), ...after.keys()])]
+  .map((key) => {
+    const old = before.get(key) ?? none;
+    const now = after.get(key) ?? none;
+    return { key, count: (now.count - old.count) / per, size: (now.size - old.size) / per };
   })
   .sort((a, b) => b.size - a.size);
 const total = rows.reduce((sum, row) => sum + row.size, 0);
 process.stdout.write(
-  `growth per ${per === 1 ? "snapshot" : "unit"}: ${(total / 1024).toFixed(2)} KB\n`,
+  `growth${per === 1 ? "" : `, divided by ${per}`}: ${(total / 1024).toFixed(2)} KB\n`,
 );
 process.stdout.write("bytes\tcount\tkind\n");
-for (const row of rows.slice(0, Number(values.top)))
+for (const row of rows.slice(0, options.top))
   process.stdout.write(`${row.size.toFixed(0)}\t${row.count.toFixed(2)}\t${row.key}\n`);

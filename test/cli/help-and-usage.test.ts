@@ -346,6 +346,78 @@ describe("command-line tools: --help and bad arguments", function () {
     });
   });
 
+  describe("heap snapshot diff (bench/support/heap-snapshot-diff.ts)", () => {
+    const script = "bench/support/heap-snapshot-diff.ts";
+
+    it("--help lists every option", async () => {
+      const result = await tool(script, "--help");
+      expect(result.code).to.equal(0);
+      for (const option of ["--per", "--top"]) expect(result.stdout).to.contain(option);
+    });
+
+    it("answers a missing snapshot, an unreadable one or a bad number with its reason and exit 2", async () => {
+      const dir = await mkdtemp(join(tmpdir(), "mds-heap-diff-"));
+      try {
+        const notJson = join(dir, "broken.heapsnapshot");
+        await writeFile(notJson, "{not json");
+        const absent = join(dir, "absent.heapsnapshot");
+        const per = /--per must be a whole number, 1 or more/;
+        await eachAtOnce(
+          [
+            [[notJson], /give two heap snapshots: BEFORE and AFTER/],
+            [[notJson, notJson, notJson], /give two heap snapshots: BEFORE and AFTER/],
+            [[absent, absent], /cannot read .*absent\.heapsnapshot as a heap snapshot/],
+            [[notJson, notJson], /cannot read .*broken\.heapsnapshot as a heap snapshot/],
+            [[notJson, notJson, "--per", "0"], per],
+            [[notJson, notJson, "--per", "2.5"], per],
+            [[notJson, notJson, "--per", "many"], per],
+            [[notJson, notJson, "--top", "0"], /--top must be a whole number, 1 or more/],
+            [["--bogus"], /Unknown option '--bogus'/],
+          ] as const,
+          ([args]) => tool(script, ...args),
+          ([args, reason], result) => {
+            expectRefused(result, args.join(" "), {
+              code: 2,
+              prefix: /^heap-snapshot-diff: /,
+              reason,
+            });
+          },
+        );
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+
+    it("counts per unit what was made between two snapshots of one process", async () => {
+      const dir = await mkdtemp(join(tmpdir(), "mds-heap-diff-"));
+      try {
+        // 1,000 objects of a class no other code has, kept alive between the two snapshots.
+        const program = `
+          const { writeHeapSnapshot } = require("node:v8");
+          class HeapDiffMarker { constructor(i) { this.i = i; this.j = i + 1; } }
+          writeHeapSnapshot(process.argv[1]);
+          globalThis.kept = Array.from({ length: 1000 }, (_, i) => new HeapDiffMarker(i));
+          writeHeapSnapshot(process.argv[2]);`;
+        const before = join(dir, "before.heapsnapshot");
+        const after = join(dir, "after.heapsnapshot");
+        await run(process.execPath, ["-e", program, before, after]);
+        const result = await tool(script, before, after, "--per", "1000", "--top", "100000");
+        expect(result.code, result.stderr).to.equal(0);
+        expect(result.stdout).to.match(/^growth, divided by 1000: -?\d+\.\d\d KB\n/);
+        const marker = result.stdout
+          .split("\n")
+          .find((line) => line.endsWith("\tobject: HeapDiffMarker"));
+        expect(marker, result.stdout.slice(0, 2000)).to.not.equal(undefined);
+        const [bytes, count] = (marker ?? "").split("\t");
+        expect(Number(count)).to.equal(1);
+        // Each has a map pointer, properties and elements, and two fields: at least 20 bytes.
+        expect(Number(bytes)).to.be.at.least(20);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+  });
+
   describe("stream client (examples/stream-client)", () => {
     it("--help lists the options and every environment variable it reads", async () => {
       const result = await tool("examples/stream-client/main.ts", "--help");
