@@ -27,6 +27,10 @@ if (dir) {
       includeObjectsCollectedByMinorGC: true,
     });
   const delay = Number(process.env.ALLOCATION_PROFILE_DELAY_MS ?? 0);
+  if (!Number.isFinite(delay) || delay < 0) {
+    process.stderr.write("allocation-profile: ALLOCATION_PROFILE_DELAY_MS must be 0 or more ms\n");
+    process.exit(2);
+  }
   let started = delay <= 0;
   if (started) start();
   else
