@@ -78,6 +78,8 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
   const violations: string[] = [];
   /** Set by the reconnecting test while it holds the page's WebSockets (see there). */
   let webSockets: ((socket: WebSocketRoute) => void) | undefined;
+  /** The editor's line at `index` (0-based, as CodeMirror renders it). */
+  const editorLine = (index: number) => page.locator(".cm-line").nth(index);
   let webSocketsRouted = false;
 
   before(async function () {
@@ -496,7 +498,7 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
 
   studioIt("marks an error at its line as you type, and clears it when fixed", async () => {
     await ownMoveSpec("Marked squat");
-    const line = page.locator(".cm-line").nth(LINE - 1);
+    const line = editorLine(LINE - 1);
     expect(LINE).to.be.above(0);
     expect(await line.textContent()).to.equal(LINE_TEXT);
     await line.click();
@@ -532,7 +534,7 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       await ownMoveSpec("Indented squat");
       const lines = SQUAT.split("\n");
       const hipAngle = lines.findIndex((l) => l.startsWith("  hip_angle:")) + 1;
-      const line = page.locator(".cm-line").nth(hipAngle - 1);
+      const line = editorLine(hipAngle - 1);
       await line.click();
       await page.keyboard.press("Home");
       await page.keyboard.type("  ");
@@ -553,31 +555,18 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     const before = await editorText();
     const lineCount = await page.locator(".cm-line").count();
     // From the `up:` line, two lines down to the middle of the tuned `exit:` line.
-    expect(
-      await page
-        .locator(".cm-line")
-        .nth(LINE - 3)
-        .textContent(),
-    ).to.equal("  up:");
-    await page
-      .locator(".cm-line")
-      .nth(LINE - 3)
-      .click();
+    expect(await editorLine(LINE - 3).textContent()).to.equal("  up:");
+    await editorLine(LINE - 3).click();
     await page.keyboard.press("Home");
     await page.keyboard.press("Shift+ArrowDown");
     await page.keyboard.press("Shift+ArrowDown");
     await page.keyboard.type("x");
-    await page
-      .locator(".cm-line")
-      .nth(LINE - 3)
+    await editorLine(LINE - 3)
       .filter({ hasText: /x/ })
       .waitFor();
-    expect(
-      await page
-        .locator(".cm-line")
-        .nth(LINE - 3)
-        .textContent(),
-    ).to.match(/^ *x *exit: depth > 0\.4 # tuned in the Studio$/);
+    expect(await editorLine(LINE - 3).textContent()).to.match(
+      /^ *x *exit: depth > 0\.4 # tuned in the Studio$/,
+    );
     expect(await page.locator(".cm-line").count()).to.equal(lineCount - 2);
     // A violation event is a task queued by the blocked change: read the page's own list after
     // a frame and two later tasks, not after a guessed time (a loaded machine is slow).
@@ -591,10 +580,7 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
 
   studioIt("saves with If-Match, creates a version and releases it", async () => {
     const movespecId = await ownMoveSpec("Versioned squat");
-    await page
-      .locator(".cm-line")
-      .nth(LINE - 1)
-      .click();
+    await editorLine(LINE - 1).click();
     await page.keyboard.press("End");
     await page.keyboard.type(" # tuned in the Studio");
     await page
@@ -648,15 +634,12 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
           body: JSON.stringify({ yaml_source }),
         });
       const status = page.locator("#editor-status");
-      const line = (index: number) => page.locator(".cm-line").nth(index).textContent();
+      const line = (index: number) => editorLine(index).textContent();
       const saveButton = page.getByRole("button", { name: /Save draft/ });
       // The change elsewhere is a first line: in view whatever the editor's scroll.
       const other = `# edited elsewhere\n${(await api(draftPath)).body.yaml_source}`;
       expect((await putDraft(other)).status).to.equal(200);
-      await page
-        .locator(".cm-line")
-        .nth(LINE - 1)
-        .click();
+      await editorLine(LINE - 1).click();
       await page.keyboard.press("End");
       await page.keyboard.type("!");
       const mine = `${LINE_TEXT} # tuned in the Studio!`;
@@ -722,10 +705,7 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
       const movespecId = await ownMoveSpec("Offline squat", { yaml: TUNED });
       const status = page.locator("#editor-status");
       const unreachable = "cannot reach the service. Check your connection and try again.";
-      await page
-        .locator(".cm-line")
-        .nth(LINE - 1)
-        .click();
+      await editorLine(LINE - 1).click();
       await page.keyboard.press("End");
       // One input event, so one undo step even on a slow machine (typed keys more than 500 ms apart are two).
       await page.keyboard.insertText(" # offline");
@@ -778,10 +758,7 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     const draft = async () => (await api(draftPath)).body.yaml_source;
     const saveButton = page.getByRole("button", { name: /Save draft/ });
     const type = async (text: string) => {
-      await page
-        .locator(".cm-line")
-        .nth(LINE - 1)
-        .click();
+      await editorLine(LINE - 1).click();
       await page.keyboard.press("End");
       await page.keyboard.type(text);
     };
@@ -1057,10 +1034,7 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
     async () => {
       await bundledRun();
       expect(await page.locator("#result").isVisible()).to.equal(true);
-      await page
-        .locator(".cm-line")
-        .nth(LINE - 1)
-        .click();
+      await editorLine(LINE - 1).click();
       await page.keyboard.press("Home");
       await page.keyboard.type("x");
       await page.locator("#issues li.error").first().waitFor();
@@ -1070,10 +1044,7 @@ describe("MoveSpec Studio (/studio) in Chromium", function () {
         .filter({ hasText: "Fix the MoveSpec's errors first (listed under Problems)." })
         .waitFor();
       expect(await page.locator("#result").isHidden()).to.equal(true);
-      await page
-        .locator(".cm-line")
-        .nth(LINE - 1)
-        .click();
+      await editorLine(LINE - 1).click();
       await page.keyboard.press("Home");
       await page.keyboard.press("Delete");
       await page.locator("#issues li.ok").waitFor();
