@@ -49,6 +49,24 @@ describe("embedded-mongo wire protocol robustness", function () {
     }
   });
 
+  it("closes a connection whose command holds malformed UTF-8 and stores none of it", async () => {
+    const insert = opMsg({ insert: "utf8", documents: [{ text: "café" }], $db: "wire" });
+    const at = insert.indexOf(Buffer.from("é"));
+    insert[at + 1] = 0x28; // C3 A9 -> C3 28: not UTF-8
+    expect(await exchange(mongo.port, insert, true)).to.equal(null);
+    const client = new MongoClient(mongo.uri);
+    try {
+      const collection = client.db("wire").collection("utf8");
+      expect(await collection.countDocuments()).to.equal(0);
+      // A genuine U+FFFD and non-ASCII text are stored and read back as sent.
+      const text = `déjà \uFFFD ${"x".repeat(10_000)}`;
+      await collection.insertOne({ text });
+      expect((await collection.findOne({}))?.text).to.equal(text);
+    } finally {
+      await client.close();
+    }
+  });
+
   it("does not reply to a moreToCome (unacknowledged) message", async () => {
     const silent = opMsg(
       { insert: "w", documents: [{ a: 1 }], $db: "wire", writeConcern: { w: 0 } },

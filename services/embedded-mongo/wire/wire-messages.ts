@@ -5,6 +5,7 @@
  */
 import { BSON } from "bson";
 import type { Doc } from "../bson-values.js";
+import { decodeDocument } from "./decode-document.js";
 
 export const OP_REPLY = 1;
 export const OP_QUERY = 2004;
@@ -29,8 +30,6 @@ export type IncomingMessage =
 
 export class ProtocolError extends Error {}
 
-const DESERIALIZE_OPTIONS = { promoteLongs: true, promoteValues: true, promoteBuffers: false };
-
 export function readHeader(buf: Buffer, offset = 0): MessageHeader {
   return {
     length: buf.readInt32LE(offset),
@@ -51,10 +50,7 @@ function readDoc(buf: Buffer, offset: number): [Doc, number] {
   const size = buf.readInt32LE(offset);
   if (size < 5 || offset + size > buf.length)
     throw new ProtocolError("invalid BSON document length");
-  return [
-    BSON.deserialize(buf.subarray(offset, offset + size), DESERIALIZE_OPTIONS),
-    offset + size,
-  ];
+  return [decodeDocument(buf.subarray(offset, offset + size)), offset + size];
 }
 
 function parseOpMsg(buf: Buffer, header: MessageHeader): IncomingMessage {
