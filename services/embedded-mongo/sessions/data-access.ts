@@ -8,7 +8,7 @@ import { writeConflict } from "../errors.js";
 import type { DocSource } from "../query/find-executor.js";
 import type { Collection } from "../storage/collection.js";
 import { duplicateKeyError } from "../storage/collection-index.js";
-import { checkDocumentSize } from "../storage/document-size.js";
+import { checkDocumentSize, encodeCheckedDocument } from "../storage/document-size.js";
 import type { StorageEngine } from "../storage/storage-engine.js";
 import { type LockTable, lockKey } from "./lock-table.js";
 import type { Transaction } from "./transaction.js";
@@ -37,12 +37,10 @@ export function directAccess(engine: StorageEngine, locks: LockTable): DataAcces
       }
     },
     insert: (collection, doc) => {
-      checkDocumentSize(doc, "insert");
-      engine.insertDoc(collection, doc);
+      engine.insertDoc(collection, doc, true, encodeCheckedDocument(doc, "insert"));
     },
     replace: (collection, idKey, doc) => {
-      checkDocumentSize(doc, "update");
-      engine.replaceDoc(collection, idKey, doc);
+      engine.replaceDoc(collection, idKey, doc, true, encodeCheckedDocument(doc, "update"));
     },
     remove: (collection, idKey) => {
       engine.deleteDoc(collection, idKey);

@@ -23,6 +23,33 @@ export function encodeLogOp(op: LogOp): Uint8Array {
   return BSON.serialize(op);
 }
 
+/**
+ * An insert's or update's operation around its document's BSON, already serialized (for the size
+ * check: document-size.ts): the same bytes as `encodeLogOp({ o, ns, d })`, without serializing the
+ * document again.
+ */
+export function encodeDocumentOp(o: "i" | "u", ns: string, doc: Uint8Array): Uint8Array {
+  const nsBytes = Buffer.byteLength(ns, "utf8");
+  // int32 length | "o": string | "ns": string | "d": embedded document | terminator
+  const size = 4 + (1 + 2 + 4 + 2) + (1 + 3 + 4 + nsBytes + 1) + (1 + 2) + doc.length + 1;
+  const out = Buffer.allocUnsafe(size);
+  let at = out.writeInt32LE(size, 0);
+  at = out.writeUInt8(0x02, at);
+  at += out.write("o\0", at, "latin1");
+  at = out.writeInt32LE(2, at);
+  at += out.write(`${o}\0`, at, "latin1");
+  at = out.writeUInt8(0x02, at);
+  at += out.write("ns\0", at, "latin1");
+  at = out.writeInt32LE(nsBytes + 1, at);
+  at += out.write(ns, at, "utf8");
+  at = out.writeUInt8(0x00, at);
+  at = out.writeUInt8(0x03, at);
+  at += out.write("d\0", at, "latin1");
+  out.set(doc, at);
+  out.writeUInt8(0x00, at + doc.length);
+  return out;
+}
+
 /** Calls `fn` with each operation of a record, in order; a malformed one is a corrupt file. */
 export function forEachLogOp(
   payload: Buffer,

@@ -15,7 +15,7 @@ import type { IndexSpec } from "./collection-index.js";
 import { Compaction } from "./compaction.js";
 import { type FailPoints, noFailPoints } from "./fail-points.js";
 import { acquireDirLock, type DirLock } from "./lock-file.js";
-import { encodeLogOp, type LogOp } from "./log-operations.js";
+import { encodeDocumentOp, encodeLogOp, type LogOp } from "./log-operations.js";
 import { recoverDataDir } from "./recovery.js";
 import type { FsyncPolicy, WriteAheadLog } from "./write-ahead-log.js";
 
@@ -116,14 +116,22 @@ export class StorageEngine {
   historyFloor: () => number | undefined = () => undefined;
 
   /** `checked: false`: a committing transaction's write set, checked as a whole beforehand. */
-  insertDoc(collection: Collection, doc: Doc, checked = true): void {
+  /** `encoded`: the document's BSON when the caller has it (document-size.ts), logged as is. */
+  insertDoc(collection: Collection, doc: Doc, checked = true, encoded?: Uint8Array): void {
     const version = this.nextVersion();
     collection.insert(doc, version, checked);
     if (this.historyFloor() !== undefined) collection.remember(idKeyOf(doc._id), null, 0, version);
-    this.journal({ o: "i", ns: collection.ns, d: doc });
+    if (encoded) this.pending.push(encodeDocumentOp("i", collection.ns, encoded));
+    else this.journal({ o: "i", ns: collection.ns, d: doc });
   }
 
-  replaceDoc(collection: Collection, idKey: string, doc: Doc, checked = true): void {
+  replaceDoc(
+    collection: Collection,
+    idKey: string,
+    doc: Doc,
+    checked = true,
+    encoded?: Uint8Array,
+  ): void {
     const prior = collection.docs.get(idKey);
     const priorDoc = prior?.doc;
     const priorVersion = prior?.version ?? 0;
@@ -132,7 +140,8 @@ export class StorageEngine {
     if (this.historyFloor() !== undefined) {
       collection.remember(idKey, priorDoc ?? null, priorVersion, version);
     }
-    this.journal({ o: "u", ns: collection.ns, d: doc });
+    if (encoded) this.pending.push(encodeDocumentOp("u", collection.ns, encoded));
+    else this.journal({ o: "u", ns: collection.ns, d: doc });
   }
 
   deleteDoc(collection: Collection, idKey: string): Doc | undefined {

@@ -10,10 +10,11 @@
  * pure-ASCII string without reading it. Only a document with a U+FFFD somewhere (malformed, or a
  * genuine U+FFFD the client sent) is decoded again with bson's validation, which then throws or
  * returns the same document. Values that hold strings this check does not walk (Code, Symbol,
- * DBRef) take that second decoding too.
+ * DBRef), and documents nested deeper than MongoDB allows (refused later, and a recursive walk
+ * must not run out of stack on them), take that second decoding too.
  */
 import { BSON, BSONSymbol, Code, DBRef } from "bson";
-import { type Doc, isPlainObject } from "../bson-values.js";
+import { type Doc, isPlainObject, MAX_NESTING_DEPTH } from "../bson-values.js";
 
 const DECODING = { promoteLongs: true, promoteValues: true, promoteBuffers: false } as const;
 const UNCHECKED = { ...DECODING, validation: { utf8: false } } as const;
@@ -26,12 +27,13 @@ export function decodeDocument(bytes: Uint8Array): Doc {
 }
 
 /** False only when no string value anywhere in `value` can have come from malformed UTF-8. */
-function mayHoldInvalidUtf8(value: unknown): boolean {
+function mayHoldInvalidUtf8(value: unknown, depth = 0): boolean {
   if (typeof value === "string") return value.includes(REPLACEMENT_CHARACTER);
   if (typeof value !== "object" || value === null) return false;
-  if (Array.isArray(value)) return value.some(mayHoldInvalidUtf8);
+  if (depth > MAX_NESTING_DEPTH) return true;
+  if (Array.isArray(value)) return value.some((item) => mayHoldInvalidUtf8(item, depth + 1));
   if (isPlainObject(value)) {
-    for (const key in value) if (mayHoldInvalidUtf8(value[key])) return true;
+    for (const key in value) if (mayHoldInvalidUtf8(value[key], depth + 1)) return true;
     return false;
   }
   return value instanceof Code || value instanceof BSONSymbol || value instanceof DBRef;

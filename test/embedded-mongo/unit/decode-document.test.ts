@@ -56,6 +56,17 @@ describe("embedded-mongo decodeDocument (UTF-8 checked without bson's per-charac
     expect(decodeDocument(wellFormed)).to.deep.equal(BSON.deserialize(wellFormed, VALIDATED));
   });
 
+  it("decodes a document nested 10,000 levels deep as bson does, without running out of stack", () => {
+    let value: unknown = "café";
+    for (let level = 0; level < 10_000; level++) value = level % 2 ? { a: value } : [value];
+    let decoded: unknown = decodeDocument(BSON.serialize({ v: value })).v;
+    for (let level = 9_999; level >= 0; level--) {
+      decoded = level % 2 ? (decoded as { a: unknown }).a : (decoded as unknown[])[0];
+    }
+    expect(decoded).to.equal("café");
+    expect(() => decodeDocument(withMalformedUtf8({ v: value }))).to.throw(BSONError, /UTF-8/);
+  });
+
   it("refuses malformed BSON as before", () => {
     const bytes = Buffer.from(BSON.serialize({ text: "abc" }));
     bytes.writeInt32LE(1000, 0);
