@@ -309,6 +309,41 @@ describe("command-line tools: --help and bad arguments", function () {
     });
   });
 
+  describe("store checkpoint benchmark (bench/embedded-mongo/checkpoint.bench.ts)", () => {
+    const script = "bench/embedded-mongo/checkpoint.bench.ts";
+
+    it("--help lists every option", async () => {
+      const result = await tool(script, "--help");
+      expect(result.code).to.equal(0);
+      for (const option of ["--sessions", "--batch", "--writes", "--trials", "--profile-dir"]) {
+        expect(result.stdout).to.contain(option);
+      }
+    });
+
+    it("answers a bad value with its reason and exit 2, just past each edge, starting nothing", async () => {
+      await eachAtOnce(
+        [
+          [["--bogus"], /Unknown option '--bogus'/],
+          [["--sessions", "0"], /--sessions must be a whole number from 1 to 100000/],
+          [["--sessions", "100001"], /--sessions must be a whole number from 1 to 100000/],
+          [["--batch", "1.5"], /--batch must be a whole number from 1 to 1000/],
+          [["--batch", "1001"], /--batch must be a whole number from 1 to 1000/],
+          [["--sessions", "10", "--batch", "11"], /--batch must not exceed --sessions/],
+          [["--writes", "0"], /--writes must be a whole number from 1 to 1000000/],
+          [["--trials", "101"], /--trials must be a whole number from 1 to 100/],
+        ] as const,
+        ([args]) => tool(script, ...args),
+        ([args, reason], result) => {
+          expectRefused(result, args.join(" "), {
+            code: 2,
+            prefix: /^checkpoint\.bench: /,
+            reason,
+          });
+        },
+      );
+    });
+  });
+
   describe("memory per session benchmark (bench/detection/session-memory.bench.ts)", () => {
     it("--help lists every option", async () => {
       const result = await tool("bench/detection/session-memory.bench.ts", "--help");
