@@ -6,11 +6,11 @@
  * The store runs as its own process, as `npm start` runs it (services/embedded-mongo/main.ts,
  * data directory on disk, default fsync policy), so /proc gives its CPU apart from the client's.
  * `--sessions` session documents are written the way detection's batched checkpoints write them
- * (SessionStore.saveStreamingProgress: one unordered bulkWrite of `--batch` updates under each
- * session's lease): the squat's engine snapshot after 20 s of UI-PRMD frames and the 16 recent
- * events detection keeps with each checkpoint, as detection sends them. Baseline in the same run:
- * the same writes with the counts and dates only (no snapshot, no events), so the ratio is what
- * the checkpoint's 19 KB of payload cost the store over a write's fixed cost. Checkpoint and
+ * (through detection's own SessionStore.saveStreamingProgress: one unordered bulkWrite of
+ * `--batch` updates under each session's lease): the squat's engine snapshot after 20 s of UI-PRMD
+ * frames and the last 16 of its events as detection keeps them with each checkpoint. Baseline in
+ * the same run: the same writes with an empty snapshot and no events, so the ratio is what the
+ * checkpoint's 19 KB of payload cost the store over a write's fixed cost. Checkpoint and
  * baseline alternate within each trial; the table gives medians over the trials, CPU µs per
  * session written, the store's process and the client's (the driver's share of detection's CPU).
  */
@@ -21,7 +21,13 @@ import { join } from "node:path";
 import readline from "node:readline";
 import { parseArgs } from "node:util";
 import { createEngine } from "@movement-detection/movespec";
-import { type AnyBulkWriteOperation, MongoClient } from "mongodb";
+import { MongoClient } from "mongodb";
+import type { SessionDocument } from "../../services/detection/domain/session-document.js";
+import {
+  createSessionStore,
+  type ProgressOf,
+} from "../../services/detection/store/session-store.js";
+import type { SentEvent } from "../../services/detection/stream/recent-events.js";
 import { authenticatedUri } from "../../services/embedded-mongo/security/client-credentials.js";
 import { loadExample, readFrames } from "../../test/movespec/support/recordings.js";
 import { median } from "../../test/support/statistics.js";
@@ -71,7 +77,7 @@ const options = readCommandLine("checkpoint.bench", USAGE, (help) => {
 });
 
 /** The squat engine's snapshot and last 16 events after 20 s of a real recording at 30 fps. */
-function realCheckpointPayload(): { engine: string; recentEvents: object[] } {
+function realCheckpointPayload(): { engine: string; recentEvents: SentEvent[] } {
   const engine = createEngine(loadExample("squat"));
   const frames = readFrames("m01_s01");
   const pushed = Array.from({ length: 600 }, (_, seq) => ({
@@ -118,72 +124,73 @@ interface Reading {
   clientUs: number;
 }
 
+/** A streaming session under its first lease, as detection's admission and attach leave it. */
+function streamingSession(i: number, now: number): SessionDocument {
+  return {
+    _id: `ses_bench_${i}`,
+    organization_id: "org_bench",
+    project_id: "prj_bench",
+    movespec_id: "ms_bench",
+    movespec_version_id: "msv_bench",
+    mode: "live",
+    status: "streaming",
+    contract_major: 1,
+    created_at: new Date(now),
+    attach_deadline: new Date(now + 60_000),
+    expires_at: new Date(now + 3_600_000),
+    last_activity_at: new Date(now),
+    accepted_frames_total: 0,
+    lease: { owner: "rep_bench", purpose: "attach:bench", acquired_at: new Date(now) },
+    lease_epoch: 1,
+  };
+}
+
 const dataDir = mkdtempSync(join(tmpdir(), "checkpoint-bench-"));
 const { child, uri } = await startStore(dataDir);
 const client = new MongoClient(uri);
 try {
-  const sessions = client
-    .db("bench")
-    .collection<{ _id: string } & Record<string, unknown>>("sessions");
-  // The indexes detection keeps on sessions (SessionStore.ensureIndexes), none on what changes.
-  await sessions.createIndex({ project_id: 1, status: 1 });
-  await sessions.createIndex({ status: 1 });
+  // detection's own store code: its indexes and the very command its checkpoint batch sends.
+  const store = createSessionStore(client.db("bench"));
+  await store.ensureIndexes();
   const now = Date.now();
-  await sessions.insertMany(
-    Array.from({ length: options.sessions }, (_, i) => ({
-      _id: `ses_${i}`,
-      organization_id: "org_bench",
-      project_id: "prj_bench",
-      movespec_id: "ms_bench",
-      movespec_version_id: "msv_bench",
-      mode: "live",
-      status: "streaming",
-      contract_major: 1,
-      created_at: new Date(now),
-      attach_deadline: new Date(now + 60_000),
-      expires_at: new Date(now + 3_600_000),
-      last_activity_at: new Date(now),
-      accepted_frames_total: 0,
-      lease: { replica: "rep_bench", incarnation: "inc_bench", at: new Date(now) },
-      lease_epoch: 1,
-    })),
-  );
+  for (let i = 0; i < options.sessions; i++) await store.insert(streamingSession(i, now));
   const payload = realCheckpointPayload();
   let written = 0;
-  const bulk = (withCheckpoint: boolean): AnyBulkWriteOperation<{ _id: string }>[] =>
+  const batch = (withPayload: boolean): ProgressOf[] =>
     Array.from({ length: options.batch }, () => {
       const n = written++;
       const at = new Date();
-      const counts = { accepted_frames_total: n, last_seq: n, last_activity_at: at };
-      const checkpoint = withCheckpoint
-        ? {
-            engine: payload.engine,
+      return {
+        sessionId: `ses_bench_${n % options.sessions}`,
+        epoch: 1,
+        progress: {
+          checkpoint: {
+            engine: withPayload ? payload.engine : "{}",
             accepted_frames_total: n,
             last_seq: n,
             at,
             record_chunks: 0,
-            recent_events: payload.recentEvents,
-          }
-        : undefined;
-      return {
-        updateOne: {
-          filter: { _id: `ses_${n % options.sessions}`, lease_epoch: 1, status: "streaming" },
-          update: { $set: checkpoint ? { checkpoint, ...counts } : counts },
+            recent_events: withPayload ? payload.recentEvents : [],
+          },
+          accepted_frames_total: n,
+          last_seq: n,
+          last_activity_at: at,
         },
       };
     });
 
   const measure = async (withCheckpoint: boolean, writes: number): Promise<Reading> => {
-    const store = cpuSeconds(child.pid);
+    const storeBefore = cpuSeconds(child.pid);
     const own = process.cpuUsage();
     for (let i = 0; i < writes; i++) {
-      const result = await sessions.bulkWrite(bulk(withCheckpoint), { ordered: false });
-      if (result.matchedCount !== options.batch) throw new Error("a checkpoint matched no session");
+      if (!(await store.saveStreamingProgress(batch(withCheckpoint)))) {
+        throw new Error("a checkpoint matched no streaming session");
+      }
     }
     const clientCpu = process.cpuUsage(own);
     const perSession = 1e6 / (writes * options.batch);
     return {
-      storeUs: (cpuSeconds(child.pid) - store) * perSession,
+      storeUs: (cpuSeconds(child.pid) - storeBefore) * perSession,
       clientUs: ((clientCpu.user + clientCpu.system) / 1e6) * perSession,
     };
   };
@@ -207,7 +214,7 @@ try {
     return { name, store, own };
   };
   const checkpoint = row("checkpoint (snapshot and recent events)", checkpoints);
-  const baseline = row("baseline (counts and dates only)", baselines);
+  const baseline = row("baseline (empty snapshot, no events)", baselines);
   console.log(
     `checkpoint.bench: ${options.sessions} sessions, ${options.batch} per bulkWrite, ` +
       `${options.writes} bulkWrites x ${options.trials} trials; snapshot ${payload.engine.length} B, ` +
