@@ -115,8 +115,10 @@ export class StorageEngine {
    */
   historyFloor: () => number | undefined = () => undefined;
 
-  /** `checked: false`: a committing transaction's write set, checked as a whole beforehand. */
-  /** `encoded`: the document's BSON when the caller has it (document-size.ts), logged as is. */
+  /**
+   * `checked: false`: a committing transaction's write set, checked as a whole beforehand.
+   * `encoded`: the document's BSON when the caller has it (document-size.ts), logged as is.
+   */
   insertDoc(collection: Collection, doc: Doc, checked = true, encoded?: Uint8Array): void {
     const version = this.nextVersion();
     collection.insert(doc, version, checked);
