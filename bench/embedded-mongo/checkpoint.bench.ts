@@ -28,6 +28,7 @@ import {
   type ProgressOf,
 } from "../../services/detection/store/session-store.js";
 import type { SentEvent } from "../../services/detection/stream/recent-events.js";
+import { eventMessage } from "../../services/detection/stream/stream-messages.js";
 import { authenticatedUri } from "../../services/embedded-mongo/security/client-credentials.js";
 import { loadExample, readFrames } from "../../test/movespec/support/recordings.js";
 import { median } from "../../test/support/statistics.js";
@@ -90,7 +91,7 @@ function realCheckpointPayload(): { engine: string; recentEvents: SentEvent[] } 
     engine: JSON.stringify(engine.snapshot()),
     recentEvents: events.slice(-16).map((event) => ({
       event_seq: event.event_seq,
-      message: JSON.stringify({ type: "event", event }),
+      message: eventMessage(event),
     })),
   };
 }
@@ -99,22 +100,28 @@ async function startStore(dataDir: string): Promise<{ child: ChildProcess; uri: 
   const profiling = options.profileDir ? ["--cpu-prof", "--cpu-prof-dir", options.profileDir] : [];
   const child = spawn(
     process.execPath,
-    [...profiling, "--import", "tsx", "services/embedded-mongo/main.ts", "--port", "0"].concat([
+    [
+      ...profiling,
+      "--import",
+      "tsx",
+      "services/embedded-mongo/main.ts",
+      "--port",
+      "0",
       "--dbpath",
       dataDir,
-    ]),
+    ],
     { stdio: ["ignore", "pipe", "inherit"], cwd: join(import.meta.dirname, "..", "..") },
   );
+  // The store prints one JSON line with "msg":"ready" once it accepts connections.
   const ready = await new Promise<{ uri: string; credentialsFile: string }>((resolve, reject) => {
     child.once("exit", (code) =>
       reject(new Error(`the store exited (${code}) before it was ready`)),
     );
-    readline
-      .createInterface({ input: child.stdout as NodeJS.ReadableStream })
-      .on("line", (line) => {
-        const entry = JSON.parse(line) as { msg?: string; uri: string; credentialsFile: string };
-        if (entry.msg === "ready") resolve(entry);
-      });
+    const lines = readline.createInterface({ input: child.stdout as NodeJS.ReadableStream });
+    lines.on("line", (line) => {
+      if (!line.includes('"msg":"ready"')) return;
+      resolve(JSON.parse(line) as { uri: string; credentialsFile: string });
+    });
   });
   return { child, uri: authenticatedUri(ready) };
 }
