@@ -120,7 +120,12 @@ export function compareValues(a: unknown, b: unknown): number {
       const la = bsonType(a) === "Long" ? (a as { toBigInt(): bigint }).toBigInt() : undefined;
       const lb = bsonType(b) === "Long" ? (b as { toBigInt(): bigint }).toBigInt() : undefined;
       if (la !== undefined && lb !== undefined) return cmp(la, lb);
-      return cmp(toNumber(a), toNumber(b));
+      // NaN before every other number and equal to itself, whichever BSON type holds it.
+      const x = toNumber(a);
+      const y = toNumber(b);
+      if (Number.isNaN(x)) return Number.isNaN(y) ? 0 : -1;
+      if (Number.isNaN(y)) return 1;
+      return cmp(x, y);
     }
     case 4:
       return cmp(String(a), String(b));

@@ -6,6 +6,7 @@ import { cloneDoc, compareValues, type Doc, isPlainObject, typeOrder } from "../
 import { valuesAtPath } from "../document-paths.js";
 import { badValue, MongoCommandError } from "../errors.js";
 import { MINGO_OPTIONS, MingoQuery } from "./mingo-context.js";
+import { isRangeOperatorName, RANGE_OPERATORS } from "./range-operators.js";
 
 export type Matcher = (doc: Doc) => boolean;
 
@@ -27,7 +28,7 @@ export function compileFilter(filter: unknown): Matcher {
     throw new MongoCommandError("TypeMismatch", "filter must be an object");
   }
   if (Object.keys(filter).length === 0) return matchAll;
-  const fast = equalityMatcher(filter as Doc);
+  const fast = plainFieldMatcher(filter as Doc);
   if (fast) return fast;
   let query: MingoQuery;
   try {
@@ -55,22 +56,46 @@ function isSimpleScalar(value: unknown): boolean {
 }
 
 /**
- * Fast path for the most common filters, `{ field: scalar, ... }`: a field matches when its
- * value, or an element of an array value, equals the scalar (MongoDB's equality semantics
- * for scalars). Anything else goes through mingo.
+ * Fast path for the most common filters: fields compared with a scalar, `{ field: scalar }` or
+ * `{ field: { $gte: scalar, $lt: scalar } }` (any of $gt, $gte, $lt, $lte), all of them to hold.
+ * Equality: the field's value, or an element of an array value, equals the scalar (MongoDB's
+ * equality semantics for scalars). Ranges: the very functions mingo evaluates them with
+ * (range-operators.ts). Building a mingo query costs tens of microseconds, about what a small
+ * update costs in all, and detection's record writes and reads filter on ranges. Anything else
+ * goes through mingo.
  */
-function equalityMatcher(filter: Doc): Matcher | undefined {
-  const conditions: Array<[string[], unknown, number]> = [];
+function plainFieldMatcher(filter: Doc): Matcher | undefined {
+  const conditions: Matcher[] = [];
   for (const [key, value] of Object.entries(filter)) {
-    if (key.startsWith("$") || !isSimpleScalar(value)) return undefined;
-    conditions.push([key.split("."), value, typeOrder(value)]);
+    if (key.startsWith("$")) return undefined;
+    if (isSimpleScalar(value)) {
+      const path = key.split(".");
+      const order = typeOrder(value);
+      conditions.push((doc) =>
+        valuesAtPath(doc, path).some(
+          (v) => typeOrder(v) === order && compareValues(v, value) === 0,
+        ),
+      );
+      continue;
+    }
+    const ranges = rangeConditions(key, value);
+    if (!ranges) return undefined;
+    conditions.push(...ranges);
   }
-  return (doc) =>
-    conditions.every(([path, expected, order]) =>
-      valuesAtPath(doc, path).some(
-        (v) => typeOrder(v) === order && compareValues(v, expected) === 0,
-      ),
-    );
+  return (doc) => conditions.every((condition) => condition(doc));
+}
+
+/** `{ $gt|$gte|$lt|$lte: scalar, ... }` of `key` as matchers; undefined for anything else. */
+function rangeConditions(key: string, value: unknown): Matcher[] | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const entries = Object.entries(value);
+  if (entries.length === 0) return undefined;
+  const conditions: Matcher[] = [];
+  for (const [operator, operand] of entries) {
+    if (!isRangeOperatorName(operator) || !isSimpleScalar(operand)) return undefined;
+    conditions.push(RANGE_OPERATORS[operator](key, operand));
+  }
+  return conditions;
 }
 
 export function isEmptyProjection(projection: unknown): boolean {

@@ -1,10 +1,10 @@
 /**
  * The mingo operator context this server evaluates queries, projections and pipelines with:
  * all of mingo's operators, except that
- * - the range operators ($gt, $gte, $lt, $lte) compare with MongoDB's BSON order. mingo compares
- *   values only within one JavaScript type, so on its own it would never match a Long or
- *   Decimal128 against a number (and orders Longs as strings); here every numeric BSON type
- *   compares numerically, as in MongoDB;
+ * - the range operators ($gt, $gte, $lt, $lte) compare with MongoDB's BSON order
+ *   (range-operators.ts). mingo compares values only within one JavaScript type, so on its own it
+ *   would never match a Long or Decimal128 against a number (and orders Longs as strings); here
+ *   every numeric BSON type compares numerically, as in MongoDB;
  * - every regular expression a client can hand over ($regex, a RegExp in $in, $nin, $all, $not,
  *   $regexMatch, $regexFind, $regexFindAll) runs with bounded work (bounded-regex.ts), and
  *   $dateFromString refuses the format characters mingo would copy unescaped into a RegExp.
@@ -20,34 +20,10 @@ import * as queryOperators from "mingo/operators/query";
 import * as windowOperators from "mingo/operators/window";
 import { Query as QueryBase } from "mingo/query";
 import { ensureArray, flatten, isString, resolve } from "mingo/util";
-import { compareValues, type Doc, isPlainObject, typeOrder } from "../bson-values.js";
-import { valuesAtPath } from "../document-paths.js";
+import { type Doc, isPlainObject } from "../bson-values.js";
 import { badValue } from "../errors.js";
 import { bounded, boundedMatches, boundedTest, compileOperand } from "./bounded-regex.js";
-
-type RangeTest = (comparison: number) => boolean;
-
-/** A field matches when any of its values (array elements included) of the operand's type passes. */
-function rangeOperator(test: RangeTest) {
-  return (selector: string, operand: unknown) => {
-    const path = selector.split(".");
-    const order = typeOrder(operand);
-    return (obj: Doc): boolean => {
-      for (const raw of valuesAtPath(obj, path)) {
-        const value = raw === undefined ? null : raw;
-        if (typeOrder(value) === order && test(compareValues(value, operand))) return true;
-      }
-      if (order === 6) {
-        // An array operand is also compared with the whole array value.
-        for (const whole of valuesAtPath(obj, path.slice(0, -1))) {
-          const value = (whole as Doc | undefined)?.[path[path.length - 1]];
-          if (Array.isArray(value) && test(compareValues(value, operand))) return true;
-        }
-      }
-      return false;
-    };
-  };
-}
+import { RANGE_OPERATORS } from "./range-operators.js";
 
 type QueryOperator = (selector: string, value: unknown, options: unknown) => (obj: Doc) => boolean;
 type ExpressionOperator = (obj: Doc, expr: unknown, options: unknown) => unknown;
@@ -129,10 +105,7 @@ const context = Context.init({
   projection: projectionOperators,
   query: {
     ...queryOperators,
-    $gt: rangeOperator((c) => c > 0),
-    $gte: rangeOperator((c) => c >= 0),
-    $lt: rangeOperator((c) => c < 0),
-    $lte: rangeOperator((c) => c <= 0),
+    ...RANGE_OPERATORS,
     $regex: boundedRegexOperator,
     $in: withBoundedRegExps(queryOperators.$in as QueryOperator),
     $nin: withBoundedRegExps(queryOperators.$nin as QueryOperator),
