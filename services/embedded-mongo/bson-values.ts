@@ -89,6 +89,13 @@ function cmp<T>(a: T, b: T): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** NaN before every other number and equal to itself, whichever BSON type held it. */
+function compareNumbers(a: number, b: number): number {
+  if (Number.isNaN(a)) return Number.isNaN(b) ? 0 : -1;
+  if (Number.isNaN(b)) return 1;
+  return cmp(a, b);
+}
+
 function compareBytes(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i];
@@ -112,20 +119,11 @@ export function compareValues(a: unknown, b: unknown): number {
     case 15:
       return 0;
     case 3: {
-      if (typeof a === "number" && typeof b === "number") {
-        if (Number.isNaN(a)) return Number.isNaN(b) ? 0 : -1;
-        if (Number.isNaN(b)) return 1;
-        return cmp(a, b);
-      }
+      if (typeof a === "number" && typeof b === "number") return compareNumbers(a, b);
       const la = bsonType(a) === "Long" ? (a as { toBigInt(): bigint }).toBigInt() : undefined;
       const lb = bsonType(b) === "Long" ? (b as { toBigInt(): bigint }).toBigInt() : undefined;
       if (la !== undefined && lb !== undefined) return cmp(la, lb);
-      // NaN before every other number and equal to itself, whichever BSON type holds it.
-      const x = toNumber(a);
-      const y = toNumber(b);
-      if (Number.isNaN(x)) return Number.isNaN(y) ? 0 : -1;
-      if (Number.isNaN(y)) return 1;
-      return cmp(x, y);
+      return compareNumbers(toNumber(a), toNumber(b));
     }
     case 4:
       return cmp(String(a), String(b));
