@@ -123,8 +123,7 @@ export class StorageEngine {
     const version = this.nextVersion();
     collection.insert(doc, version, checked);
     if (this.historyFloor() !== undefined) collection.remember(idKeyOf(doc._id), null, 0, version);
-    if (encoded) this.pending.push(encodeDocumentOp("i", collection.ns, encoded));
-    else this.journal({ o: "i", ns: collection.ns, d: doc });
+    this.journalDocument("i", collection.ns, doc, encoded);
   }
 
   replaceDoc(
@@ -142,8 +141,7 @@ export class StorageEngine {
     if (this.historyFloor() !== undefined) {
       collection.remember(idKey, priorDoc ?? null, priorVersion, version);
     }
-    if (encoded) this.pending.push(encodeDocumentOp("u", collection.ns, encoded));
-    else this.journal({ o: "u", ns: collection.ns, d: doc });
+    this.journalDocument("u", collection.ns, doc, encoded);
   }
 
   deleteDoc(collection: Collection, idKey: string): Doc | undefined {
@@ -166,6 +164,11 @@ export class StorageEngine {
 
   private journal(op: LogOp): void {
     this.pending.push(encodeLogOp(op));
+  }
+
+  /** An insert or update, around the document's BSON when the caller already serialized it. */
+  private journalDocument(o: "i" | "u", ns: string, doc: Doc, encoded?: Uint8Array): void {
+    this.pending.push(encoded ? encodeDocumentOp(o, ns, encoded) : encodeLogOp({ o, ns, d: doc }));
   }
 
   // ---- durability ----
