@@ -22,7 +22,6 @@ import readline from "node:readline";
 import { parseArgs } from "node:util";
 import { createEngine } from "@movement-detection/movespec";
 import { MongoClient } from "mongodb";
-import type { SessionDocument } from "../../services/detection/domain/session-document.js";
 import {
   createSessionStore,
   type ProgressOf,
@@ -30,6 +29,7 @@ import {
 import type { SentEvent } from "../../services/detection/stream/recent-events.js";
 import { eventMessage } from "../../services/detection/stream/stream-messages.js";
 import { authenticatedUri } from "../../services/embedded-mongo/security/client-credentials.js";
+import { sessionDocument } from "../../test/detection/support/session-document.js";
 import { loadExample, readFrames } from "../../test/movespec/support/recordings.js";
 import { median } from "../../test/support/statistics.js";
 import { readCommandLine } from "../support/command-line.js";
@@ -131,27 +131,6 @@ interface Reading {
   clientUs: number;
 }
 
-/** A streaming session under its first lease, as detection's admission and attach leave it. */
-function streamingSession(i: number, now: number): SessionDocument {
-  return {
-    _id: `ses_bench_${i}`,
-    organization_id: "org_bench",
-    project_id: "prj_bench",
-    movespec_id: "ms_bench",
-    movespec_version_id: "msv_bench",
-    mode: "live",
-    status: "streaming",
-    contract_major: 1,
-    created_at: new Date(now),
-    attach_deadline: new Date(now + 60_000),
-    expires_at: new Date(now + 3_600_000),
-    last_activity_at: new Date(now),
-    accepted_frames_total: 0,
-    lease: { owner: "rep_bench", purpose: "attach:bench", acquired_at: new Date(now) },
-    lease_epoch: 1,
-  };
-}
-
 const dataDir = mkdtempSync(join(tmpdir(), "checkpoint-bench-"));
 const { child, uri } = await startStore(dataDir);
 const client = new MongoClient(uri);
@@ -160,7 +139,11 @@ try {
   const store = createSessionStore(client.db("bench"));
   await store.ensureIndexes();
   const now = Date.now();
-  for (let i = 0; i < options.sessions; i++) await store.insert(streamingSession(i, now));
+  for (let i = 0; i < options.sessions; i++) {
+    await store.insert(
+      sessionDocument({ _id: `ses_bench_${i}`, mode: "live", status: "streaming" }, now),
+    );
+  }
   const payload = realCheckpointPayload();
   let written = 0;
   const batch = (withPayload: boolean): ProgressOf[] =>

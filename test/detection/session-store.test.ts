@@ -5,7 +5,6 @@
  * And the periodic checkpoints of several sessions in one command, each fenced as saveProgress is.
  */
 
-import { newId } from "@movement-detection/shared/ids";
 import { expect } from "chai";
 import { MongoClient } from "mongodb";
 import type { SessionDocument } from "../../services/detection/domain/session-document.js";
@@ -14,29 +13,7 @@ import {
   type SessionStore,
 } from "../../services/detection/store/session-store.js";
 import { type EmbeddedMongoHandle, startEmbeddedMongo } from "../support/embedded-mongo.js";
-
-const T0 = Date.UTC(2030, 0, 1);
-
-function sessionDocument(fields: Partial<SessionDocument> = {}): SessionDocument {
-  return {
-    _id: newId(),
-    organization_id: newId(),
-    project_id: newId(),
-    movespec_id: newId(),
-    movespec_version_id: newId(),
-    mode: "replay",
-    status: "created",
-    contract_major: 1,
-    created_at: new Date(T0),
-    attach_deadline: new Date(T0 + 60_000),
-    expires_at: new Date(T0 + 3_600_000),
-    last_activity_at: new Date(T0),
-    accepted_frames_total: 0,
-    lease: { owner: "replica-a", purpose: "stream", acquired_at: new Date(T0) },
-    lease_epoch: 1,
-    ...fields,
-  };
-}
+import { sessionDocument, SESSION_T0 as T0 } from "./support/session-document.js";
 
 const terminal = (startedAt?: Date) => ({
   status: "completed" as const,
