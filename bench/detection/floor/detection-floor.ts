@@ -22,6 +22,7 @@ import {
   tunnelledUpgrade,
 } from "@movement-detection/shared/realtime";
 import { WebSocketServer } from "ws";
+import { eventMessage } from "../../../services/detection/stream/stream-messages.js";
 import { loadExample } from "../../../test/movespec/support/recordings.js";
 import { floorIdentity } from "../../support/floor-identity.js";
 
@@ -39,7 +40,7 @@ function engineAnswer(engine: Engine, data: Buffer): string[] {
     count: data.readUInt32LE(4),
     valuesPerKeypoint: data[1] as PackedFrames["valuesPerKeypoint"],
   });
-  return events.map((event) => `{"type":"event","event":${JSON.stringify(event)}}`);
+  return events.map(eventMessage);
 }
 
 const wss = new WebSocketServer({
