@@ -90,9 +90,48 @@ export function compileAdaptive(
     s[at + COUNT] = n - 1;
   };
 
+  /** Whether the oldest sample was taken before `since`. */
+  const oldestBefore = (s: Float64Array, since: number) =>
+    s[at + COUNT] > 0 && s[times + s[at + HEAD]] < since - EPS;
+
   /** Drops the samples taken before `since`. */
   const evictOlderThan = (s: Float64Array, since: number) => {
-    while (s[at + COUNT] > 0 && s[times + s[at + HEAD]] < since - EPS) evictOldest(s);
+    while (oldestBefore(s, since)) evictOldest(s);
+  };
+
+  /** Adds the sample (t, x) after the newest; the window has room for it. */
+  const append = (s: Float64Array, t: number, x: number) => {
+    const n = s[at + COUNT];
+    const slot = (s[at + HEAD] + n) % capacity;
+    s[times + slot] = t;
+    s[ring + slot] = x;
+    const j = upperBound(s, sorted, n, x);
+    s.copyWithin(sorted + j + 1, sorted + j, sorted + n);
+    s[sorted + j] = x;
+    s[at + COUNT] = n + 1;
+  };
+
+  /**
+   * Drops the oldest sample and adds (t, x) after the newest: what evictOldest then append do,
+   * the sorted values shifted once between the two positions instead of twice to the end (at
+   * 30 frames a second in a full window, every frame does this).
+   */
+  const replaceOldest = (s: Float64Array, t: number, x: number) => {
+    const n = s[at + COUNT];
+    const head = s[at + HEAD];
+    const i = lowerBound(s, sorted, n, s[ring + head]);
+    const j = upperBound(s, sorted, n, x);
+    if (i < j) {
+      s.copyWithin(sorted + i, sorted + i + 1, sorted + j);
+      s[sorted + j - 1] = x;
+    } else {
+      s.copyWithin(sorted + j + 1, sorted + j, sorted + i);
+      s[sorted + j] = x;
+    }
+    const slot = (head + n) % capacity;
+    s[times + slot] = t;
+    s[ring + slot] = x;
+    s[at + HEAD] = head + 1 === capacity ? 0 : head + 1;
   };
 
   /** Sets the range's ends from the window's percentiles; returns its width. */
@@ -132,19 +171,21 @@ export function compileAdaptive(
       const s = memory.state;
       const t = memory.t;
       const x = source();
-      evictOlderThan(s, t - window);
+      // The newest sample is never older than the window (it is at most minSpacing old when no
+      // sample is added), so whether one is added can be told before evicting.
       if (s[at + COUNT] === 0 || !(t - s[at + LAST_T] < minSpacing)) {
-        if (s[at + COUNT] === capacity) evictOldest(s);
-        const n = s[at + COUNT];
-        const slot = (s[at + HEAD] + n) % capacity;
-        s[times + slot] = t;
-        s[ring + slot] = x;
-        const j = upperBound(s, sorted, n, x);
-        s.copyWithin(sorted + j + 1, sorted + j, sorted + n);
-        s[sorted + j] = x;
-        s[at + COUNT] = n + 1;
+        const since = t - window;
+        // Every sample due but the last is dropped alone; the last (or, in a full window, the
+        // oldest) makes room for the new one in the same shift.
+        while (oldestBefore(s, since) && s[at + COUNT] > 1) {
+          const next = s[at + HEAD] + 1 === capacity ? 0 : s[at + HEAD] + 1;
+          if (!(s[times + next] < since - EPS)) break;
+          evictOldest(s);
+        }
+        if (oldestBefore(s, since) || s[at + COUNT] === capacity) replaceOldest(s, t, x);
+        else append(s, t, x);
         s[at + LAST_T] = t;
-      }
+      } else evictOlderThan(s, t - window);
       let range = updateRange(s);
       if (s[at + STAGE] !== SETTLED && settleIn(s, t, x, range)) {
         evictOlderThan(s, t - settleAfter);
