@@ -8,15 +8,25 @@
  * counting with adaptive phases (a 5 s window of the knee angle). Baseline in the same run: the
  * smallest useful MoveSpec (1 signal, no smoothing, 2 phases), so the ratios show what the typical
  * and the adaptive spec cost over frame checking and decoding.
+ * Allocation: the bytes the engine allocates per frame (V8's sampling heap profiler, garbage
+ * included), pushed one by one and as the service gets them (one binary frame per message,
+ * `pushPacked`): whatever it allocates the service's garbage collector pays for on every frame.
  * Loader: load() of the typical MoveSpec and of every reference MoveSpec; baseline: the `yaml`
  * package's parseDocument alone on the same text.
  * Every figure is the median of several runs after a warm-up.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
-import { type CompiledSpec, createEngine, load } from "@movement-detection/movespec";
+import {
+  type CompiledSpec,
+  createEngine,
+  load,
+  type PackedFrames,
+} from "@movement-detection/movespec";
+import { encodeBinaryFrames } from "@movement-detection/sdk";
 import { parseDocument } from "yaml";
 import { median } from "../../test/support/statistics.js";
 
@@ -175,6 +185,66 @@ console.log(
 console.log(
   `  time per frame against the baseline in the same round (median): typical ${typical.ratio.toFixed(2)}x, adaptive ${adaptive.ratio.toFixed(2)}x (adaptive / typical ${(adaptive.ratio / typical.ratio).toFixed(2)}x)`,
 );
+
+/** One binary message per frame, as a live client sends them (its 8-byte header skipped). */
+function packedMessages(input: unknown[]): PackedFrames[] {
+  return input.map((frame) => {
+    const bytes = encodeBinaryFrames(
+      [frame as { seq: number; t: number; keypoints: number[][] }],
+      33,
+    );
+    if (!bytes) throw new Error("frame not encodable");
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    return { view, offset: 8, count: 1, valuesPerKeypoint: view.getUint8(1) as 2 | 3 | 4 };
+  });
+}
+
+/** Bytes allocated per frame while `run` pushes `frames` frames (after a warm-up run). */
+async function bytesPerFrame(run: () => void, frames: number): Promise<number> {
+  run();
+  const session = new Session();
+  session.connect();
+  await session.post("HeapProfiler.startSampling", {
+    samplingInterval: 64,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  run();
+  const { profile } = await session.post("HeapProfiler.stopSampling");
+  session.disconnect();
+  let bytes = 0;
+  const visit = (node: typeof profile.head): void => {
+    bytes += node.selfSize;
+    for (const child of node.children) visit(child);
+  };
+  visit(profile.head);
+  return bytes / frames;
+}
+
+const ALLOCATION_FRAMES = 30_000;
+const allocationInput = input.slice(0, ALLOCATION_FRAMES);
+const messages = packedMessages(allocationInput);
+console.log(
+  `\nengine allocation, bytes per frame over ${ALLOCATION_FRAMES.toLocaleString("en")} frames (sampled every 64 bytes, garbage included):`,
+);
+for (const [name, yaml] of [
+  ["baseline", MINIMAL],
+  ["typical", TYPICAL],
+  ["adaptive", ADAPTIVE],
+] as const) {
+  const spec = compile(yaml);
+  const onePerPush = await bytesPerFrame(() => {
+    const engine = createEngine(spec);
+    for (let i = 0; i < allocationInput.length; i++) engine.push(allocationInput[i]);
+  }, ALLOCATION_FRAMES);
+  const onePerMessage = await bytesPerFrame(() => {
+    const engine = createEngine(spec);
+    for (let i = 0; i < messages.length; i++) engine.pushPacked(messages[i] as PackedFrames);
+  }, ALLOCATION_FRAMES);
+  console.log(
+    `  ${name.padEnd(9)} push: ${onePerPush.toFixed(0).padStart(4)} B, pushPacked (one frame per message): ${onePerMessage.toFixed(0).padStart(4)} B`,
+  );
+}
 
 const loadTypical = timeMs(() => load(TYPICAL), 200);
 const parseTypical = timeMs(() => parseDocument(TYPICAL), 200);

@@ -143,6 +143,12 @@ const NO_EVENTS: PushResult = Object.freeze({
   events: Object.freeze([]) as unknown as DetectionEvent[],
 }) as PushResult;
 
+/** What `pushPacked` answers for frames that made no event and no rejection: never mutated. */
+const NOTHING_PUSHED: PushManyResult = Object.freeze({
+  events: Object.freeze([]) as unknown as DetectionEvent[],
+  rejected: Object.freeze([]) as unknown as PushManyResult["rejected"],
+});
+
 const FINISHED = Object.freeze({
   ok: false,
   reason: "SESSION_FINISHED",
@@ -242,13 +248,13 @@ class EngineImpl implements Engine {
   }
 
   pushPacked(frames: PackedFrames): PushManyResult {
-    const events: DetectionEvent[] = [];
-    const rejected: PushManyResult["rejected"] = [];
+    let rejected: PushManyResult["rejected"] | undefined;
     const { view, valuesPerKeypoint } = frames;
     const keypointCount = this.program.keypointCount;
     const frameBytes = packedFrameBytes(keypointCount, valuesPerKeypoint);
-    const kept = this.out;
-    this.out = events;
+    // Events go to the engine's own buffer, as push's do: most messages make none, and then
+    // share one result.
+    const events = this.out;
     try {
       for (let i = 0, at = frames.offset; i < frames.count; i++, at += frameBytes) {
         const rejection = this.finished
@@ -271,15 +277,18 @@ class EngineImpl implements Engine {
           };
           const seq = view.getFloat64(at, true);
           if (Number.isInteger(seq)) entry.seq = seq;
+          rejected ??= [];
           rejected.push(entry);
           continue;
         }
         this.accept(view.getFloat64(at, true), view.getFloat64(at + 8, true));
       }
     } finally {
-      this.out = kept;
+      if (events.length > 0) this.out = [];
     }
-    return { events, rejected };
+    // The (empty) buffer stays the engine's: never handed out.
+    if (events.length === 0) return rejected ? { events: [], rejected } : NOTHING_PUSHED;
+    return { events, rejected: rejected ?? [] };
   }
 
   /** A checked frame (its keypoints in memory.frame) is counted and evaluated; events go to `out`. */
@@ -340,7 +349,10 @@ class EngineImpl implements Engine {
         ...summary,
       });
     }
-    return { events: this.out, summary };
+    const events = this.out;
+    // Between calls the buffer is empty (push and pushPacked hand out what they find there).
+    this.out = [];
+    return { events, summary };
   }
 
   snapshot(): EngineSnapshot {

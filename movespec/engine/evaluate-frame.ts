@@ -1,8 +1,10 @@
 /**
  * What the engine computes from each accepted frame, before the state machines run: the point
- * slots, the body scale, the signal slots and the tracking gate per side. Allocates nothing.
+ * slots, the body scale, the signal slots and the tracking gate per side. Creates no object (the
+ * compiled values it calls return numbers, which V8 may box).
  */
 import { SIDE_KEYS } from "../sides.js";
+import { smooth } from "./filters.js";
 import type { FrameFacts } from "./machine/index.js";
 import { type Program, SCALE_TIME_CONSTANT } from "./program/index.js";
 
@@ -127,7 +129,8 @@ function computeSignals(p: Program, minVisibility: number, t: number): void {
       fresh[i] = 0;
       continue;
     }
-    values[i] = slot.filter(mem.state, slot.filterAt, raw, t);
+    smooth(slot.smoothing, mem.state, slot.filterAt, raw, t);
+    values[i] = mem.state[slot.filterAt];
     fresh[i] = 1;
   }
 }

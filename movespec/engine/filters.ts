@@ -20,53 +20,45 @@ export function resetFilter(state: Float64Array, at: number): void {
   state[at + 2] = Number.NaN;
 }
 
-/** Filters `x` observed at time `t` (seconds); returns the smoothed value. */
-export function makeFilter(
-  s: Smoothing,
-): (state: Float64Array, at: number, x: number, t: number) => number {
+/**
+ * Filters `x` observed at time `t` (seconds) with the state at `at`; the smoothed value is then
+ * `state[at]`. One function for every kind, called from one place (evaluate-frame.ts), which the
+ * compiler inlines: read back from the array, the value is never boxed as a closure's or a
+ * function's returned double can be.
+ */
+export function smooth(s: Smoothing, state: Float64Array, at: number, x: number, t: number): void {
   switch (s.kind) {
     case "none":
-      return (state, at, x, t) => {
-        state[at] = x;
-        state[at + 2] = t;
-        return x;
-      };
+      state[at] = x;
+      state[at + 2] = t;
+      return;
     case "ema": {
       const tau = s.timeConstant;
-      return (state, at, x, t) => {
-        const prev = state[at];
-        const dt = t - state[at + 2];
-        state[at + 2] = t;
-        if (Number.isNaN(prev) || tau <= 0) {
-          state[at] = x;
-          return x;
-        }
-        const y = prev + (1 - Math.exp(-dt / tau)) * (x - prev);
-        state[at] = y;
-        return y;
-      };
+      const prev = state[at];
+      const dt = t - state[at + 2];
+      state[at + 2] = t;
+      state[at] =
+        Number.isNaN(prev) || tau <= 0 ? x : prev + (1 - Math.exp(-dt / tau)) * (x - prev);
+      return;
     }
     case "one_euro": {
-      const { minCutoff, beta, dCutoff } = s;
-      return (state, at, x, t) => {
-        const prev = state[at];
-        if (Number.isNaN(prev)) {
-          state[at] = x;
-          state[at + 1] = 0;
-          state[at + 2] = t;
-          return x;
-        }
-        const dt = t - state[at + 2];
+      const prev = state[at];
+      if (Number.isNaN(prev)) {
+        state[at] = x;
+        state[at + 1] = 0;
         state[at + 2] = t;
-        if (!(dt > 0)) return prev;
-        const dx = (x - prev) / dt;
-        const edx = state[at + 1] + alpha(dCutoff, dt) * (dx - state[at + 1]);
-        const cutoff = minCutoff + beta * Math.abs(edx);
-        const y = prev + alpha(cutoff, dt) * (x - prev);
-        state[at] = y;
-        state[at + 1] = edx;
-        return y;
-      };
+        return;
+      }
+      const dt = t - state[at + 2];
+      state[at + 2] = t;
+      // No time has passed: the value stays.
+      if (!(dt > 0)) return;
+      const dx = (x - prev) / dt;
+      const edx = state[at + 1] + alpha(s.dCutoff, dt) * (dx - state[at + 1]);
+      const cutoff = s.minCutoff + s.beta * Math.abs(edx);
+      state[at] = prev + alpha(cutoff, dt) * (x - prev);
+      state[at + 1] = edx;
+      return;
     }
   }
 }

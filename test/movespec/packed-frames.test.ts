@@ -104,6 +104,37 @@ describe("movespec engine: packed frames", () => {
     expect(Object.isFrozen(first.ok ? first.events : undefined)).to.equal(true);
   });
 
+  it("pushPacked shares one frozen result among messages without events or rejections", () => {
+    const engine = createEngine(spec);
+    const frames = asFloat32(readFrames("m01_s01"));
+    const first = engine.pushPacked(packed(frames.slice(0, 1)));
+    const second = engine.pushPacked(packed(frames.slice(1, 2)));
+    expect(first).to.deep.equal({ events: [], rejected: [] });
+    expect(second).to.equal(first);
+    expect(Object.isFrozen(first.events) && Object.isFrozen(first.rejected)).to.equal(true);
+    // A message with events gets arrays of its own, not shared with the next message's.
+    const results = frames.slice(2).map((frame) => engine.pushPacked(packed([frame])));
+    const withEvents = results.filter((r) => r.events.length > 0);
+    expect(withEvents.length).to.be.greaterThan(5);
+    expect(new Set(withEvents.map((r) => r.events)).size).to.equal(withEvents.length);
+    expect(withEvents.every((r) => !Object.isFrozen(r.events))).to.equal(true);
+  });
+
+  it("after finish, pushPacked refuses every frame and hands out no event again", () => {
+    const engine = createEngine(spec);
+    const frames = asFloat32(readFrames("m01_s01"));
+    engine.pushPacked(packed(frames.slice(0, 100)));
+    const { events } = engine.finish();
+    expect(events.map((e) => e.type)).to.deep.equal(["session.summary"]);
+    const after = engine.pushPacked(packed(frames.slice(100, 102)));
+    expect(after.events).to.deep.equal([]);
+    expect(after.rejected.map((r) => r.reason)).to.deep.equal([
+      "SESSION_FINISHED",
+      "SESSION_FINISHED",
+    ]);
+    expect(engine.finish().events).to.deep.equal([]);
+  });
+
   it("the SDK's encoder: one layout per message, or undefined (the client then sends JSON)", () => {
     const [a, b] = readFrames("m01_s01");
     const bytes = encodeBinaryFrames([a, b], 33) as Uint8Array;

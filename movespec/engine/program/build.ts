@@ -4,7 +4,7 @@ import type { Expr } from "../../expression/ast.js";
 import { FUNCTIONS } from "../../expression/functions.js";
 import { sidesPlan } from "../../sides.js";
 import { scalePairs, TOPOLOGIES, type TopologyName } from "../../topology.js";
-import { FILTER_STATE_SIZE, makeFilter, resetFilter } from "../filters.js";
+import { FILTER_STATE_SIZE, resetFilter } from "../filters.js";
 import { compileAdaptive } from "./compile-adaptive.js";
 import { compileCondition } from "./compile-condition.js";
 import type { CompileContext, Reads } from "./compile-context.js";
@@ -109,7 +109,7 @@ function compileSlot(ctx: CompileContext, p: PlannedSlot): SignalSlot {
     points: [...reads.points],
     deps: [...reads.deps],
     compute: adaptive?.compute ?? value,
-    filter: makeFilter(p.def.smoothing),
+    smoothing: p.def.smoothing,
     filterAt: ctx.state.alloc(FILTER_STATE_SIZE),
     adaptiveAt: adaptive?.at ?? -1,
   };

@@ -2,9 +2,10 @@
  * A program is a CompiledSpec turned into closures over typed arrays for one topology: point
  * slots (landmarks and midpoints), signal slots (a signal on a side), and conditions per side.
  * Built once per MoveSpec and topology and shared by its engines (../shared-program.ts), each
- * binding its own arrays; per frame nothing is allocated.
+ * binding its own arrays. Per frame the closures write typed arrays and allocate no object; V8 may
+ * still box a number a closure returns (bench/movespec/engine.bench.ts measures the bytes).
  */
-import type { SignalDef } from "../../compiled-spec.js";
+import type { SignalDef, Smoothing } from "../../compiled-spec.js";
 import type { Expr } from "../../expression/ast.js";
 import type { SideKey } from "../../sides.js";
 import type { TopologyName } from "../../topology.js";
@@ -19,7 +20,8 @@ export interface SignalSlot {
   /** Slots it reads (must be fresh). */
   readonly deps: readonly number[];
   readonly compute: () => number;
-  readonly filter: (state: Float64Array, at: number, x: number, t: number) => number;
+  /** How its value is smoothed (../filters.ts), with its state at filterAt. */
+  readonly smoothing: Smoothing;
   readonly filterAt: number;
   /** Where an adaptive signal keeps its window in the state array (-1: not adaptive). */
   readonly adaptiveAt: number;
