@@ -2,53 +2,42 @@
  * The adaptive window (movespec/engine/program/compile-adaptive.ts) keeps its samples twice, in
  * time order and sorted, and moves both with in-place shifts. Held here against a plain model of
  * what the window must hold (an array of samples, evicted and appended one at a time, sorted
- * afresh at every frame): after every frame, the range's ends must be exactly the model's
- * percentiles, for inputs with ties, gaps longer than the window, more frames a second than the
- * window keeps, and windows that fill up.
+ * afresh at every frame): after every frame, the range the engine reports (`adaptiveRanges`)
+ * must be exactly the model's percentiles of the source values the engine computed
+ * (`signalValues`), for inputs with ties, gaps longer than the window, more frames a second than
+ * the window keeps, and ramps.
  */
 
+import { createEngine, type Engine } from "@movement-detection/movespec";
 import { expect } from "chai";
-import type { AdaptiveDef } from "../../movespec/compiled-spec.js";
-import {
-  ADAPTIVE_HI,
-  ADAPTIVE_LO,
-  compileAdaptive,
-} from "../../movespec/engine/program/compile-adaptive.js";
-import type { CompileContext } from "../../movespec/engine/program/compile-context.js";
-import { allocateMemory, emptyMemory } from "../../movespec/engine/program/memory.js";
-import { StateLayout } from "../../movespec/engine/program/state-layout.js";
+import { arms, compile } from "./support/frames.js";
 
-/** The engine keeps at most 60 samples a second of window (docs/movespec.md, "adaptive"). */
+/** The engine keeps at most 60 samples a second of window (docs/movespec.md, "Adaptive signals"). */
 const SAMPLES_PER_SECOND = 60;
 const EPS = 1e-9;
+const PERCENTILES = [10, 90] as const;
 
-/** A window compiled alone, its state allocated; `step` feeds one frame's source value. */
-function compiledWindow(def: AdaptiveDef) {
-  const memory = emptyMemory();
-  const state = new StateLayout();
-  let x = 0;
-  const ctx: CompileContext = {
-    defs: new Map(),
-    slotIndex: new Map(),
-    points: undefined as unknown as CompileContext["points"],
-    state,
-    memory,
-  };
-  const { compute, at } = compileAdaptive(ctx, def, () => x);
-  allocateMemory(memory, { keypoints: 0, points: 0, slots: 0, state: state.size });
-  for (const init of state.initializers) init(memory.state);
-  return {
-    step(t: number, value: number): { lo: number; hi: number } {
-      memory.t = t;
-      x = value;
-      compute();
-      return { lo: memory.state[at + ADAPTIVE_LO], hi: memory.state[at + ADAPTIVE_HI] };
-    },
-  };
-}
+/**
+ * The left elbow angle, unsmoothed, and its adaptive position. The minimum range, 179 degrees,
+ * is wider than any input below spans: the range is never wide enough, so settling in never
+ * shortens the window and only the window's own rules decide what it holds.
+ */
+const WINDOW_SPEC = (window: number) => `movespec: 1
+name: Adaptive window
+sides: left
+smoothing: none
+signals:
+  elbow: angle2d(shoulder, elbow, wrist)
+  bend: { adaptive: elbow, rest: high, window: ${window}s, min_range: 179, percentiles: [${PERCENTILES.join(", ")}] }
+phases:
+  open: { enter: bend < 0.3, exit: bend > 0.4 }
+  closed: { enter: bend > 0.6, exit: bend < 0.5 }
+repetition:
+  cycle: [open, closed, open]
+`;
 
 /** What the window must hold, kept the plainest way. */
-function modelWindow(window: number, percentiles: readonly [number, number]) {
+function modelWindow(window: number) {
   const capacity = Math.ceil(window * SAMPLES_PER_SECOND) + 2;
   const samples: { t: number; x: number }[] = [];
   let lastT = Number.NaN;
@@ -71,8 +60,8 @@ function modelWindow(window: number, percentiles: readonly [number, number]) {
       }
       const sorted = samples.map((s) => s.x).sort((a, b) => a - b);
       return {
-        lo: percentile(sorted, percentiles[0] / 100),
-        hi: percentile(sorted, percentiles[1] / 100),
+        lo: percentile(sorted, PERCENTILES[0] / 100),
+        hi: percentile(sorted, PERCENTILES[1] / 100),
       };
     },
   };
@@ -90,75 +79,80 @@ function seeded(seed: number): () => number {
 interface Input {
   name: string;
   window: number;
-  /** Seconds from one frame to the next. */
+  /** Seconds from one frame to the next (above 0: the engine takes only rising times). */
   dt: (rand: () => number, i: number) => number;
-  /** The source's value at frame i. */
-  value: (rand: () => number, i: number) => number;
+  /** The elbow angle at frame i, degrees (kept within 10..170). */
+  angle: (rand: () => number, i: number) => number;
 }
 
 const INPUTS: Input[] = [
   {
-    name: "30 fps, a smooth signal with noise (every frame replaces the oldest once full)",
+    name: "30 fps, a smooth movement with noise (once full, every frame replaces the oldest)",
     window: 5,
     dt: () => 1 / 30,
-    value: (rand, i) => 90 + 60 * Math.sin(i / 11) + 5 * rand(),
+    angle: (rand, i) => 90 + 60 * Math.sin(i / 11) + 5 * rand(),
   },
   {
-    name: "30 fps, few distinct values (ties everywhere)",
+    name: "30 fps, four angles only (ties everywhere)",
     window: 2,
     dt: () => 1 / 30,
-    value: (rand) => Math.floor(rand() * 4) * 10,
+    angle: (rand) => 40 + Math.floor(rand() * 4) * 30,
   },
   {
     name: "120 fps with jitter (frames closer than 1/60 s not kept)",
     window: 1,
     dt: (rand) => (0.5 + rand()) / 120,
-    value: (rand) => rand() * 100,
+    angle: (rand) => 10 + rand() * 160,
   },
   {
     name: "exactly 60 fps (the most samples a second the window keeps)",
     window: 1.5,
     dt: () => 1 / 60,
-    value: (rand, i) => (i % 7) * 3 + rand(),
+    angle: (rand, i) => 50 + (i % 7) * 10 + rand(),
   },
   {
-    name: "gaps: bursts of frames, pauses longer than the window, frames with no time between",
+    name: "bursts of frames and pauses longer than the window",
     window: 1,
-    dt: (rand, i) => (i % 97 === 0 ? 0.5 + 2 * rand() : i % 13 === 0 ? 0 : rand() / 15),
-    value: (rand) => (rand() < 0.5 ? 0 : 100 * rand()),
+    dt: (rand, i) => (i % 97 === 0 ? 1.5 + 2 * rand() : 0.001 + rand() / 15),
+    angle: (rand) => (rand() < 0.5 ? 90 : 10 + 160 * rand()),
   },
   {
-    name: "a rising then falling ramp (new values at the ends of the sorted order)",
+    name: "a rising then falling ramp (each new value at an end of the sorted order)",
     window: 3,
     dt: () => 1 / 25,
-    value: (_rand, i) => (i % 400 < 200 ? i % 400 : 400 - (i % 400)),
+    angle: (_rand, i) => 10 + 0.8 * (i % 400 < 200 ? i % 400 : 400 - (i % 400)),
   },
 ];
+
+/** The one adaptive signal's range and its source's value, as the engine reports them. */
+function readWindow(engine: Engine): { x: number; lo: number; hi: number } {
+  const ranges = Object.values(engine.adaptiveRanges());
+  const values = engine.signalValues();
+  expect(ranges).to.have.length(1);
+  return { x: values["left.elbow"] as number, ...(ranges[0] as { lo: number; hi: number }) };
+}
 
 describe("movespec engine: the adaptive window", () => {
   for (const input of INPUTS) {
     it(`holds exactly the samples it should: ${input.name}`, () => {
-      const percentiles = [10, 90] as const;
-      // An infinite minimum range: nothing is ever wide enough, so settling in never shortens
-      // the window and only the window's own rules decide what it holds.
-      const def: AdaptiveDef = {
-        rest: "low",
-        window: input.window,
-        percentiles,
-        minRange: Number.POSITIVE_INFINITY,
-      };
-      const window = compiledWindow(def);
-      const model = modelWindow(input.window, percentiles);
+      const engine = createEngine(compile(WINDOW_SPEC(input.window)));
+      const model = modelWindow(input.window);
       const rand = seeded(input.name.length);
       let t = 0;
       let wide = 0;
-      for (let i = 0; i < 3000; i++) {
-        t += input.dt(rand, i);
-        const x = input.value(rand, i);
-        const got = window.step(t, x);
-        const want = model.step(t, x);
+      for (let seq = 0; seq < 3000; seq++) {
+        t = Math.round((t + input.dt(rand, seq)) * 1e6) / 1e6;
+        const deg = input.angle(rand, seq);
+        const pushed = engine.push({ seq, t, keypoints: arms(deg, deg) });
+        expect(pushed.ok, `frame ${seq}`).to.equal(true);
+        const got = readWindow(engine);
+        const want = model.step(t, got.x);
         if (got.lo !== want.lo || got.hi !== want.hi) {
-          expect({ frame: i, t, ...got }).to.deep.equal({ frame: i, t, ...want });
+          expect({ frame: seq, t, lo: got.lo, hi: got.hi }).to.deep.equal({
+            frame: seq,
+            t,
+            ...want,
+          });
         }
         if (got.hi > got.lo) wide += 1;
       }
