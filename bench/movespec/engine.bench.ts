@@ -28,6 +28,10 @@ import {
 } from "@movement-detection/movespec";
 import { encodeBinaryFrames } from "@movement-detection/sdk";
 import { parseDocument } from "yaml";
+import {
+  isBinaryFramesProblem,
+  readBinaryFrames,
+} from "../../services/detection/stream/binary-frames.js";
 import { median } from "../../test/support/statistics.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -186,7 +190,10 @@ console.log(
   `  time per frame against the baseline in the same round (median): typical ${typical.ratio.toFixed(2)}x, adaptive ${adaptive.ratio.toFixed(2)}x (adaptive / typical ${(adaptive.ratio / typical.ratio).toFixed(2)}x)`,
 );
 
-/** One binary message per frame, as a live client sends them (its 8-byte header skipped). */
+/**
+ * One binary message per frame, as a live client sends them (the SDK's encoder), read by
+ * detection's own reader into what the engine is given.
+ */
 function packedMessages(input: unknown[]): PackedFrames[] {
   return input.map((frame) => {
     const bytes = encodeBinaryFrames(
@@ -194,8 +201,12 @@ function packedMessages(input: unknown[]): PackedFrames[] {
       33,
     );
     if (!bytes) throw new Error("frame not encodable");
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    return { view, offset: 8, count: 1, valuesPerKeypoint: view.getUint8(1) as 2 | 3 | 4 };
+    const read = readBinaryFrames(
+      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      33,
+    );
+    if (isBinaryFramesProblem(read)) throw new Error(read.message);
+    return read;
   });
 }
 

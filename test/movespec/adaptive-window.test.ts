@@ -10,7 +10,7 @@
 
 import { createEngine, type Engine } from "@movement-detection/movespec";
 import { expect } from "chai";
-import { arms, compile } from "./support/frames.js";
+import { arms, compile, seeded } from "./support/frames.js";
 
 /** The engine keeps at most 60 samples a second of window (docs/movespec.md, "Adaptive signals"). */
 const SAMPLES_PER_SECOND = 60;
@@ -64,15 +64,6 @@ function modelWindow(window: number) {
         hi: percentile(sorted, PERCENTILES[1] / 100),
       };
     },
-  };
-}
-
-/** A deterministic generator (LCG), 0..1. */
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
   };
 }
 

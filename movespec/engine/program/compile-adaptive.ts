@@ -99,12 +99,17 @@ export function compileAdaptive(
     while (oldestBefore(s, since)) evictOldest(s);
   };
 
+  /** Writes (t, x) into the ring after its `n` samples from `head` (the sorted copy apart). */
+  const writeNewest = (s: Float64Array, head: number, n: number, t: number, x: number) => {
+    const slot = (head + n) % capacity;
+    s[times + slot] = t;
+    s[ring + slot] = x;
+  };
+
   /** Adds the sample (t, x) after the newest; the window has room for it. */
   const append = (s: Float64Array, t: number, x: number) => {
     const n = s[at + COUNT];
-    const slot = (s[at + HEAD] + n) % capacity;
-    s[times + slot] = t;
-    s[ring + slot] = x;
+    writeNewest(s, s[at + HEAD], n, t, x);
     const j = upperBound(s, sorted, n, x);
     s.copyWithin(sorted + j + 1, sorted + j, sorted + n);
     s[sorted + j] = x;
@@ -128,9 +133,7 @@ export function compileAdaptive(
       s.copyWithin(sorted + j + 1, sorted + j, sorted + i);
       s[sorted + j] = x;
     }
-    const slot = (head + n) % capacity;
-    s[times + slot] = t;
-    s[ring + slot] = x;
+    writeNewest(s, head, n, t, x);
     s[at + HEAD] = head + 1 === capacity ? 0 : head + 1;
   };
 

@@ -123,7 +123,7 @@ export function compile(yaml: string): CompiledSpec {
 }
 
 /** A deterministic pseudo-random generator (LCG) returning 0..1, for noise and jitter. */
-function seeded(seed: number): () => number {
+export function seeded(seed: number): () => number {
   let s = seed >>> 0;
   return () => {
     s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
