@@ -40,6 +40,12 @@ export interface GatewayConfig {
   readonly authoringServiceUrl: string;
   readonly detectionServiceUrls: readonly string[];
   readonly rpcTimeoutMs: number;
+  /**
+   * Session creations this gateway lets run at once; the others wait their turn, at most
+   * `sessionCreationsQueued` of them (routes/sessions.ts: a burst paced, frames first).
+   */
+  readonly sessionCreationsInFlight: number;
+  readonly sessionCreationsQueued: number;
   readonly supervised: boolean;
   /** Behind a trusted ingress: client addresses come from X-Forwarded-For (rate limits need them). */
   readonly trustProxy: boolean;
@@ -83,6 +89,8 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
       `${security.transport === "mtls" ? "https" : "http"}://127.0.0.1:50054`,
     ]).map((url) => checkInternalUrl("DETECTION_SERVICE_URLS", url, security)),
     rpcTimeoutMs: envInt(env, "RPC_TIMEOUT_MS", 10_000, { min: 100, max: 600_000 }),
+    sessionCreationsInFlight: envInt(env, "SESSION_CREATIONS_IN_FLIGHT", 1, { min: 1, max: 1000 }),
+    sessionCreationsQueued: envInt(env, "SESSION_CREATIONS_QUEUED", 500, { min: 0, max: 100_000 }),
     supervised: envBool(env, "SUPERVISED", false),
     trustProxy: envBool(env, "TRUST_PROXY", false),
     tokens: readTokenSettings(env),

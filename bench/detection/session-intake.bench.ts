@@ -21,6 +21,7 @@
 import path from "node:path";
 import { createEngine, type Engine, type PackedFrames } from "@movement-detection/movespec";
 import type { Logger } from "@movement-detection/shared/logging";
+import { createAdmissionGate } from "@movement-detection/shared/process";
 import { Registry } from "prom-client";
 import type { DetectionConfig } from "../../services/detection/config.js";
 import { readBinaryFrames } from "../../services/detection/stream/binary-frames.js";
@@ -118,6 +119,7 @@ function attach(Session: SessionClass, engine: Engine, mode: "live" | "replay"):
       onDetached: () => {},
       settleLater: () => {},
       turns,
+      ends: createAdmissionGate({ inFlight: 1, queueLimit: Number.POSITIVE_INFINITY }),
     },
   );
 }

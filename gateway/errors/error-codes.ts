@@ -130,6 +130,7 @@ export const CODE_FROM_REASON: Readonly<Record<ErrorReason, ApiErrorCode>> = {
   UPGRADE_NOT_WEBSOCKET: "invalid_argument",
   MALFORMED_REQUEST: "invalid_argument",
   HEADERS_TOO_LARGE: "payload_too_large",
+  SESSION_CREATIONS_BUSY: "unavailable",
 };
 
 /** The reason an error without one gets, by its public code. */

@@ -8,6 +8,7 @@ import {
 } from "@movement-detection/shared/api";
 import { GatewayReason, Reason, SessionReason } from "@movement-detection/shared/errors";
 import { isUuid } from "@movement-detection/shared/ids";
+import { createAdmissionGate } from "@movement-detection/shared/process";
 import { streamPath } from "@movement-detection/shared/realtime";
 import { asUser, requireScope } from "../auth/principal.js";
 import { ApiError } from "../errors/api-error.js";
@@ -46,6 +47,14 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
   );
 
   const call = replicas.call;
+  // A creation is calls across four processes and store writes (about 13 ms of CPU): 30 at once
+  // saturate a small machine for a second and every live session's frames are late together.
+  // Run one or two at a time, they cost the same CPU and the frames go in between
+  // (bench/detection/README.md, "Admission paced").
+  const creations = createAdmissionGate({
+    inFlight: deps.config.sessionCreationsInFlight,
+    queueLimit: deps.config.sessionCreationsQueued,
+  });
 
   router.post("/api/detection/sessions", async (ctx) => {
     const principal = requireScope(ctx, "sessions:write");
@@ -66,6 +75,17 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
     // Before the session exists: a client must not be left without the URL of one it created.
     const streamBase = streamBaseOf(ctx, deps.config.publicBaseUrl);
     const idempotencyKey = idempotencyKeyOf(ctx);
+    const entered = creations.enter();
+    if (!entered) {
+      throw new ApiError(
+        "unavailable",
+        GatewayReason.sessionCreationsBusy,
+        `${deps.config.sessionCreationsQueued} session creations are waiting already: retry`,
+        { retry_after_seconds: 1 },
+        { "retry-after": "1" },
+      );
+    }
+    const leave = await entered;
     const created = await call((client) =>
       client.createSession(
         {
@@ -78,7 +98,7 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
         },
         asUser(principal),
       ),
-    );
+    ).finally(leave);
     const session = created.session;
     if (!session) throw ApiError.internal(new Error("the service answered without a session"));
     ctx.status = 201;

@@ -68,6 +68,11 @@ export interface DetectionConfig extends ServiceConfig {
    * after it ended; 0 keeps them for ever (DETECTION_SESSION_RETENTION_DAYS).
    */
   readonly sessionRetentionDays: number;
+  /**
+   * Session ends (summary, terminal write) this replica runs at once; the others wait their
+   * turn (DETECTION_SESSION_ENDS_IN_FLIGHT; stream/session-lifecycle.ts).
+   */
+  readonly sessionEndsInFlight: number;
 }
 
 const MINUTE = 60_000;
@@ -135,6 +140,7 @@ export function loadDetectionConfig(env: Env): DetectionConfig {
       min: 0,
       max: 3650,
     }),
+    sessionEndsInFlight: envInt(env, "DETECTION_SESSION_ENDS_IN_FLIGHT", 1, { min: 1, max: 1000 }),
   });
 }
 

@@ -127,7 +127,12 @@ describe("API documents (docs/api, /openapi.json, /asyncapi.json)", function () 
 
   it("documents exactly the 19 routes the gateway serves", () => {
     const deps = {
-      config: { environment: "test", publicBaseUrl: undefined },
+      config: {
+        environment: "test",
+        publicBaseUrl: undefined,
+        sessionCreationsInFlight: 1,
+        sessionCreationsQueued: 0,
+      },
       clients: { auth: {}, catalogue: {}, authoring: {}, detection: [] },
     } as unknown as RouteDeps;
     const served = new Set<string>();

@@ -34,6 +34,8 @@ const LIMITS = {
 const SQUAT_FRAMES = readFrames("m01_s01");
 /** BODY_LIMIT_BYTES and DETECTION_MAX_MESSAGE_BYTES of the second system: small, to reach cheaply (a MoveSpec must still fit). */
 const SMALL_LIMIT_BYTES = 8192;
+/** SESSION_CREATIONS_QUEUED of the second system. */
+const CREATIONS_QUEUED = 2;
 
 describe("detection sessions: admission and lifecycle", function () {
   this.timeout(30_000);
@@ -585,7 +587,12 @@ describe("detection sessions: deadlines passed before the sweeper came round, an
           DETECTION_LIVE_MAX_FPS: "5",
           DETECTION_LIVE_BURST_FRAMES: "10",
         },
-        gateway: { BODY_LIMIT_BYTES: String(SMALL_LIMIT_BYTES) },
+        gateway: {
+          BODY_LIMIT_BYTES: String(SMALL_LIMIT_BYTES),
+          // One creation at a time and two waiting: a burst past that is refused.
+          SESSION_CREATIONS_IN_FLIGHT: "1",
+          SESSION_CREATIONS_QUEUED: String(CREATIONS_QUEUED),
+        },
       },
     });
     tenant = await createTenant(system);
@@ -665,6 +672,50 @@ describe("detection sessions: deadlines passed before the sweeper came round, an
     stream.sendText(padded('{"type":"ping",', SMALL_LIMIT_BYTES + 1));
     // The gateway's own close (its reason), from the limit it learnt from the replica.
     expect(await stream.closed()).to.deep.equal({ code: 1009, reason: "message too big" });
+  });
+
+  it("SESSION_CREATIONS_QUEUED as configured: a burst past one running and two waiting is 503 SESSION_CREATIONS_BUSY, nothing created", async () => {
+    // 40 creations sent at once reach the gateway within a few milliseconds, while one creation
+    // takes several (calls to three services and two store writes): most find the queue full.
+    const own = await createTenant(system);
+    const spec = await publishMoveSpec(own, exampleYaml("squat"));
+    const burst = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        own.call("POST", "/api/detection/sessions", {
+          project_id: own.projectId,
+          movespec_id: spec.movespecId,
+        }),
+      ),
+    );
+    const created = burst.filter((r) => r.status === 201);
+    const refused = burst.filter((r) => r.status !== 201);
+    expect(created.length).to.be.at.least(1 + CREATIONS_QUEUED);
+    expect(refused.length).to.be.at.least(1);
+    for (const response of refused) {
+      expect(response.status).to.equal(503);
+      expect(response.headers.get("retry-after")).to.equal("1");
+      expect(response.body.error).to.deep.include({ code: "unavailable", retryable: true });
+      expect(response.body.error.details).to.include({
+        reason: "SESSION_CREATIONS_BUSY",
+        retry_after_seconds: 1,
+      });
+    }
+    // Every refusal created nothing: the project holds exactly the sessions answered 201.
+    const mongo = new MongoClient(system.mongodbUri);
+    try {
+      const stored = await mongo
+        .db("mds_detection")
+        .collection<{ _id: string; project_id: string }>("sessions")
+        .find({ project_id: own.projectId })
+        .map((session) => session._id)
+        .toArray();
+      expect(stored.sort()).to.deep.equal(created.map((r) => r.body.session_id as string).sort());
+    } finally {
+      await mongo.close();
+    }
+    // The queue drained: a creation now goes through.
+    const after = await createSession(own, { movespec_id: spec.movespecId });
+    expect(after.session_id).to.be.a("string");
   });
 
   it("DETECTION_LIVE_BURST_FRAMES as configured: a live batch of 10 is taken, 11 at once are 4429", async () => {

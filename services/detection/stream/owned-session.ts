@@ -1,5 +1,6 @@
 import type { Engine, PackedFrames } from "@movement-detection/movespec";
 import type { Logger } from "@movement-detection/shared/logging";
+import type { AdmissionGate } from "@movement-detection/shared/process";
 import type { DetectionConfig } from "../config.js";
 import type { SessionMode, SessionStatus } from "../domain/session-document.js";
 import { StreamWarning } from "../reasons.js";
@@ -45,6 +46,8 @@ export interface OwnedSessionDeps {
   readonly settleLater: (sessionId: string) => void;
   /** The replica's turns for heavy steps (a session's end), one step per event-loop turn. */
   readonly turns: TurnQueue;
+  /** The replica's session ends, a few at a time (./session-lifecycle.ts says why). */
+  readonly ends: AdmissionGate;
   /** The replica's batch of periodic checkpoints (./progress-batch.ts); without it, one write each. */
   readonly progressBatch?: { readonly write: ProgressWriter; readonly waitMs: number };
   readonly now?: () => number;
@@ -116,6 +119,7 @@ export class OwnedSession {
       limits: config.limits,
       logger,
       turns: deps.turns,
+      ends: deps.ends,
       now,
       detached: () => deps.onDetached(this),
       settleLater: deps.settleLater,

@@ -1,5 +1,6 @@
 import type { Engine, SessionSummary } from "@movement-detection/movespec";
 import type { Logger } from "@movement-detection/shared/logging";
+import type { AdmissionGate } from "@movement-detection/shared/process";
 import type { SessionLimits } from "../config.js";
 import type { SessionStatus } from "../domain/session-document.js";
 import { finalSummary, summaryEventOf } from "../domain/session-summary.js";
@@ -105,6 +106,12 @@ export interface LifecycleInit {
   >;
   readonly logger: Logger;
   readonly turns: TurnQueue;
+  /**
+   * The replica's session ends, run a few at a time: 30 sessions ending at once (a class, a round
+   * of churn) would otherwise saturate the replica and the store together, and every other
+   * session's frames would be late (bench/detection/README.md, "Admission paced").
+   */
+  readonly ends: AdmissionGate;
   readonly now: () => number;
   /** The attachment is no longer processed here (called once). */
   readonly detached: () => void;
@@ -252,6 +259,7 @@ export class SessionLifecycle {
   private async writeEnd(ending: Ending): Promise<void> {
     const { store, records, checkpoints, outbox, engine, turns, logger, sessionId, epoch, now } =
       this.init;
+    const leave = await this.init.ends.enter();
     try {
       let finalizeRequestedAt: Date | undefined;
       let finished: ReturnType<Engine["finish"]> | undefined;
@@ -341,6 +349,7 @@ export class SessionLifecycle {
       );
       this.init.settleLater(sessionId);
     } finally {
+      leave?.();
       this.stage = DETACHED;
       this.init.detached();
     }

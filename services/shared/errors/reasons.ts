@@ -114,6 +114,7 @@ export const GatewayReason = {
   upgradeNotWebsocket: "UPGRADE_NOT_WEBSOCKET",
   malformedRequest: "MALFORMED_REQUEST",
   headersTooLarge: "HEADERS_TOO_LARGE",
+  sessionCreationsBusy: "SESSION_CREATIONS_BUSY",
 } as const;
 
 type ValuesOf<T> = T[keyof T];

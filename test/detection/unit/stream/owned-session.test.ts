@@ -7,6 +7,7 @@
  */
 
 import { restoreEngine } from "@movement-detection/movespec";
+import { createAdmissionGate } from "@movement-detection/shared/process";
 import { expect } from "chai";
 import {
   CloseCode,
@@ -895,6 +896,43 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       expect(h.store.callsOf("saveProgress")).to.have.length(0);
       expect(h.sink.closes).to.deep.equal([{ code: CloseCode.normal, reason: "completed" }]);
       expect(h.sink.messages("end")).to.have.length(1);
+    });
+
+    it("sessions sharing the replica's gate end one at a time, in the order they finalized", async () => {
+      const ends = createAdmissionGate({ inFlight: 1, queueLimit: Number.POSITIVE_INFINITY });
+      const first = attach({ status: "streaming", ends });
+      const second = attach({ status: "streaming", ends });
+      first.session.onFrames(TWO_REPS.slice(0, 23));
+      second.session.onFrames(TWO_REPS.slice(0, 23));
+      const held = first.store.faults.hold("end");
+      first.session.finalize();
+      await held.entered;
+      second.session.finalize();
+      await flush(10);
+      // The second end waits for the first's place: no write, no summary sent yet.
+      expect(second.store.calls.map((c) => c.method)).to.deep.equal([]);
+      expect(second.sink.messages("end")).to.deep.equal([]);
+      expect(ends.waiting).to.equal(1);
+      held.open();
+      await untilDetached(first);
+      await untilDetached(second);
+      expect(second.store.callsOf("end")).to.have.length(1);
+      expect(second.sink.messages("end")).to.have.length(1);
+      expect([ends.running, ends.waiting]).to.deep.equal([0, 0]);
+    });
+
+    it("a failed end gives its place to the next", async () => {
+      const ends = createAdmissionGate({ inFlight: 1, queueLimit: Number.POSITIVE_INFINITY });
+      const first = attach({ status: "streaming", ends });
+      const second = attach({ status: "streaming", ends });
+      first.store.faults.fail("end");
+      first.session.finalize();
+      second.session.finalize();
+      await untilDetached(first);
+      await untilDetached(second);
+      expect(first.sink.closes[0]?.code).to.equal(CloseCode.internal);
+      expect(second.sink.closes).to.deep.equal([{ code: CloseCode.normal, reason: "completed" }]);
+      expect([ends.running, ends.waiting]).to.deep.equal([0, 0]);
     });
 
     it("once the session ended, a release does nothing", async () => {

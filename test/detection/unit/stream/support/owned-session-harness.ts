@@ -20,6 +20,7 @@ import {
 } from "@movement-detection/movespec";
 import { encodeBinaryFrames } from "@movement-detection/sdk";
 import type { Logger } from "@movement-detection/shared/logging";
+import { type AdmissionGate, createAdmissionGate } from "@movement-detection/shared/process";
 import { Registry } from "prom-client";
 import type {
   DurabilitySettings,
@@ -426,6 +427,8 @@ export interface HarnessOptions {
   readonly limits?: Partial<SessionLimits>;
   readonly durability?: Partial<DurabilitySettings>;
   readonly turns?: TurnQueue;
+  /** The replica's gate of session ends (default: one at a time, as the replica's default). */
+  readonly ends?: AdmissionGate;
   /** Periodic checkpoints through a progress batch that waits this long (none: each alone). */
   readonly batchWaitMs?: number;
 }
@@ -505,6 +508,8 @@ export function attachSession(options: HarnessOptions = {}): Harness {
       onDetached: (session) => detached.push(session),
       settleLater: (sessionId) => settled.push(sessionId),
       turns: options.turns ?? new TurnQueue(),
+      ends:
+        options.ends ?? createAdmissionGate({ inFlight: 1, queueLimit: Number.POSITIVE_INFINITY }),
       progressBatch:
         options.batchWaitMs === undefined
           ? undefined
