@@ -46,6 +46,8 @@ export interface GatewayConfig {
    */
   readonly sessionCreationsInFlight: number;
   readonly sessionCreationsQueued: number;
+  /** A creation that waited this long for its turn is refused (one stuck call holds no queue). */
+  readonly sessionCreationsWaitMs: number;
   readonly supervised: boolean;
   /** Behind a trusted ingress: client addresses come from X-Forwarded-For (rate limits need them). */
   readonly trustProxy: boolean;
@@ -91,6 +93,10 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     rpcTimeoutMs: envInt(env, "RPC_TIMEOUT_MS", 10_000, { min: 100, max: 600_000 }),
     sessionCreationsInFlight: envInt(env, "SESSION_CREATIONS_IN_FLIGHT", 1, { min: 1, max: 1000 }),
     sessionCreationsQueued: envInt(env, "SESSION_CREATIONS_QUEUED", 500, { min: 0, max: 100_000 }),
+    sessionCreationsWaitMs: envInt(env, "SESSION_CREATIONS_WAIT_MS", 10_000, {
+      min: 100,
+      max: 600_000,
+    }),
     supervised: envBool(env, "SUPERVISED", false),
     trustProxy: envBool(env, "TRUST_PROXY", false),
     tokens: readTokenSettings(env),

@@ -8,7 +8,7 @@ import {
 } from "@movement-detection/shared/api";
 import { GatewayReason, Reason, SessionReason } from "@movement-detection/shared/errors";
 import { isUuid } from "@movement-detection/shared/ids";
-import { createAdmissionGate } from "@movement-detection/shared/process";
+import { createAdmissionGate, type Leave } from "@movement-detection/shared/process";
 import { streamPath } from "@movement-detection/shared/realtime";
 import { asUser, requireScope } from "../auth/principal.js";
 import { ApiError } from "../errors/api-error.js";
@@ -56,6 +56,30 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
     queueLimit: deps.config.sessionCreationsQueued,
   });
 
+  /**
+   * This request's place among the gateway's creations. Refused when the queue is full, after
+   * SESSION_CREATIONS_WAIT_MS without a place, or once the client has gone (nothing is created
+   * for a client that will never read the answer).
+   */
+  async function turnToCreate(ctx: GatewayContext): Promise<Leave> {
+    const { sessionCreationsQueued, sessionCreationsWaitMs } = deps.config;
+    const clientGone = new AbortController();
+    const onClose = () => clientGone.abort();
+    ctx.res.once("close", onClose);
+    const entered = creations.enter(
+      AbortSignal.any([clientGone.signal, AbortSignal.timeout(sessionCreationsWaitMs)]),
+    );
+    try {
+      if (!entered)
+        throw creationsBusy(`${sessionCreationsQueued} session creations are waiting already`);
+      return await entered.catch(() => {
+        throw creationsBusy(`no place for a session creation within ${sessionCreationsWaitMs} ms`);
+      });
+    } finally {
+      ctx.res.off("close", onClose);
+    }
+  }
+
   router.post("/api/detection/sessions", async (ctx) => {
     const principal = requireScope(ctx, "sessions:write");
     const body = checkBody(ctx, checkCreate);
@@ -75,17 +99,7 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
     // Before the session exists: a client must not be left without the URL of one it created.
     const streamBase = streamBaseOf(ctx, deps.config.publicBaseUrl);
     const idempotencyKey = idempotencyKeyOf(ctx);
-    const entered = creations.enter();
-    if (!entered) {
-      throw new ApiError(
-        "unavailable",
-        GatewayReason.sessionCreationsBusy,
-        `${deps.config.sessionCreationsQueued} session creations are waiting already: retry`,
-        { retry_after_seconds: 1 },
-        { "retry-after": "1" },
-      );
-    }
-    const leave = await entered;
+    const leave = await turnToCreate(ctx);
     const created = await call((client) =>
       client.createSession(
         {
@@ -132,6 +146,16 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
   });
 
   return router;
+}
+
+function creationsBusy(why: string): ApiError {
+  return new ApiError(
+    "unavailable",
+    GatewayReason.sessionCreationsBusy,
+    `${why}: retry`,
+    { retry_after_seconds: 1 },
+    { "retry-after": "1" },
+  );
 }
 
 /** Ids that are not UUIDs answer exactly like unknown ones. */

@@ -89,6 +89,49 @@ describe("shared admission gate (a few at a time, the rest in order)", () => {
     expect([gate.running, gate.waiting]).to.deep.equal([1, 1]);
   });
 
+  it("an aborted waiter leaves the queue, rejected with the signal's reason; the others keep their order", async () => {
+    const gate = createAdmissionGate({ inFlight: 1, queueLimit: 10 });
+    const first = await gate.enter();
+    const abort = new AbortController();
+    const quitter = gate.enter(abort.signal);
+    const patient = gate.enter(new AbortController().signal);
+    expect(gate.waiting).to.equal(2);
+    abort.abort(new Error("waited too long"));
+    await quitter?.then(
+      () => expect.fail("an aborted waiter got a place"),
+      (error: Error) => expect(error.message).to.equal("waited too long"),
+    );
+    expect(gate.waiting).to.equal(1);
+    first?.();
+    const leave = await patient;
+    expect([gate.running, gate.waiting]).to.deep.equal([1, 0]);
+    leave?.();
+    expect(gate.running).to.equal(0);
+  });
+
+  it("a signal aborted after its place was given changes nothing", async () => {
+    const gate = createAdmissionGate({ inFlight: 1, queueLimit: 10 });
+    const first = await gate.enter();
+    const abort = new AbortController();
+    const second = gate.enter(abort.signal);
+    first?.();
+    const leave = await second;
+    abort.abort();
+    expect([gate.running, gate.waiting]).to.deep.equal([1, 0]);
+    leave?.();
+    expect(gate.running).to.equal(0);
+  });
+
+  it("a signal already aborted is refused at once, even with a place free", async () => {
+    const gate = createAdmissionGate({ inFlight: 1, queueLimit: 10 });
+    const entered = gate.enter(AbortSignal.abort(new Error("gone")));
+    await entered?.then(
+      () => expect.fail("an aborted signal got a place"),
+      (error: Error) => expect(error.message).to.equal("gone"),
+    );
+    expect([gate.running, gate.waiting]).to.deep.equal([0, 0]);
+  });
+
   it("queues without limit when queueLimit is Infinity", async () => {
     const gate = createAdmissionGate({ inFlight: 1, queueLimit: Number.POSITIVE_INFINITY });
     const { refused } = enterMany(gate, 10_001);
@@ -130,6 +173,13 @@ describe("the gates' settings (SESSION_CREATIONS_*, DETECTION_SESSION_ENDS_IN_FL
       fallback: 500,
       min: 0,
       max: 100_000,
+    },
+    {
+      name: "SESSION_CREATIONS_WAIT_MS",
+      read: (env: Record<string, string>) => loadGatewayConfig(env).sessionCreationsWaitMs,
+      fallback: 10_000,
+      min: 100,
+      max: 600_000,
     },
     {
       name: "DETECTION_SESSION_ENDS_IN_FLIGHT",

@@ -12,9 +12,11 @@ export interface AdmissionGate {
   /**
    * A place, now or when one frees up; `undefined` when `queueLimit` operations are waiting
    * already (the caller refuses the work). The returned `leave` frees the place; calling it
-   * again does nothing.
+   * again does nothing. An aborted `signal` takes a waiter out of the queue and rejects its
+   * promise with the signal's reason (a wait limit, a client gone), so that one stuck operation
+   * cannot hold everyone queued behind it for ever.
    */
-  enter(): Promise<Leave> | undefined;
+  enter(signal?: AbortSignal): Promise<Leave> | undefined;
   /** Operations holding a place. */
   readonly running: number;
   /** Operations waiting for one. */
@@ -57,11 +59,30 @@ export function createAdmissionGate(options: AdmissionGateOptions): AdmissionGat
     };
   };
 
+  const wait = (signal: AbortSignal | undefined) =>
+    new Promise<Leave>((resolve, reject) => {
+      if (!signal) {
+        queue.push(resolve);
+        return;
+      }
+      const onAbort = () => {
+        queue.splice(queue.indexOf(granted), 1);
+        reject(signal.reason);
+      };
+      const granted = (leave: Leave) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(leave);
+      };
+      queue.push(granted);
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+
   return {
-    enter() {
+    enter(signal) {
+      if (signal?.aborted) return Promise.reject(signal.reason);
       if (running < inFlight) return Promise.resolve(place());
       if (queue.length >= queueLimit) return undefined;
-      return new Promise<Leave>((resolve) => queue.push(resolve));
+      return wait(signal);
     },
     get running() {
       return running;
