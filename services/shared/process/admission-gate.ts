@@ -3,10 +3,10 @@
  *
  * Why: on a machine that streams live frames, a burst of control-plane work (a round of 30
  * session creations, or 30 ends) run all at once saturates the cores for about a second, and
- * every session's frames are late together. The same work one or two at a time costs the same
- * CPU but leaves the cores to the frames in between (bench/detection/README.md, "Admission
- * paced"). The gate paces by concurrency, not by rate: an idle machine runs a queue as fast as
- * its work completes, a busy one more slowly.
+ * every session's frames are late together. The same work one at a time costs as much CPU or a
+ * little more (each process on its path wakes up for each operation), but the frames get the
+ * cores in between (bench/detection/README.md, "Admission paced"). The gate paces by concurrency,
+ * not by rate: an idle machine runs a queue as fast as its work completes, a busy one more slowly.
  */
 export interface AdmissionGate {
   /**
