@@ -46,7 +46,10 @@ export interface GatewayConfig {
    */
   readonly sessionCreationsInFlight: number;
   readonly sessionCreationsQueued: number;
-  /** A creation that waited this long for its turn is refused (one stuck call holds no queue). */
+  /**
+   * A creation that waited this long for its turn is refused. (One that holds its place longer
+   * than a second gives the place up: routes/sessions.ts.)
+   */
   readonly sessionCreationsWaitMs: number;
   readonly supervised: boolean;
   /** Behind a trusted ingress: client addresses come from X-Forwarded-For (rate limits need them). */

@@ -354,7 +354,7 @@ export const OPERATIONS: readonly Operation[] = [
     tag: "Detection sessions",
     summary: "Create a detection session",
     description:
-      "Admits a session on a MoveSpec's released version (`movespec_id`) or an exact version (`movespec_version_id`; with both, the version wins and must belong to the MoveSpec). Answers the `stream_url` to attach to and the session's `runtime_token`: see the realtime stream (/asyncapi.json). Each gateway runs creations a few at a time (one by default) so that a burst leaves the cores to live frames; the others wait their turn, and past the gateway's queue the answer is 503 `SESSION_CREATIONS_BUSY` with `Retry-After`.",
+      "Admits a session on a MoveSpec's released version (`movespec_id`) or an exact version (`movespec_version_id`; with both, the version wins and must belong to the MoveSpec). Answers the `stream_url` to attach to and the session's `runtime_token`: see the realtime stream (/asyncapi.json). Each gateway runs creations a few at a time (one by default) so that a burst leaves the cores to live frames; the others wait their turn, and past the gateway's queue (or its wait limit) the answer is 503 `SESSION_CREATIONS_BUSY` with `Retry-After`.",
     body: CreateSessionRequest,
     status: 201,
     response: SessionCreated,

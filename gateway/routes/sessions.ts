@@ -49,8 +49,7 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
   const call = replicas.call;
   // A creation is calls across four processes and store writes (about 13 ms of CPU): 30 at once
   // saturate a small machine for a second and every live session's frames are late together.
-  // Run one or two at a time, they cost the same CPU and the frames go in between
-  // (bench/detection/README.md, "Admission paced").
+  // Run one at a time, the frames go in between (bench/detection/README.md, "Admission paced").
   const creations = createAdmissionGate({
     inFlight: deps.config.sessionCreationsInFlight,
     queueLimit: deps.config.sessionCreationsQueued,
@@ -59,10 +58,14 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
   /**
    * This request's place among the gateway's creations. Refused when the queue is full, after
    * SESSION_CREATIONS_WAIT_MS without a place, or once the client has gone (nothing is created
-   * for a client that will never read the answer).
+   * for a client that will never read the answer). The place is given up after
+   * PLACE_HELD_MS even if the call goes on: a creation that slow waits on something (a replica
+   * that does not answer, until the next one is tried), it does not use the CPU the gate paces,
+   * and the creations behind it must not wait with it.
    */
   async function turnToCreate(ctx: GatewayContext): Promise<Leave> {
     const { sessionCreationsQueued, sessionCreationsWaitMs } = deps.config;
+    if (ctx.req.socket.destroyed) throw clientLeft();
     const clientGone = new AbortController();
     const onClose = () => clientGone.abort();
     ctx.res.once("close", onClose);
@@ -72,9 +75,15 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
     try {
       if (!entered)
         throw creationsBusy(`${sessionCreationsQueued} session creations are waiting already`);
-      return await entered.catch(() => {
+      const leave = await entered.catch(() => {
+        if (clientGone.signal.aborted) throw clientLeft();
         throw creationsBusy(`no place for a session creation within ${sessionCreationsWaitMs} ms`);
       });
+      const held = setTimeout(leave, PLACE_HELD_MS);
+      return () => {
+        clearTimeout(held);
+        leave();
+      };
     } finally {
       ctx.res.off("close", onClose);
     }
@@ -146,6 +155,18 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
   });
 
   return router;
+}
+
+/** How long one creation may hold its place (turnToCreate). */
+const PLACE_HELD_MS = 1000;
+
+/** Nobody reads this answer; its message tells the access log why. */
+function clientLeft(): ApiError {
+  return new ApiError(
+    "unavailable",
+    GatewayReason.sessionCreationsBusy,
+    "the client left while its session creation waited: nothing created",
+  );
 }
 
 function creationsBusy(why: string): ApiError {

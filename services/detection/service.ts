@@ -4,6 +4,7 @@ import { AuthoringService } from "@movement-detection/proto/authoring/v1";
 import { DetectionService } from "@movement-detection/proto/detection/v1";
 import { createIdempotencyStore } from "@movement-detection/shared/idempotency";
 import { newId } from "@movement-detection/shared/ids";
+import { createAdmissionGate } from "@movement-detection/shared/process";
 import type { ServiceDefinition } from "@movement-detection/shared/runtime";
 import type { Workload } from "@movement-detection/shared/security";
 import { createInternalTransport } from "@movement-detection/shared/security";
@@ -66,13 +67,22 @@ export const detectionService: ServiceDefinition<DetectionConfig> = {
 
     const specs = createSpecCache(specStore);
     const attachments = createAttachments(store, logger);
+    // Sessions end one at a time while the replica serves (stream/session-lifecycle.ts); once it
+    // stops or is fenced, the ends still waiting go at once, as they did before pacing.
+    const ends = createAdmissionGate({
+      inFlight: config.sessionEndsInFlight,
+      queueLimit: Number.POSITIVE_INFINITY,
+    });
     const presence = createReplicaPresence({
       id: newId(),
       url: config.advertiseUrl,
       ttlMs: durability.replicaTtlMs,
       store: replicas,
       logger,
-      onLost: () => attachments.abandonAll(),
+      onLost: () => {
+        ends.open();
+        attachments.abandonAll();
+      },
     });
     const peers = createPeerClients(identity, config.rpcTimeoutMs);
     const leases = createAttachmentLeases({
@@ -108,6 +118,7 @@ export const detectionService: ServiceDefinition<DetectionConfig> = {
         specs,
         leases,
         attachments,
+        ends,
         logger,
         metrics: createStreamMetrics(metrics.registry, attachments),
         settle: (id) => settlement.settle(id),
@@ -164,6 +175,7 @@ export const detectionService: ServiceDefinition<DetectionConfig> = {
         attachments.stop();
         await sweeper.stop();
         settlement.stop();
+        ends.open();
         await attachments.releaseAll();
         await streams.close(config.shutdownTimeoutMs);
         await presence.stop();

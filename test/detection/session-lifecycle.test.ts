@@ -718,6 +718,22 @@ describe("detection sessions: deadlines passed before the sweeper came round, an
     expect(after.session_id).to.be.a("string");
   });
 
+  it("a refused creation gives its place back at once: three 404s then a 201, none waiting for another", async () => {
+    const started = performance.now();
+    for (let i = 0; i < 3; i++) {
+      const unknown = await tenant.call("POST", "/api/detection/sessions", {
+        project_id: tenant.projectId,
+        movespec_id: newId(),
+      });
+      expect(unknown.status).to.equal(404);
+    }
+    const created = await createSession(tenant, { movespec_id: squat.movespecId });
+    expect(created.session_id).to.be.a("string");
+    // A place kept by a refused creation is only freed after a second (the gateway's hold limit):
+    // three of them would make this take 3 s.
+    expect(performance.now() - started).to.be.below(2500);
+  });
+
   it("DETECTION_LIVE_BURST_FRAMES as configured: a live batch of 10 is taken, 11 at once are 4429", async () => {
     const batch = (count: number) =>
       SQUAT_FRAMES.slice(0, count).map((frame) => ({

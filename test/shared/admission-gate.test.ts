@@ -109,16 +109,35 @@ describe("shared admission gate (a few at a time, the rest in order)", () => {
     expect(gate.running).to.equal(0);
   });
 
-  it("a signal aborted after its place was given changes nothing", async () => {
+  it("a signal aborted after its place was given changes nothing, the queue behind it included", async () => {
     const gate = createAdmissionGate({ inFlight: 1, queueLimit: 10 });
     const first = await gate.enter();
     const abort = new AbortController();
     const second = gate.enter(abort.signal);
+    const third = gate.enter();
     first?.();
     const leave = await second;
     abort.abort();
-    expect([gate.running, gate.waiting]).to.deep.equal([1, 0]);
+    await settle();
+    // The third still waits (an abort handler left behind would have taken it out).
+    expect([gate.running, gate.waiting]).to.deep.equal([1, 1]);
     leave?.();
+    (await third)?.();
+    expect([gate.running, gate.waiting]).to.deep.equal([0, 0]);
+  });
+
+  it("open lets every waiter in at once, and every later one", async () => {
+    const gate = createAdmissionGate({ inFlight: 1, queueLimit: 2 });
+    const { granted } = enterMany(gate, 3);
+    await settle();
+    gate.open();
+    await settle();
+    expect(granted.map(Boolean)).to.deep.equal([true, true, true]);
+    const later = enterMany(gate, 5);
+    await settle();
+    expect(later.granted.map(Boolean)).to.deep.equal([true, true, true, true, true]);
+    expect([gate.running, gate.waiting]).to.deep.equal([8, 0]);
+    for (const leave of [...granted, ...later.granted]) leave?.();
     expect(gate.running).to.equal(0);
   });
 

@@ -7,7 +7,7 @@ import {
   type TopologyName,
 } from "@movement-detection/movespec";
 import type { Logger } from "@movement-detection/shared/logging";
-import { createAdmissionGate } from "@movement-detection/shared/process";
+import type { AdmissionGate } from "@movement-detection/shared/process";
 import type { RuntimeClaims } from "@movement-detection/shared/tokens";
 import type { DetectionConfig } from "../config.js";
 import { isTerminal, type SessionDocument } from "../domain/session-document.js";
@@ -38,12 +38,14 @@ export interface AttachRefusal {
 export type AttachResult = { ok: true; session: OwnedSession } | ({ ok: false } & AttachRefusal);
 
 export interface SessionAttacherDeps {
-  readonly config: Pick<DetectionConfig, "limits" | "durability" | "sessionEndsInFlight">;
+  readonly config: Pick<DetectionConfig, "limits" | "durability">;
   readonly store: SessionStore;
   readonly records: RecordStore;
   readonly specs: SpecCache;
   readonly leases: AttachmentLeases;
   readonly attachments: Attachments;
+  /** The replica's session ends, one at a time (./session-lifecycle.ts). */
+  readonly ends: AdmissionGate;
   readonly logger: Logger;
   readonly metrics: StreamMetrics;
   /** Ends the session now if a deadline passed (the sweeper's work, done when it is needed). */
@@ -59,10 +61,6 @@ export interface SessionAttacherDeps {
 export function createSessionAttacher(deps: SessionAttacherDeps) {
   const { store, specs, leases, attachments, logger, config } = deps;
   const turns = new TurnQueue();
-  const ends = createAdmissionGate({
-    inFlight: config.sessionEndsInFlight,
-    queueLimit: Number.POSITIVE_INFINITY,
-  });
   const waitMs = progressBatchWaitMs(config.durability.checkpointIntervalMs);
   const progressBatch = { write: createProgressBatch(store, deps.records, waitMs), waitMs };
 
@@ -230,7 +228,7 @@ export function createSessionAttacher(deps: SessionAttacherDeps) {
           onDetached: (detached) => attachments.remove(detached),
           settleLater: deps.settleLater,
           turns,
-          ends,
+          ends: deps.ends,
           progressBatch,
         },
       );

@@ -107,9 +107,11 @@ export interface LifecycleInit {
   readonly logger: Logger;
   readonly turns: TurnQueue;
   /**
-   * The replica's session ends, run a few at a time: 30 sessions ending at once (a class, a round
+   * The replica's session ends, run one at a time: 30 sessions ending at once (a class, a round
    * of churn) would otherwise saturate the replica and the store together, and every other
-   * session's frames would be late (bench/detection/README.md, "Admission paced").
+   * session's frames would be late (bench/detection/README.md, "Admission paced"). `turns` is
+   * still needed: an end's summary is built and sent in turns of their own so that socket reads
+   * run between them, and `DETECTION_SESSION_ENDS_IN_FLIGHT` may let several ends run at once.
    */
   readonly ends: AdmissionGate;
   readonly now: () => number;
@@ -329,6 +331,9 @@ export class SessionLifecycle {
         errorMessage: ending.message,
       });
       outbox.close(ending.closeCode, ending.status);
+      // The client has its end: what is left (removing stored records) is the store's work, and
+      // the next end may start.
+      leave?.();
       // The session's first lease (no earlier attachment) and no record taken: no chunk was ever
       // written, so there is nothing to remove (a store write fewer per short session).
       if (epoch === FIRST_LEASE_EPOCH && stored.records.length === 0) return;

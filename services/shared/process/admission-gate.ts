@@ -3,8 +3,9 @@
  *
  * Why: on a machine that streams live frames, a burst of control-plane work (a round of 30
  * session creations, or 30 ends) run all at once saturates the cores for about a second, and
- * every session's frames are late together. The same work one at a time costs as much CPU or a
- * little more (each process on its path wakes up for each operation), but the frames get the
+ * every session's frames are late together. The same work one at a time costs more CPU on an
+ * idle machine (about a quarter more per session creation: each process on its path wakes up for
+ * each operation instead of serving several per wake-up), but on a busy one the frames get the
  * cores in between (bench/detection/README.md, "Admission paced"). The gate paces by concurrency,
  * not by rate: an idle machine runs a queue as fast as its work completes, a busy one more slowly.
  */
@@ -17,6 +18,11 @@ export interface AdmissionGate {
    * cannot hold everyone queued behind it for ever.
    */
   enter(signal?: AbortSignal): Promise<Leave> | undefined;
+  /**
+   * Lets every waiting operation in at once, and every later one: for a process that stops,
+   * finishing soon matters more than pacing. Cannot be undone.
+   */
+  open(): void;
   /** Operations holding a place. */
   readonly running: number;
   /** Operations waiting for one. */
@@ -46,6 +52,7 @@ export function createAdmissionGate(options: AdmissionGateOptions): AdmissionGat
   }
   const queue: ((leave: Leave) => void)[] = [];
   let running = 0;
+  let opened = false;
 
   const place = (): Leave => {
     running += 1;
@@ -80,9 +87,13 @@ export function createAdmissionGate(options: AdmissionGateOptions): AdmissionGat
   return {
     enter(signal) {
       if (signal?.aborted) return Promise.reject(signal.reason);
-      if (running < inFlight) return Promise.resolve(place());
+      if (opened || running < inFlight) return Promise.resolve(place());
       if (queue.length >= queueLimit) return undefined;
       return wait(signal);
+    },
+    open() {
+      opened = true;
+      for (const next of queue.splice(0)) next(place());
     },
     get running() {
       return running;
