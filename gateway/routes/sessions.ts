@@ -53,15 +53,15 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
   const creations = createAdmissionGate({
     inFlight: deps.config.sessionCreationsInFlight,
     queueLimit: deps.config.sessionCreationsQueued,
+    holdLimitMs: PLACE_HELD_MS,
   });
 
   /**
    * This request's place among the gateway's creations. Refused when the queue is full, after
    * SESSION_CREATIONS_WAIT_MS without a place, or once the client has gone (nothing is created
-   * for a client that will never read the answer). The place is given up after
-   * PLACE_HELD_MS even if the call goes on: a creation that slow waits on something (a replica
-   * that does not answer, until the next one is tried), it does not use the CPU the gate paces,
-   * and the creations behind it must not wait with it.
+   * for a client that will never read the answer). A place held PLACE_HELD_MS goes to the next
+   * creation (a replica that does not answer is waited for, until the next one is tried, without
+   * holding the queue).
    */
   async function turnToCreate(ctx: GatewayContext): Promise<Leave> {
     const { sessionCreationsQueued, sessionCreationsWaitMs } = deps.config;
@@ -75,15 +75,10 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
     try {
       if (!entered)
         throw creationsBusy(`${sessionCreationsQueued} session creations are waiting already`);
-      const leave = await entered.catch(() => {
+      return await entered.catch(() => {
         if (clientGone.signal.aborted) throw clientLeft();
         throw creationsBusy(`no place for a session creation within ${sessionCreationsWaitMs} ms`);
       });
-      const held = setTimeout(leave, PLACE_HELD_MS);
-      return () => {
-        clearTimeout(held);
-        leave();
-      };
     } finally {
       ctx.res.off("close", onClose);
     }
@@ -157,7 +152,7 @@ export function sessionRoutes(deps: RouteDeps): Router<GatewayState> {
   return router;
 }
 
-/** How long one creation may hold its place (turnToCreate). */
+/** How long one creation may hold its place (the gate's holdLimitMs). */
 const PLACE_HELD_MS = 1000;
 
 /** Nobody reads this answer; its message tells the access log why. */

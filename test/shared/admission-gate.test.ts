@@ -151,6 +151,38 @@ describe("shared admission gate (a few at a time, the rest in order)", () => {
     expect([gate.running, gate.waiting]).to.deep.equal([0, 0]);
   });
 
+  it("with holdLimitMs, a place held that long goes to the next waiter; leaving late frees nothing more", async () => {
+    const gate = createAdmissionGate({ inFlight: 1, queueLimit: 10, holdLimitMs: 30 });
+    const started = performance.now();
+    const slow = await gate.enter();
+    const waiting = gate.enter();
+    let granted = false;
+    void waiting?.then(() => (granted = true));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(granted).to.equal(false);
+    const next = await waiting;
+    expect(performance.now() - started).to.be.at.least(29);
+    // The slow one's place went to the next: one place held, nobody waiting.
+    expect([gate.running, gate.waiting]).to.deep.equal([1, 0]);
+    slow?.();
+    expect(gate.running).to.equal(1);
+    next?.();
+    expect(gate.running).to.equal(0);
+  });
+
+  it("with holdLimitMs, a place left in time is not taken back later", async () => {
+    const gate = createAdmissionGate({ inFlight: 1, queueLimit: 10, holdLimitMs: 20 });
+    (await gate.enter())?.();
+    const second = await gate.enter();
+    const third = gate.enter();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    // The first place's timer, had it stayed armed, would now free the second's place early.
+    expect(gate.waiting).to.equal(1);
+    second?.();
+    (await third)?.();
+    expect(gate.running).to.equal(0);
+  });
+
   it("queues without limit when queueLimit is Infinity", async () => {
     const gate = createAdmissionGate({ inFlight: 1, queueLimit: Number.POSITIVE_INFINITY });
     const { refused } = enterMany(gate, 10_001);
@@ -163,6 +195,15 @@ describe("shared admission gate (a few at a time, the rest in order)", () => {
       expect(() => createAdmissionGate({ inFlight, queueLimit: 1 })).to.throw(
         RangeError,
         /inFlight/,
+      );
+    });
+  }
+
+  for (const holdLimitMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+    it(`refuses holdLimitMs ${holdLimitMs}`, () => {
+      expect(() => createAdmissionGate({ inFlight: 1, queueLimit: 1, holdLimitMs })).to.throw(
+        RangeError,
+        /holdLimitMs/,
       );
     });
   }

@@ -36,10 +36,16 @@ export interface AdmissionGateOptions {
   readonly inFlight: number;
   /** Operations that may wait (0: none; `Infinity`: any number). */
   readonly queueLimit: number;
+  /**
+   * A place held this long is given to the next waiter, the operation going on without it: one
+   * that slow waits on something (a service that does not answer) rather than using the CPU the
+   * gate paces, and must not hold the queue behind it. Unset: a place is held until left.
+   */
+  readonly holdLimitMs?: number;
 }
 
 export function createAdmissionGate(options: AdmissionGateOptions): AdmissionGate {
-  const { inFlight, queueLimit } = options;
+  const { inFlight, queueLimit, holdLimitMs } = options;
   if (!Number.isInteger(inFlight) || inFlight < 1) {
     throw new RangeError(`inFlight must be an integer of at least 1, not ${inFlight}`);
   }
@@ -50,6 +56,9 @@ export function createAdmissionGate(options: AdmissionGateOptions): AdmissionGat
       `queueLimit must be a non-negative integer or Infinity, not ${queueLimit}`,
     );
   }
+  if (holdLimitMs !== undefined && !(Number.isFinite(holdLimitMs) && holdLimitMs > 0)) {
+    throw new RangeError(`holdLimitMs must be a positive number, not ${holdLimitMs}`);
+  }
   const queue: ((leave: Leave) => void)[] = [];
   let running = 0;
   let opened = false;
@@ -57,13 +66,16 @@ export function createAdmissionGate(options: AdmissionGateOptions): AdmissionGat
   const place = (): Leave => {
     running += 1;
     let left = false;
-    return () => {
+    const leave = () => {
       if (left) return;
       left = true;
+      clearTimeout(held);
       running -= 1;
       const next = queue.shift();
       if (next) next(place());
     };
+    const held = holdLimitMs === undefined ? undefined : setTimeout(leave, holdLimitMs).unref();
+    return leave;
   };
 
   const wait = (signal: AbortSignal | undefined) =>
