@@ -48,6 +48,28 @@ describe("detection session store: writes fenced by the lease", function () {
   };
   const read = (id: string) => raw.collection<SessionDocument>("sessions").findOne({ _id: id });
 
+  describe("the finalizing write", () => {
+    const at = new Date(T0 + 5_000);
+
+    it("of an attachment: only under its lease, so a replaced one leaves the session streaming", async () => {
+      const id = await insert(sessionDocument({ status: "streaming", lease_epoch: 3 }));
+      expect(await store.requestFinalize(id, "streaming", at, 2)).to.equal(undefined);
+      expect((await read(id))?.status).to.equal("streaming");
+      const after = await store.requestFinalize(id, "streaming", at, 3);
+      expect(after).to.deep.include({ status: "finalizing", lease_epoch: 3 });
+      expect((await read(id))?.finalize_requested_at?.getTime()).to.equal(T0 + 5_000);
+    });
+
+    it("of the API (no epoch): whoever holds the lease, from the status read", async () => {
+      const id = await insert(sessionDocument({ status: "streaming", lease_epoch: 7 }));
+      expect(await store.requestFinalize(id, "created", at)).to.equal(undefined);
+      expect(await store.requestFinalize(id, "streaming", at)).to.deep.include({
+        status: "finalizing",
+        lease_epoch: 7,
+      });
+    });
+  });
+
   it("sets started_at when the first frame's status write never landed", async () => {
     const id = await insert(sessionDocument());
     expect(await store.end(id, 1, terminal(new Date(T0 + 1000)))).to.equal(true);

@@ -83,12 +83,15 @@ export interface SessionStore {
   markStreaming(sessionId: string, epoch: number, at: Date): Promise<void>;
   /**
    * created|streaming -> finalizing; the session as the transition left it (its lease is the
-   * attachment that must complete it), or undefined if the status was not `from` any more.
+   * attachment that must complete it), or undefined if the status was not `from` any more. With
+   * `epoch` (an attachment finalizing its own session) only under the lease held at it: a replica
+   * replaced by a newer attachment must not mark the session that one is streaming.
    */
   requestFinalize(
     sessionId: string,
     from: SessionStatus,
     at: Date,
+    epoch?: number,
   ): Promise<SessionDocument | undefined>;
   /**
    * Writes the terminal state under the lease (and clears it); false if the lease is lost. The
@@ -201,9 +204,11 @@ export function createSessionStore(db: Db, options: SessionStoreOptions = {}): S
       );
     },
 
-    async requestFinalize(sessionId, from, at) {
+    async requestFinalize(sessionId, from, at, epoch) {
       const after = await sessions.findOneAndUpdate(
-        { _id: sessionId, status: from },
+        epoch === undefined
+          ? { _id: sessionId, status: from }
+          : { ...leaseFilter(sessionId, epoch), status: from },
         { $set: { status: "finalizing", finalize_requested_at: at } },
         { returnDocument: "after", projection: { checkpoint: 0 } },
       );

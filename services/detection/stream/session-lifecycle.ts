@@ -274,7 +274,9 @@ export class SessionLifecycle {
         // crash before the finalizing write did), one store write fewer per session.
         if (!checkpoints.inFlight) finished = engine.finish();
         if (!finished || mayHaveStoredRecords(finished.summary)) {
-          await store.requestFinalize(sessionId, this.status, finalizeRequestedAt);
+          // Fenced: a replaced attachment leaves the session to the one streaming it (its end,
+          // fenced too, then finds the lease lost and says so to its client).
+          await store.requestFinalize(sessionId, this.status, finalizeRequestedAt, epoch);
           finalizeRequestedAt = undefined;
         }
         this.status = "finalizing";

@@ -592,6 +592,23 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
       expect(h.settled).to.deep.equal([]);
     });
 
+    it("at the finalizing write: the newer attachment's session stays streaming, LEASE_LOST, closed 4409", async () => {
+      const h = attach({ status: "streaming" });
+      // Repetitions recorded: the end writes `finalizing` first.
+      h.session.onFrames(TWO_REPS);
+      h.store.takeOver();
+      h.session.finalize();
+      await untilDetached(h);
+      expect(h.store.callsOf("requestFinalize")).to.have.length(1);
+      expect(h.store.status).to.equal("streaming");
+      expect(h.sink.messages("end")).to.deep.equal([]);
+      expect(h.sink.trace.slice(-2)).to.deep.equal([
+        `error ${StreamError.leaseLost}`,
+        `close ${CloseCode.replaced}`,
+      ]);
+      expect(h.settled).to.deep.equal([]);
+    });
+
     it("at a release: logged nowhere as an error, the session gone", async () => {
       const h = attach();
       h.session.onFrames(TWO_REPS.slice(0, 5));
@@ -691,6 +708,7 @@ describe("detection OwnedSession (one attached session: intake, checkpoints, flo
         SESSION_ID,
         "streaming",
         new Date(T0 + 42_000),
+        3,
       ]);
       const [sessionId, epoch, terminal] = h.store.callsOf("end")[0].args as [
         string,

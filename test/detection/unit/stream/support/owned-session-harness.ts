@@ -207,10 +207,11 @@ export class FakeSessionStore implements SessionStore {
     sessionId: string,
     from: SessionStatus,
     at: Date,
+    epoch?: number,
   ): Promise<SessionDocument | undefined> {
-    this.calls.push({ method: "requestFinalize", args: [sessionId, from, at] });
+    this.calls.push({ method: "requestFinalize", args: [sessionId, from, at, epoch] });
     await this.faults.before("requestFinalize");
-    if (this.status !== from) return undefined;
+    if (this.status !== from || (epoch !== undefined && epoch !== this.epoch)) return undefined;
     this.status = "finalizing";
     return { _id: sessionId, status: this.status, lease_epoch: this.epoch } as SessionDocument;
   }
