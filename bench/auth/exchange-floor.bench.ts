@@ -23,6 +23,7 @@
  */
 import { availableParallelism } from "node:os";
 import { MongoClient } from "mongodb";
+import { HOT_PATH_NODE_FLAGS } from "../../deploy/local/node-flags.js";
 import { createProjectWithKey } from "../../test/support/auth.js";
 import { median } from "../../test/support/statistics.js";
 import { startTestSystem } from "../../test/support/system.js";
@@ -56,10 +57,11 @@ try {
     ...tls("auth"),
   });
   floors.push(auth);
-  const gateway = await startFloor(new URL("./floor/gateway-floor.ts", import.meta.url), {
-    FLOOR_AUTH_URL: `https://127.0.0.1:${auth.port}`,
-    ...tls("gateway"),
-  });
+  const gateway = await startFloor(
+    new URL("./floor/gateway-floor.ts", import.meta.url),
+    { FLOOR_AUTH_URL: `https://127.0.0.1:${auth.port}`, ...tls("gateway") },
+    HOT_PATH_NODE_FLAGS,
+  );
   floors.push(gateway);
 
   const chains = {

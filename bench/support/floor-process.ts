@@ -15,9 +15,16 @@ export interface FloorProcess {
   cpuSeconds(): number;
 }
 
-/** Starts `file` (a URL of a floor script) with `env`; resolves once it listens. */
-export function startFloor(file: URL, env: Record<string, string>): Promise<FloorProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(file)], {
+/**
+ * Starts `file` (a URL of a floor script) with `env`, after `nodeFlags` (those of the process it
+ * stands in for: deploy/local/node-flags.ts); resolves once it listens.
+ */
+export function startFloor(
+  file: URL,
+  env: Record<string, string>,
+  nodeFlags: readonly string[] = [],
+): Promise<FloorProcess> {
+  const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", fileURLToPath(file)], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });

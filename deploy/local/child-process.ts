@@ -42,8 +42,13 @@ export function startProcess(options: {
   privatePipe?: boolean;
   /** Steps of niceness below this process's priority (0-19; 0: the same): process-priority.ts. */
   niceness?: number;
+  /** Options for node itself, before the entry point (V8 flags: node-flags.ts). */
+  nodeFlags?: readonly string[];
 }): ManagedProcess {
-  const nodeArgs = options.entry.endsWith(".ts") ? ["--import", "tsx"] : [];
+  const nodeArgs = [
+    ...(options.nodeFlags ?? []),
+    ...(options.entry.endsWith(".ts") ? ["--import", "tsx"] : []),
+  ];
   const child = spawn(process.execPath, [...nodeArgs, options.entry, ...(options.args ?? [])], {
     cwd: options.cwd,
     env: options.env,

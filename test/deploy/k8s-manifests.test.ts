@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { expect } from "chai";
 import { parse as parseYaml } from "yaml";
+import { HOT_PATH_NODE_FLAGS } from "../../deploy/local/node-flags.js";
 import { loadGatewayConfig } from "../../gateway/config.js";
 import { schemaProblems } from "./support/k8s-schema.js";
 import { K8S_ROOT, type Manifest, parseImage, renderKustomization } from "./support/kustomize.js";
@@ -629,13 +630,16 @@ describe("deploy/k8s manifests", () => {
         expect(config.studioEnabled, `${overlay}: ENVIRONMENT=${env.ENVIRONMENT}`).to.equal(false);
       });
 
-      it("every process runs the one image, with a compiled entry point whose source exists", () => {
+      it("every process runs the one image, with a compiled entry point whose source exists (detection and the gateway after their V8 flags)", () => {
         const workloads = appWorkloads(render(overlay));
         const images = new Set(workloads.map((workload) => mainContainer(workload).image));
         expect(images.size, [...images].join(", ")).to.equal(1);
         for (const workload of workloads) {
-          const [entry, ...rest] = mainContainer(workload).args ?? [];
-          expect(rest).to.deep.equal([]);
+          const args = mainContainer(workload).args ?? [];
+          // The frames' path runs with npm start's V8 flags, the others with none.
+          const flags = ["detection", "gateway"].includes(workload.name) ? HOT_PATH_NODE_FLAGS : [];
+          expect(args.slice(0, -1), `${workload.name} node flags`).to.deep.equal(flags);
+          const entry = args[args.length - 1];
           expect(entry).to.match(/^dist\/(gateway|services\/[a-z-]+)\/main\.js$/);
           const source = join(REPO_ROOT, entry.replace(/^dist\//, "").replace(/\.js$/, ".ts"));
           expect(existsSync(source), source).to.equal(true);

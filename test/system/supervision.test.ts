@@ -12,6 +12,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { expect } from "chai";
+import { HOT_PATH_NODE_FLAGS } from "../../deploy/local/node-flags.js";
 import { eventually } from "../support/eventually.js";
 import {
   ENTRY_POINTS,
@@ -169,6 +170,20 @@ describe("npm start: access log, supervision and readiness", function () {
     for (const name of ["gateway", "detection"] as const) {
       const threads = threadNiceness(launcher.childPid(ENTRY_POINTS[name]) as number);
       expect(new Set(threads), name).to.deep.equal(new Set([own]));
+    }
+  });
+
+  it("the gateway and detection run with the frames' path's V8 flags, the other processes without", function () {
+    if (process.platform !== "linux") this.skip();
+    for (const name of Object.keys(ENTRY_POINTS) as ChildName[]) {
+      const pid = launcher.childPid(ENTRY_POINTS[name]) as number;
+      const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      const expected = name === "gateway" || name === "detection" ? HOT_PATH_NODE_FLAGS : [];
+      expect(args.slice(1, 1 + expected.length), name).to.deep.equal(expected);
+      expect(
+        args.filter((arg) => arg.startsWith("--heap-")),
+        name,
+      ).to.deep.equal(expected);
     }
   });
 

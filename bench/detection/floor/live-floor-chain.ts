@@ -7,6 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureLocalPki } from "../../../deploy/local/local-pki.js";
+import { HOT_PATH_NODE_FLAGS } from "../../../deploy/local/node-flags.js";
 import { type FloorProcess, startFloor } from "../../support/floor-process.js";
 
 export interface LiveFloor {
@@ -32,16 +33,17 @@ export async function startLiveFloor(
       FLOOR_TLS_DIR: pki.tlsDirOf(workload),
       FLOOR_TRUST_DOMAIN: pki.trustDomain,
     });
-    const detection = await startFloor(new URL("./detection-floor.ts", import.meta.url), {
-      ...identity("detection"),
-      ...env.detection,
-    });
+    const detection = await startFloor(
+      new URL("./detection-floor.ts", import.meta.url),
+      { ...identity("detection"), ...env.detection },
+      HOT_PATH_NODE_FLAGS,
+    );
     started.push(detection);
-    const gateway = await startFloor(new URL("./gateway-floor.ts", import.meta.url), {
-      ...identity("gateway"),
-      FLOOR_DETECTION_PORT: String(detection.port),
-      ...env.gateway,
-    });
+    const gateway = await startFloor(
+      new URL("./gateway-floor.ts", import.meta.url),
+      { ...identity("gateway"), FLOOR_DETECTION_PORT: String(detection.port), ...env.gateway },
+      HOT_PATH_NODE_FLAGS,
+    );
     started.push(gateway);
     return { detection, gateway, stop };
   } catch (error) {
