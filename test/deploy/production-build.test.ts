@@ -70,7 +70,8 @@ describe("production build (the image's /app, built and started outside Docker)"
       "package.json",
     ]);
     const entries = workloadsOf(await renderKustomization(join(K8S_ROOT, "base"))).map(
-      (workload) => workload.pod.containers[0].args?.[0] as string,
+      // The entry point is the last argument (node's flags come before it).
+      (workload) => workload.pod.containers[0].args?.at(-1) as string,
     );
     expect(entries).to.have.length(5);
     for (const entry of entries) expect(existsSync(join(app, entry)), entry).to.equal(true);

@@ -40,7 +40,9 @@ import { startTestSystem, type TestSystem } from "../support/system.js";
 const DETECTION_ENV = {
   DETECTION_REPLICA_TTL_MS: "1500",
   DETECTION_CHECKPOINT_INTERVAL_MS: "200",
-  DETECTION_IDLE_TIMEOUT_MS: "6000",
+  // Longer than a replica's restart and its clients' reconnection on a slow, busy machine (the
+  // only replica killed, below): idle that long, a session is cancelled by the sweeper.
+  DETECTION_IDLE_TIMEOUT_MS: "10000",
   DETECTION_SWEEP_INTERVAL_MS: "300",
   DETECTION_MAX_ACTIVE_SESSIONS_PER_PROJECT: "100",
 };
