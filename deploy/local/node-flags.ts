@@ -20,3 +20,8 @@
  * at each collection, so it can be set from the code.)
  */
 export const HOT_PATH_NODE_FLAGS: readonly string[] = ["--heap-growing-percent=100"];
+
+/** The node flags the process `name` (a service, or "gateway") runs with. */
+export function nodeFlagsOf(name: string): readonly string[] {
+  return name === "detection" || name === "gateway" ? HOT_PATH_NODE_FLAGS : [];
+}

@@ -7,7 +7,7 @@ import { type LineSink, type ManagedProcess, startProcess } from "./child-proces
 import { freePort } from "./free-port.js";
 import { ensureLocalPki, type LocalPki } from "./local-pki.js";
 import { ensureDevSecrets } from "./local-secrets.js";
-import { HOT_PATH_NODE_FLAGS } from "./node-flags.js";
+import { nodeFlagsOf } from "./node-flags.js";
 import { createSupervisor, type RestartPolicy, type SupervisedProcess } from "./supervisor.js";
 
 export const SERVICE_NAMES = ["auth", "catalogue", "authoring", "detection"] as const;
@@ -245,7 +245,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         sink,
         privatePipe: name === "auth" && index === 0 && bootstrap,
         niceness: name === "detection" ? 0 : options.controlPlaneNiceness,
-        nodeFlags: name === "detection" ? HOT_PATH_NODE_FLAGS : [],
+        nodeFlags: nodeFlagsOf(name),
       });
       started.push(child);
       const line = await child.waitFor(["serving"], timeout);
@@ -282,7 +282,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         ...options.serviceEnv?.gateway,
       },
       sink,
-      nodeFlags: HOT_PATH_NODE_FLAGS,
+      nodeFlags: nodeFlagsOf("gateway"),
     });
     const gateway =
       options.ports === "fixed"

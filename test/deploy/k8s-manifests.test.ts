@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { expect } from "chai";
 import { parse as parseYaml } from "yaml";
-import { HOT_PATH_NODE_FLAGS } from "../../deploy/local/node-flags.js";
+import { nodeFlagsOf } from "../../deploy/local/node-flags.js";
 import { loadGatewayConfig } from "../../gateway/config.js";
 import { schemaProblems } from "./support/k8s-schema.js";
 import { K8S_ROOT, type Manifest, parseImage, renderKustomization } from "./support/kustomize.js";
@@ -637,8 +637,9 @@ describe("deploy/k8s manifests", () => {
         for (const workload of workloads) {
           const args = mainContainer(workload).args ?? [];
           // The frames' path runs with npm start's V8 flags, the others with none.
-          const flags = ["detection", "gateway"].includes(workload.name) ? HOT_PATH_NODE_FLAGS : [];
-          expect(args.slice(0, -1), `${workload.name} node flags`).to.deep.equal(flags);
+          expect(args.slice(0, -1), `${workload.name} node flags`).to.deep.equal(
+            nodeFlagsOf(workload.name),
+          );
           const entry = args[args.length - 1];
           expect(entry).to.match(/^dist\/(gateway|services\/[a-z-]+)\/main\.js$/);
           const source = join(REPO_ROOT, entry.replace(/^dist\//, "").replace(/\.js$/, ".ts"));

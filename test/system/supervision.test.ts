@@ -12,7 +12,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { expect } from "chai";
-import { HOT_PATH_NODE_FLAGS } from "../../deploy/local/node-flags.js";
+import { HOT_PATH_NODE_FLAGS, nodeFlagsOf } from "../../deploy/local/node-flags.js";
 import { eventually } from "../support/eventually.js";
 import {
   ENTRY_POINTS,
@@ -179,6 +179,7 @@ describe("npm start: access log, supervision and readiness", function () {
       const pid = launcher.childPid(ENTRY_POINTS[name]) as number;
       const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
       const expected = name === "gateway" || name === "detection" ? HOT_PATH_NODE_FLAGS : [];
+      expect(expected, name).to.deep.equal(nodeFlagsOf(name));
       expect(args.slice(1, 1 + expected.length), name).to.deep.equal(expected);
       expect(
         args.filter((arg) => arg.startsWith("--heap-")),
