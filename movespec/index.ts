@@ -57,7 +57,6 @@ export type { Margin, Score } from "./fit/search.js";
 export type { ErrorCode, IssueCode, WarningCode } from "./issue-codes.js";
 export { ISSUE_CODES, isIssueCode } from "./issue-codes.js";
 export type { Issue, Severity } from "./issues.js";
-export * from "./json-schema.js";
 export { LOAD_LIMITS } from "./load/limits.js";
 export type { LoadResult } from "./load/load.js";
 export { load } from "./load/load.js";

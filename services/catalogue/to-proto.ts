@@ -6,7 +6,7 @@ import {
   type EntrySnapshot,
   Visibility,
 } from "@movement-detection/proto/catalogue/v1";
-import { checkedTimestampDate } from "@movement-detection/shared/api";
+import { checkedTimestampDate } from "@movement-detection/shared/api/timestamps";
 import { KEYWORDS_VERSION, keywordsOf, nameKeyOf } from "./domain/keywords.js";
 import type { EntryDoc } from "./store/entry-document.js";
 

@@ -19,7 +19,7 @@ import {
   type UpdateMoveSpecRequest,
   Visibility,
 } from "@movement-detection/proto/authoring/v1";
-import { checkedTimestampDate } from "@movement-detection/shared/api";
+import { checkedTimestampDate } from "@movement-detection/shared/api/timestamps";
 import { Code, Reason, serviceError } from "@movement-detection/shared/errors";
 import { fingerprintOf } from "@movement-detection/shared/idempotency";
 import { isUuid, newId } from "@movement-detection/shared/ids";
