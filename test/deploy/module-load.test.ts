@@ -57,7 +57,8 @@ function packagesLoadedBy(entry: string): Promise<string[]> {
     child.once("error", reject);
     child.once("exit", (code) => {
       const line = /^LOADED (.*)$/m.exec(stderr);
-      if (!line) return reject(new Error(`${entry} exited ${code} without the probe's line:\n${stderr}`));
+      if (!line)
+        return reject(new Error(`${entry} exited ${code} without the probe's line:\n${stderr}`));
       expect(stderr, "it stopped at the missing TLS directory").to.contain("internal TLS");
       resolve(JSON.parse(line[1]) as string[]);
     });
