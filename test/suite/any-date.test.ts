@@ -10,29 +10,18 @@
  * `faketime -f '+400d' npm run test:only` (docs/testing.md).
  */
 import { spawn } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
+import { startsProcesses, testFiles } from "../support/test-files.js";
 
 const SHIFT_DAYS = 1000;
 const REPO = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const PRELOAD = join(REPO, "test/support/shifted-clock.ts");
 const MOCHA = createRequire(import.meta.url).resolve("mocha/bin/mocha.js");
-/** What a test file that starts processes mentions (directly or through its local harness). */
-const STARTS_PROCESSES =
-  /startTestSystem|startEmbeddedMongo|startStack|startLauncher|node:child_process|\/harness\.js|skipUnderFakedClock/;
-
-async function testFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-  return entries
-    .filter((entry) => entry.isFile() && entry.name.endsWith(".test.ts"))
-    .map((entry) => relative(REPO, join(entry.parentPath, entry.name)))
-    .sort();
-}
-
 /** Runs node with the shifted clock; resolves with the exit code and everything it wrote. */
 function runShifted(args: readonly string[]): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
@@ -59,9 +48,9 @@ describe(`the suite at any date: in-process tests with the clock ${SHIFT_DAYS} d
   let inProcess: string[];
 
   before(async () => {
-    const files = await testFiles(join(REPO, "test"));
-    const sources = await Promise.all(files.map((file) => readFile(join(REPO, file), "utf8")));
-    inProcess = files.filter((_, index) => !STARTS_PROCESSES.test(sources[index]));
+    const files = await testFiles(REPO);
+    const starting = await Promise.all(files.map((file) => startsProcesses(REPO, file)));
+    inProcess = files.filter((_, index) => !starting[index]);
   });
 
   it("the preload moves the calendar, and only the calendar", async () => {
