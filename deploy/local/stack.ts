@@ -55,6 +55,11 @@ export interface StackOptions {
    */
   readonly devBootstrap?: boolean;
   readonly sink: LineSink;
+  /**
+   * How long each process may take to log that it serves (default 60 s). From the sources, each
+   * loads its modules through tsx; on a busy 2-core machine (a first run transpiling everything,
+   * a test job beside it) that took close to 30 s, the default before.
+   */
   readonly startTimeoutMs?: number;
   /**
    * Restart children that die on their own (`npm start`); unset, a dead child stays dead (tests
@@ -110,7 +115,7 @@ const STOP_GRACE_MS = 8000;
 
 export async function startStack(options: StackOptions): Promise<Stack> {
   const started: ManagedProcess[] = [];
-  const timeout = options.startTimeoutMs ?? 30_000;
+  const timeout = options.startTimeoutMs ?? 60_000;
   const base: NodeJS.ProcessEnv = {
     ...process.env,
     SUPERVISED: "1",

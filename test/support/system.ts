@@ -73,7 +73,7 @@ async function startOnce(options: TestSystemOptions): Promise<TestSystem> {
     detectionReplicas: options.detectionReplicas,
     devBootstrap: options.devBootstrap,
     compiledRoot: await compiledTree(),
-    // Four services starting at once on a busy 2-core machine can take longer than npm start's 30 s.
+    // Four services starting at once on a busy 2-core machine: npm start's default, said here.
     startTimeoutMs: options.startTimeoutMs ?? 60_000,
     sink: (name, line) => {
       logs.push({ name, line });
