@@ -832,6 +832,19 @@ describe("deploy/k8s manifests", () => {
   });
 });
 
+describe("the image's default command (deploy/Dockerfile)", () => {
+  it("runs the gateway after its V8 flags, as its Deployment does", async () => {
+    const dockerfile = await readFile(join(REPO_ROOT, "deploy/Dockerfile"), "utf8");
+    const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1];
+    const command = /^CMD (\[.*\])$/m.exec(dockerfile)?.[1];
+    expect(JSON.parse(entrypoint ?? "null")).to.deep.equal(["node"]);
+    expect(JSON.parse(command ?? "null")).to.deep.equal([
+      ...nodeFlagsOf("gateway"),
+      "dist/gateway/main.js",
+    ]);
+  });
+});
+
 async function yamlFiles(): Promise<string[]> {
   const entries = await readdir(K8S_ROOT, { recursive: true });
   return entries
